@@ -1,0 +1,168 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# One build: bpf/*.bpf.c -> one linked BPF object -> skeleton -> lib -> aperture.
+#   make            build ./aperture (objects under $(O), default build/)
+#   make check      unit suites, then integration tests (need root)
+#   make demo       install dependencies, build, profile a workload, report
+#   make bench      aperture against perf on the same workloads
+#   make install    PREFIX=/usr/local DESTDIR=
+# V=1 shows the full commands.
+
+VERSION		:= 0.1.0
+O		?= build
+PREFIX		?= /usr/local
+BINDIR		?= $(PREFIX)/bin
+MANDIR		?= $(PREFIX)/share/man
+
+CC		?= gcc
+CLANG		?= clang
+BPFTOOL		?= $(shell command -v bpftool || echo /usr/sbin/bpftool)
+PKG_CONFIG	?= pkg-config
+VMLINUX_BTF	?= /sys/kernel/btf/vmlinux
+
+ARCH		:= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+
+PKGS		:= libbpf libelf libdw zlib
+PKG_CFLAGS	:= $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS	:= $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -ldw -lz)
+CHECK_CFLAGS	:= $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
+CHECK_LIBS	:= $(shell $(PKG_CONFIG) --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
+
+WARN		:= -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
+CFLAGS		?= -O2 -g
+ALL_CFLAGS	:= $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE \
+		   -DAPERTURE_VERSION='"$(VERSION)"' \
+		   -Ilib -Ibpf -I$(O) $(PKG_CFLAGS) -MMD -MP
+# __cxa_demangle comes from libstdc++ (see README: C++ names)
+LDLIBS		:= $(PKG_LIBS) -lstdc++ -lpthread -lm
+BPF_CFLAGS	:= -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(O) -Ibpf \
+		   -Wall -Wno-unused-function -MMD -MP
+
+ifeq ($(V),1)
+Q :=
+msg :=
+else
+Q := @
+msg = @printf '  %-8s %s\n' '$(1)' '$(2)';
+endif
+
+BPF_SRCS	:= $(sort $(wildcard bpf/*.bpf.c))
+BPF_OBJS	:= $(patsubst bpf/%.bpf.c,$(O)/bpf/%.bpf.o,$(BPF_SRCS))
+SKEL		:= $(O)/aperture.skel.h
+LIB_SRCS	:= $(sort $(wildcard lib/*.c))
+LIB_OBJS	:= $(patsubst %.c,$(O)/%.o,$(LIB_SRCS)) $(O)/lib/syscall_names.o
+CMD_OBJS	:= $(patsubst %.c,$(O)/%.o,$(sort $(wildcard cmd/*.c)))
+LIBAP		:= $(O)/libaperture.a
+
+UNIT_SRCS	:= $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BINS	:= $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRCS))
+WORKLOAD_SRCS	:= $(sort $(wildcard tests/workloads/*.c))
+WORKLOAD_BINS	:= $(patsubst tests/workloads/%.c,$(O)/tests/workloads/%,$(WORKLOAD_SRCS))
+MANPAGES	:= $(sort $(wildcard man/*.1 man/*.5))
+
+.DELETE_ON_ERROR:
+.SECONDARY:
+.PHONY: all clean check unit integration demo bench deps install uninstall tests
+
+all: aperture
+
+aperture: $(O)/aperture
+	$(Q)cp $< $@
+
+$(O)/aperture: $(CMD_OBJS) $(LIBAP)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(CMD_OBJS) $(LIBAP) $(LDLIBS)
+
+$(LIBAP): $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+# the BPF side: vmlinux.h from the running kernel's BTF, one object per
+# source, linked into one object, one skeleton
+$(O)/vmlinux.h:
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)test -r $(VMLINUX_BTF) || { echo "aperture: build needs kernel BTF at $(VMLINUX_BTF) (CONFIG_DEBUG_INFO_BTF=y)" >&2; exit 1; }
+	$(Q)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@
+
+$(O)/bpf/%.bpf.o: bpf/%.bpf.c $(O)/vmlinux.h
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(O)/aperture.bpf.o: $(BPF_OBJS)
+	$(call msg,BPFLINK,$@)
+	$(Q)$(BPFTOOL) gen object $@ $^
+
+$(SKEL): $(O)/aperture.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name aperture_bpf > $@
+
+# syscall names from the system's own headers, not typed by hand
+$(O)/lib/syscall_names.c: scripts/gen-syscall-names.sh
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)sh scripts/gen-syscall-names.sh $(CC) > $@
+
+$(O)/lib/%.o: $(O)/lib/%.c
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(O)/%.o: %.c | $(SKEL)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# tests: one Check binary per lib module, workloads with known truth
+$(O)/tests/test_%: tests/unit/test_%.c $(LIBAP) | $(SKEL)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -Itests/unit -o $@ $< $(LIBAP) $(CHECK_LIBS) $(LDLIBS)
+
+# workloads keep frame pointers so that user stacks unwind without DWARF
+WORKLOAD_CFLAGS	:= -O1 -g -fno-omit-frame-pointer -fno-inline-functions-called-once -pthread
+$(O)/tests/workloads/%: tests/workloads/%.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(WORKLOAD_CFLAGS) $(WORKLOAD_CFLAGS_$*) -o $@ $< $(WORKLOAD_LDLIBS_$*)
+
+-include tests/workloads/workloads.mk
+
+tests: aperture $(UNIT_BINS) $(WORKLOAD_BINS) $(WORKLOAD_EXTRA)
+
+unit: $(UNIT_BINS) $(WORKLOAD_BINS) $(WORKLOAD_EXTRA)
+	$(Q)sh tests/run-unit.sh $(O) $(UNIT_BINS)
+
+integration: tests
+	$(Q)sh tests/run-integration.sh $(O)
+
+check: deps
+	$(Q)$(MAKE) --no-print-directory tests
+	$(Q)sh tests/run-unit.sh $(O) $(UNIT_BINS)
+	$(Q)sh tests/run-integration.sh $(O)
+
+deps:
+	$(Q)sh scripts/install-deps.sh
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory aperture $(O)/tests/workloads/cpu_split
+	$(Q)sh scripts/demo.sh $(O)
+
+bench: aperture $(WORKLOAD_BINS) $(WORKLOAD_EXTRA)
+	$(Q)sh scripts/bench.sh $(O)
+
+install: aperture
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5
+	install -m 0755 aperture $(DESTDIR)$(BINDIR)/aperture
+	install -m 0644 $(filter %.1,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 $(filter %.5,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man5/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/aperture
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(filter %.1,$(MANPAGES))))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(filter %.5,$(MANPAGES))))
+
+clean:
+	rm -rf $(O) aperture
+
+-include $(wildcard $(O)/*.d $(O)/*/*.d $(O)/*/*/*.d)

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What every aperture BPF program shares: the ring buffer, the target set,
+ * the drop counters and the knobs set by user space before load.
+ *
+ * Each bpf/<sensor>.bpf.c is compiled on its own and the objects are linked
+ * into one with `bpftool gen object`.  The maps and globals below are
+ * defined __weak with identical definitions in every unit, so the linker
+ * keeps a single instance of each.
+ */
+#ifndef APERTURE_COMMON_BPF_H
+#define APERTURE_COMMON_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "aperture.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, AP_RINGBUF_BYTES);
+} events SEC(".maps") __weak;
+
+/* thread group ids being recorded; value unused */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, AP_MAX_TARGETS);
+	__type(key, __u32);
+	__type(value, __u8);
+} targets SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, AP_STAT_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps") __weak;
+
+/* set by user space before load */
+const volatile __u32 ap_filter_targets __weak = 1;	/* 0: -a */
+const volatile __u32 ap_self_pid __weak = 0;		/* never profile ourselves */
+
+static __always_inline void ap_count(__u32 idx)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
+
+	if (v)
+		(*v)++;
+}
+
+static __always_inline int ap_is_target(__u32 tgid)
+{
+	if (tgid == ap_self_pid)
+		return 0;
+	if (!ap_filter_targets)
+		return 1;
+	return bpf_map_lookup_elem(&targets, &tgid) != NULL;
+}
+
+static __always_inline void ap_fill_hdr(struct ap_ev_hdr *h, __u32 type)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	h->type = type;
+	h->pid = id >> 32;
+	h->tid = (__u32)id;
+	h->cpu = bpf_get_smp_processor_id();
+	h->ts = bpf_ktime_get_ns();
+}
+
+/* reserve a ring buffer record, counting the drop when it is full */
+static __always_inline void *ap_reserve(__u64 size)
+{
+	void *p = bpf_ringbuf_reserve(&events, size, 0);
+
+	if (!p)
+		ap_count(AP_STAT_RB_DROP);
+	return p;
+}
+
+/*
+ * Fill st with the kernel and user stacks of the current task; ctx is the
+ * program's context (pt_regs or perf_event data).
+ */
+static __always_inline void ap_get_stacks(void *ctx, struct ap_stacks *st,
+					  int want_kernel, int want_user)
+{
+	st->kstack_sz = 0;
+	st->ustack_sz = 0;
+	if (want_kernel) {
+		st->kstack_sz = bpf_get_stack(ctx, st->ips,
+					      AP_MAX_STACK * sizeof(__u64), 0);
+		if (st->kstack_sz < 0)
+			ap_count(AP_STAT_KSTACK_ERR);
+	}
+	if (want_user) {
+		st->ustack_sz = bpf_get_stack(ctx, &st->ips[AP_MAX_STACK],
+					      AP_MAX_STACK * sizeof(__u64),
+					      BPF_F_USER_STACK);
+		if (st->ustack_sz < 0)
+			ap_count(AP_STAT_USTACK_ERR);
+	}
+}
+
+#endif /* APERTURE_COMMON_BPF_H */

@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The aperture record file: tags, the header and the core frames, with
+ * their encoders and decoders.  man/aperture-file.5 documents the bytes.
+ *
+ * Layout: file header, then blocks (zlib-compressed runs of frames, each
+ * with its length and CRC-32), then a trailer.  A frame is
+ *
+ *	u32 tag | u32 payload length | payload
+ *
+ * little-endian; a reader skips the payload of a tag it does not know.
+ * Decoders accept payloads longer than they expect (fields appended by a
+ * newer minor version) and reject shorter ones with -EBADMSG.
+ */
+#ifndef APERTURE_FORMAT_H
+#define APERTURE_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "codec.h"
+
+#define AP_FILE_MAGIC		"APERTURE"	/* 8 bytes, no NUL */
+#define AP_FORMAT_MAJOR		1
+#define AP_FORMAT_MINOR		0
+#define AP_FRAME_HDR_LEN	8
+
+/* frame tags; 0-3 keep the reference event model's order */
+#define AP_TAG_CPU		0	/* CPU sample */
+#define AP_TAG_LOCK		1
+#define AP_TAG_SYSCALL		2
+#define AP_TAG_GPU		3	/* GPU kernel launch */
+#define AP_TAG_MEM		4	/* memory access sample */
+#define AP_TAG_SCHED		5
+#define AP_TAG_IO		6
+/* metadata */
+#define AP_TAG_TASK		16	/* process seen / forked / exec / exit */
+#define AP_TAG_COMM		17	/* thread name */
+#define AP_TAG_MMAP		18	/* one mapping of a process */
+#define AP_TAG_STACK		19	/* stack table entry */
+#define AP_TAG_KSYM		20	/* kernel symbol */
+#define AP_TAG_LOST		21	/* drop counters */
+#define AP_TAG_SENSOR		22	/* what a sensor did: ok or why not */
+#define AP_TAG_SUMMARY		23	/* end-of-record summary */
+
+#define AP_COMM_MAX		16
+#define AP_PATH_MAX		4096
+#define AP_BUILD_ID_MAX		20
+
+/* bits for ap_header.events_*: 1u << AP_TAG_* of the event */
+#define AP_EVMASK(tag)		(1u << (tag))
+
+struct ap_header {
+	uint16_t major;
+	uint16_t minor;
+	uint64_t start_mono_ns;		/* CLOCK_MONOTONIC at record start */
+	int64_t mono_to_real_ns;	/* add to a timestamp for wall clock */
+	uint32_t freq;			/* CPU sampling frequency, Hz */
+	uint32_t events_requested;	/* AP_EVMASK bits */
+	uint32_t events_available;
+	uint32_t ncpus;
+	char host[256];
+	char kernel[256];		/* uname -r */
+	char cmdline[4096];		/* aperture's own command line */
+	char target[256];		/* "pid 12,13", "system-wide", "command ./x" */
+};
+
+struct ap_cpu_sample {
+	uint64_t ts;
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t cpu;
+	uint32_t stack_id;		/* 0: no stack */
+};
+
+#define AP_TASK_SNAPSHOT	0	/* already running when recording began */
+#define AP_TASK_NEW		1	/* forked during recording */
+#define AP_TASK_EXECED		2
+#define AP_TASK_EXITED		3
+
+struct ap_task {
+	uint64_t ts;
+	uint32_t pid;
+	uint32_t ppid;
+	uint64_t start_ticks;		/* /proc/PID/stat starttime: identity */
+	uint32_t kind;			/* AP_TASK_* */
+	int32_t exit_code;		/* AP_TASK_EXITED: wait status */
+	char comm[AP_COMM_MAX];
+};
+
+struct ap_comm {
+	uint64_t ts;
+	uint32_t pid;
+	uint32_t tid;
+	char comm[AP_COMM_MAX];
+};
+
+struct ap_mmap {
+	uint64_t ts;
+	uint32_t pid;
+	uint32_t prot;			/* PROT_* bits from /proc/PID/maps */
+	uint64_t start;
+	uint64_t end;
+	uint64_t pgoff;
+	uint64_t inode;
+	uint32_t build_id_len;		/* 0: none found */
+	uint8_t build_id[AP_BUILD_ID_MAX];
+	char path[AP_PATH_MAX];		/* "[heap]", "[stack]", "" for anon */
+};
+
+/* A stack table entry: kernel frames first (leaf first), then user frames
+ * (leaf first).  ips points into the decoder's input or the encoder's
+ * caller; it is not owned. */
+struct ap_stack {
+	uint32_t id;			/* >= 1 */
+	uint16_t nr_kernel;
+	uint16_t nr_user;
+	const uint64_t *ips;		/* nr_kernel + nr_user entries */
+};
+
+struct ap_ksym {
+	uint64_t addr;
+	uint64_t size;			/* 0: unknown, runs to the next symbol */
+	char name[128];
+	char module[64];		/* "" for vmlinux */
+};
+
+/* ap_lost.source */
+#define AP_LOST_RINGBUF		0	/* BPF ring buffer full */
+#define AP_LOST_KSTACK		1	/* kernel stack capture failed */
+#define AP_LOST_USTACK		2	/* user stack capture failed */
+#define AP_LOST_TABLE		3	/* an in-kernel table was full */
+#define AP_LOST_UNRESOLVED	4	/* could not be attributed */
+#define AP_LOST_WRITE		5	/* not written (I/O error) */
+#define AP_LOST_NR		6
+
+struct ap_lost {
+	uint64_t ts;
+	uint32_t source;		/* AP_LOST_* */
+	uint32_t tag;			/* which events were lost (AP_TAG_*) */
+	uint64_t count;			/* cumulative since record start */
+};
+
+#define AP_SENSOR_OK		0
+#define AP_SENSOR_UNAVAILABLE	1
+#define AP_SENSOR_FALLBACK	2	/* ran, from another source (reason) */
+
+struct ap_sensor {
+	uint32_t tag;			/* event the sensor produces */
+	uint32_t state;			/* AP_SENSOR_* */
+	char name[32];			/* "cpu", "syscall", ... */
+	char source[64];		/* "cpu-clock", "cycles", "ibs_op" ... */
+	char reason[256];		/* why unavailable, or "" */
+};
+
+struct ap_summary {
+	uint64_t end_mono_ns;
+	uint64_t samples;		/* CPU samples written */
+	uint64_t events;		/* all event frames written */
+	uint64_t lost[AP_LOST_NR];
+	int32_t exit_status;		/* -- CMD: wait status; -1 otherwise */
+	uint32_t pad;
+};
+
+/*
+ * Encoders append the frame header and payload to b; decoders take the
+ * payload of a frame with the matching tag and return 0 or -EBADMSG.
+ */
+void ap_header__init(struct ap_header *h);
+int ap_header__encode(const struct ap_header *h, struct ap_buf *b);
+int ap_header__decode(const void *p, size_t len, struct ap_header *h);
+
+void ap_frame__begin(struct ap_buf *b, uint32_t tag, size_t *mark);
+void ap_frame__end(struct ap_buf *b, size_t mark);
+
+void ap_cpu_sample__encode(const struct ap_cpu_sample *e, struct ap_buf *b);
+int ap_cpu_sample__decode(const void *p, size_t len, struct ap_cpu_sample *e);
+void ap_task__encode(const struct ap_task *e, struct ap_buf *b);
+int ap_task__decode(const void *p, size_t len, struct ap_task *e);
+void ap_comm__encode(const struct ap_comm *e, struct ap_buf *b);
+int ap_comm__decode(const void *p, size_t len, struct ap_comm *e);
+void ap_mmap__encode(const struct ap_mmap *e, struct ap_buf *b);
+int ap_mmap__decode(const void *p, size_t len, struct ap_mmap *e);
+void ap_stack__encode(const struct ap_stack *e, struct ap_buf *b);
+int ap_stack__decode(const void *p, size_t len, struct ap_stack *e);
+void ap_ksym__encode(const struct ap_ksym *e, struct ap_buf *b);
+int ap_ksym__decode(const void *p, size_t len, struct ap_ksym *e);
+void ap_lost__encode(const struct ap_lost *e, struct ap_buf *b);
+int ap_lost__decode(const void *p, size_t len, struct ap_lost *e);
+void ap_sensor__encode(const struct ap_sensor *e, struct ap_buf *b);
+int ap_sensor__decode(const void *p, size_t len, struct ap_sensor *e);
+void ap_summary__encode(const struct ap_summary *e, struct ap_buf *b);
+int ap_summary__decode(const void *p, size_t len, struct ap_summary *e);
+
+const char *ap_tag__name(uint32_t tag);		/* "cpu", "mmap", ... or NULL */
+const char *ap_lost__source_name(uint32_t source);
+
+#endif /* APERTURE_FORMAT_H */

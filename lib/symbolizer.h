@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Turning instruction addresses into functions, inline chains and source
+ * lines.  User addresses are resolved through the mappings of an address
+ * space (as recorded, so a report works after the target exited) with
+ * libdw; kernel addresses through a kallsyms table.  Results are cached per
+ * (module, address): the cost grows with unique addresses, not samples.
+ */
+#ifndef APERTURE_SYMBOLIZER_H
+#define APERTURE_SYMBOLIZER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format.h"
+
+struct ap_symbolizer;
+struct ap_addrspace;
+struct ap_kallsyms;
+
+struct ap_sym_frame {
+	const char *sym;	/* demangled function name; NULL: unknown */
+	const char *file;	/* source file; NULL: unknown */
+	int line;		/* 0: unknown */
+	int inlined;		/* inlined into the frame that follows it */
+};
+
+/* Where an address lands; owned by the symbolizer, valid until it is
+ * freed.  frames[0] is the innermost (inlined) function, the last one the
+ * real function; nr_frames is 0 when no symbol covers the address. */
+struct ap_sym_loc {
+	const char *dso;	/* module basename, "[kernel.kallsyms]", a
+				 * kernel module "[name]", or NULL: unknown */
+	const char *dso_path;	/* full path, or NULL */
+	uint64_t dso_offset;	/* address relative to the module */
+	uint64_t sym_offset;	/* address - start of frames[last] */
+	int nr_frames;
+	struct ap_sym_frame frames[];
+};
+
+struct ap_symbolizer_opts {
+	int no_inline;		/* skip DWARF inline expansion */
+	int no_srcline;		/* skip source lines */
+	int no_demangle;
+	/* called once per problem (build-id mismatch, missing file...) */
+	void (*warn)(void *ctx, const char *msg);
+	void *warn_ctx;
+};
+
+struct ap_symbolizer *ap_symbolizer__new(const struct ap_symbolizer_opts *o);
+void ap_symbolizer__free(struct ap_symbolizer *s);
+
+/* The address space of process (pid, start_ticks), created on first use.
+ * exec starts a new one: call ap_addrspace__reset. */
+struct ap_addrspace *ap_symbolizer__addrspace(struct ap_symbolizer *s,
+					      uint32_t pid,
+					      uint64_t start_ticks);
+void ap_addrspace__reset(struct ap_addrspace *as);
+/* Adds (or replaces, when it overlaps) one mapping. */
+int ap_addrspace__add_mapping(struct ap_addrspace *as, const struct ap_mmap *m);
+/* The mapping covering addr, or NULL. */
+const struct ap_mmap *ap_addrspace__find(const struct ap_addrspace *as,
+					 uint64_t addr);
+
+/* Resolve a user address.  Pass the address as sampled; is_return_addr
+ * says it is a caller frame, looked up as ip - 1 so that a call at the end
+ * of a function is not blamed on the next one.  Never NULL. */
+const struct ap_sym_loc *ap_symbolizer__user(struct ap_symbolizer *s,
+					     struct ap_addrspace *as,
+					     uint64_t ip, int is_return_addr);
+/* Resolve a kernel address with the symbols given to add_ksym (or loaded
+ * from /proc/kallsyms by load_kallsyms).  Never NULL. */
+const struct ap_sym_loc *ap_symbolizer__kernel(struct ap_symbolizer *s,
+					       uint64_t ip);
+int ap_symbolizer__add_ksym(struct ap_symbolizer *s, const struct ap_ksym *k);
+int ap_symbolizer__load_kallsyms(struct ap_symbolizer *s, const char *path);
+
+/* counters for tests and for report's verbose output */
+struct ap_symbolizer_stats {
+	uint64_t lookups;
+	uint64_t cache_hits;
+	uint64_t modules;
+	uint64_t unresolved;
+};
+void ap_symbolizer__stats(const struct ap_symbolizer *s,
+			  struct ap_symbolizer_stats *st);
+
+/* Format a frame like perf: "sym", or "dso+0xOFF", or "[unknown]". */
+int ap_sym_loc__format(const struct ap_sym_loc *loc, int frame, char *buf,
+		       size_t len);
+
+/* kallsyms: sorted table of kernel symbols, for record (which writes the
+ * symbols a recording hits) and for the symbolizer. */
+struct ap_kallsyms *ap_kallsyms__load(const char *path, int *err);
+struct ap_kallsyms *ap_kallsyms__new(void);
+int ap_kallsyms__add(struct ap_kallsyms *k, const struct ap_ksym *sym);
+/* the symbol covering addr, or NULL; stable pointer */
+const struct ap_ksym *ap_kallsyms__find(struct ap_kallsyms *k, uint64_t addr);
+size_t ap_kallsyms__count(const struct ap_kallsyms *k);
+void ap_kallsyms__free(struct ap_kallsyms *k);
+
+/* Reads the GNU build-id note of an ELF file; returns its length (> 0),
+ * 0 when the file has none, or -errno. */
+int ap_read_build_id(const char *path, uint8_t *buf, size_t len);
+
+#endif /* APERTURE_SYMBOLIZER_H */
