@@ -109,8 +109,9 @@ struct ap_mmap {
 };
 
 /* A stack table entry: kernel frames first (leaf first), then user frames
- * (leaf first).  ips points into the decoder's input or the encoder's
- * caller; it is not owned. */
+ * (leaf first).  ips is not owned: the encoder reads the caller's array;
+ * ap_stack__decode sets it NULL (the payload's u64s may be unaligned) and
+ * ap_stack__decode_ips copies them into the caller's array. */
 struct ap_stack {
 	uint32_t id;			/* >= 1 */
 	uint16_t nr_kernel;
@@ -165,6 +166,12 @@ struct ap_summary {
 /*
  * Encoders append the frame header and payload to b; decoders take the
  * payload of a frame with the matching tag and return 0 or -EBADMSG.
+ *
+ * The header is not a frame: ap_header__encode appends only its TLV
+ * payload and ap_header__decode parses only that; the writer and reader
+ * handle the magic, version, length and CRC around it.  major and minor
+ * are not in the payload: decode sets them to this aperture's version and
+ * the reader replaces them with the file's.
  */
 void ap_header__init(struct ap_header *h);
 int ap_header__encode(const struct ap_header *h, struct ap_buf *b);
@@ -183,6 +190,10 @@ void ap_mmap__encode(const struct ap_mmap *e, struct ap_buf *b);
 int ap_mmap__decode(const void *p, size_t len, struct ap_mmap *e);
 void ap_stack__encode(const struct ap_stack *e, struct ap_buf *b);
 int ap_stack__decode(const void *p, size_t len, struct ap_stack *e);
+/* as ap_stack__decode, then copies the ips into ips[max] and points e->ips
+ * there; -E2BIG (counts filled in) if nr_kernel + nr_user > max */
+int ap_stack__decode_ips(const void *p, size_t len, struct ap_stack *e,
+			 uint64_t *ips, size_t max);
 void ap_ksym__encode(const struct ap_ksym *e, struct ap_buf *b);
 int ap_ksym__decode(const void *p, size_t len, struct ap_ksym *e);
 void ap_lost__encode(const struct ap_lost *e, struct ap_buf *b);
