@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * C++ symbol names, demangled with the C++ runtime's __cxa_demangle.
+ * Internal to lib/: the symbolizer uses it, tests call it directly.
+ */
+#ifndef APERTURE_DEMANGLE_H
+#define APERTURE_DEMANGLE_H
+
+/* A malloc'd demangled copy of name, or NULL when name is not an Itanium
+ * C++ mangled name ("_Z...") or cannot be demangled (or memory ran out).
+ * The caller frees the result. */
+char *ap_demangle(const char *name);
+
+#endif /* APERTURE_DEMANGLE_H */

@@ -1,0 +1,1298 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The symbolizer: recorded mappings -> modules -> libdw.
+ *
+ * Each address space (pid, start_ticks) keeps its mappings in a sorted
+ * array.  A mapping points at a module, one per (path, build-id) across
+ * every address space, so a library shared by all processes is opened once.
+ * A module is opened on its first lookup: libdwfl reports the ELF file
+ * alone in its own Dwfl at its link-time addresses (module address == ELF
+ * virtual address), and the standard callbacks find separate debuginfo
+ * (/usr/lib/debug/.build-id, debuglink, debuginfod where configured).
+ *
+ * A user address becomes a file offset (ip - start + pgoff), then an ELF
+ * virtual address through the PT_LOAD segment holding that offset.  Results
+ * are cached per (module, file offset) and kernel results per address, so
+ * the work done grows with unique addresses, not with samples.  The strings
+ * of every result are interned and live as long as the symbolizer.
+ *
+ * Conventions: dso_offset is the ELF virtual address (what objdump and
+ * addr2line take) when the file is usable, else the file offset; kernel
+ * dso_offset is the address itself.  A return address is looked up, and
+ * its offsets reported, as ip - 1.  Stats: lookups counts the resolutions
+ * actually done (cache misses, and addresses outside every mapping, which
+ * are not cached), cache_hits the rest, unresolved the lookups that found
+ * no symbol, modules the distinct (path, build-id) pairs seen.
+ *
+ * Not thread-safe: one symbolizer per thread.
+ */
+#include "symbolizer.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "demangle.h"
+
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+#define KERNEL_DSO	"[kernel.kallsyms]"
+#define DELETED_SUFFIX	" (deleted)"
+
+/* ---- a chained hash table; nodes are embedded in their entries ---- */
+
+struct hnode {
+	struct hnode *next;
+	uint64_t hash;
+};
+
+struct htab {
+	struct hnode **buckets;
+	size_t nr_buckets;	/* 0 or a power of two */
+	size_t nr;
+};
+
+static uint64_t hash_u64(uint64_t x)
+{
+	/* splitmix64's finalizer */
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+
+static uint64_t hash_bytes(const void *p, size_t n, uint64_t h)
+{
+	const unsigned char *c = p;
+
+	/* FNV-1a */
+	h ^= 0xcbf29ce484222325ULL;
+	while (n--) {
+		h ^= *c++;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+static int htab__grow(struct htab *h)
+{
+	size_t nr = h->nr_buckets ? h->nr_buckets * 2 : 64, i;
+	struct hnode **b = calloc(nr, sizeof(*b));
+
+	if (!b)
+		return -ENOMEM;
+	for (i = 0; i < h->nr_buckets; i++) {
+		struct hnode *n = h->buckets[i], *next;
+
+		for (; n; n = next) {
+			next = n->next;
+			n->next = b[n->hash & (nr - 1)];
+			b[n->hash & (nr - 1)] = n;
+		}
+	}
+	free(h->buckets);
+	h->buckets = b;
+	h->nr_buckets = nr;
+	return 0;
+}
+
+static int htab__insert(struct htab *h, struct hnode *n, uint64_t hash)
+{
+	struct hnode **slot;
+
+	if (h->nr >= h->nr_buckets && htab__grow(h))
+		return -ENOMEM;
+	slot = &h->buckets[hash & (h->nr_buckets - 1)];
+	n->hash = hash;
+	n->next = *slot;
+	*slot = n;
+	h->nr++;
+	return 0;
+}
+
+static struct hnode *htab__bucket(const struct htab *h, uint64_t hash)
+{
+	return h->nr_buckets ? h->buckets[hash & (h->nr_buckets - 1)] : NULL;
+}
+
+/* Empties the table, calling fn on every node. */
+static void htab__clear(struct htab *h, void (*fn)(struct hnode *n))
+{
+	size_t i;
+
+	for (i = 0; i < h->nr_buckets; i++) {
+		struct hnode *n = h->buckets[i], *next;
+
+		for (; n; n = next) {
+			next = n->next;
+			fn(n);
+		}
+	}
+	free(h->buckets);
+	h->buckets = NULL;
+	h->nr_buckets = 0;
+	h->nr = 0;
+}
+
+static void hnode__free(struct hnode *n)
+{
+	free(n);	/* the node is the first member of its entry */
+}
+
+/* ---- objects ---- */
+
+enum module_state {
+	MODULE_UNOPENED,
+	MODULE_OK,
+	MODULE_UNUSABLE,	/* missing, mismatched or unreadable: dso+off */
+	MODULE_PSEUDO,		/* "[vdso]", "[heap]"...: no file to read */
+};
+
+struct load_seg {
+	uint64_t offset;
+	uint64_t filesz;
+	uint64_t vaddr;
+};
+
+/* a function symbol; sizeless ones (assembly labels) end at the next */
+struct func_sym {
+	uint64_t start;			/* module address */
+	uint64_t end;
+	const char *name;		/* in the ELF's string table */
+	int sized;
+	int rank;			/* binding: global 2, weak 1, local 0 */
+	int idx;			/* in the symbol table */
+};
+
+struct module {
+	struct hnode node;		/* first: freed through it */
+	const char *path;		/* interned */
+	const char *dso;		/* basename, interned */
+	uint32_t build_id_len;
+	uint8_t build_id[AP_BUILD_ID_MAX];
+	enum module_state state;
+	Dwfl *dwfl;
+	Dwfl_Module *dwmod;
+	Dwarf_Addr bias;
+	struct load_seg *loads;
+	size_t nr_loads;
+	struct func_sym *syms;		/* sorted by start */
+	size_t nr_syms;
+};
+
+struct as_map {
+	struct ap_mmap m;
+	struct module *mod;		/* set on first lookup */
+};
+
+struct ap_addrspace {
+	struct hnode node;		/* first: freed through it */
+	struct ap_symbolizer *s;
+	uint32_t pid;
+	uint64_t start_ticks;
+	struct as_map **maps;		/* sorted by start, disjoint */
+	size_t nr;
+	size_t cap;
+};
+
+struct cache_ent {
+	struct hnode node;		/* first: freed through it */
+	const void *mod;		/* user: module; kernel: NULL */
+	uint64_t addr;			/* user: file offset; kernel: ip */
+	struct ap_sym_loc *loc;		/* in the same allocation */
+};
+
+struct istr {
+	struct hnode node;		/* first: freed through it */
+	char s[];
+};
+
+struct ap_symbolizer {
+	struct ap_symbolizer_opts opts;
+	struct htab spaces;
+	struct htab modules;
+	struct htab strings;
+	struct htab cache;		/* user results */
+	struct htab kcache;		/* kernel results */
+	struct ap_kallsyms *ksyms;
+	struct ap_symbolizer_stats stats;
+};
+
+/* what an address resolves to when nothing is known about it */
+static const struct ap_sym_loc unknown_loc;
+
+static const Dwfl_Callbacks dwfl_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = NULL,		/* libdw's default search path */
+};
+
+static void symbolizer__warn(struct ap_symbolizer *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void symbolizer__warn(struct ap_symbolizer *s, const char *fmt, ...)
+{
+	char msg[AP_PATH_MAX + 512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (s->opts.warn)
+		s->opts.warn(s->opts.warn_ctx, msg);
+	else
+		fprintf(stderr, "aperture: warning: %s\n", msg);
+}
+
+/* Interned copy of str, valid until the symbolizer is freed; NULL for NULL
+ * or when memory ran out (the caller then reports "unknown"). */
+static const char *symbolizer__intern(struct ap_symbolizer *s,
+				      const char *str)
+{
+	uint64_t hash;
+	struct hnode *n;
+	struct istr *is;
+	size_t len;
+
+	if (!str)
+		return NULL;
+	len = strlen(str);
+	hash = hash_bytes(str, len, 0);
+	for (n = htab__bucket(&s->strings, hash); n; n = n->next) {
+		is = (struct istr *)n;
+		if (n->hash == hash && strcmp(is->s, str) == 0)
+			return is->s;
+	}
+	is = malloc(sizeof(*is) + len + 1);
+	if (!is)
+		return NULL;
+	memcpy(is->s, str, len + 1);
+	if (htab__insert(&s->strings, &is->node, hash)) {
+		free(is);
+		return NULL;
+	}
+	return is->s;
+}
+
+/* Interned demangled name (unless the options say not to). */
+static const char *symbolizer__name(struct ap_symbolizer *s, const char *name)
+{
+	const char *ret;
+	char *dem;
+
+	if (!name || s->opts.no_demangle)
+		return symbolizer__intern(s, name);
+	dem = ap_demangle(name);
+	ret = symbolizer__intern(s, dem ? dem : name);
+	free(dem);
+	return ret;
+}
+
+struct ap_symbolizer *ap_symbolizer__new(const struct ap_symbolizer_opts *o)
+{
+	struct ap_symbolizer *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	if (o)
+		s->opts = *o;
+	return s;
+}
+
+static void module__free(struct hnode *n)
+{
+	struct module *mod = (struct module *)n;
+
+	if (mod->dwfl)
+		dwfl_end(mod->dwfl);
+	free(mod->syms);
+	free(mod->loads);
+	free(mod);
+}
+
+static void addrspace__free(struct hnode *n)
+{
+	struct ap_addrspace *as = (struct ap_addrspace *)n;
+
+	ap_addrspace__reset(as);
+	free(as->maps);
+	free(as);
+}
+
+void ap_symbolizer__free(struct ap_symbolizer *s)
+{
+	if (!s)
+		return;
+	htab__clear(&s->spaces, addrspace__free);
+	htab__clear(&s->cache, hnode__free);
+	htab__clear(&s->kcache, hnode__free);
+	htab__clear(&s->modules, module__free);
+	htab__clear(&s->strings, hnode__free);
+	ap_kallsyms__free(s->ksyms);
+	free(s);
+}
+
+void ap_symbolizer__stats(const struct ap_symbolizer *s,
+			  struct ap_symbolizer_stats *st)
+{
+	if (!st)
+		return;
+	if (s)
+		*st = s->stats;
+	else
+		memset(st, 0, sizeof(*st));
+}
+
+/* ---- address spaces ---- */
+
+struct ap_addrspace *ap_symbolizer__addrspace(struct ap_symbolizer *s,
+					      uint32_t pid,
+					      uint64_t start_ticks)
+{
+	struct ap_addrspace *as;
+	struct hnode *n;
+	uint64_t hash;
+
+	if (!s)
+		return NULL;
+	hash = hash_u64(((uint64_t)pid << 32) ^ hash_u64(start_ticks));
+	for (n = htab__bucket(&s->spaces, hash); n; n = n->next) {
+		as = (struct ap_addrspace *)n;
+		if (n->hash == hash && as->pid == pid &&
+		    as->start_ticks == start_ticks)
+			return as;
+	}
+	as = calloc(1, sizeof(*as));
+	if (!as)
+		return NULL;
+	as->s = s;
+	as->pid = pid;
+	as->start_ticks = start_ticks;
+	if (htab__insert(&s->spaces, &as->node, hash)) {
+		free(as);
+		return NULL;
+	}
+	return as;
+}
+
+void ap_addrspace__reset(struct ap_addrspace *as)
+{
+	size_t i;
+
+	if (!as)
+		return;
+	for (i = 0; i < as->nr; i++)
+		free(as->maps[i]);
+	as->nr = 0;
+}
+
+/* index of the first mapping ending above addr (as->nr if none) */
+static size_t addrspace__lower(const struct ap_addrspace *as, uint64_t addr)
+{
+	size_t lo = 0, hi = as->nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (as->maps[mid]->m.end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static struct as_map *as_map__clone(const struct as_map *src, uint64_t start,
+				    uint64_t end)
+{
+	struct as_map *p = malloc(sizeof(*p));
+
+	if (!p)
+		return NULL;
+	*p = *src;
+	p->m.pgoff += start - src->m.start;
+	p->m.start = start;
+	p->m.end = end;
+	return p;
+}
+
+int ap_addrspace__add_mapping(struct ap_addrspace *as, const struct ap_mmap *m)
+{
+	struct as_map *map, *head = NULL, *tail = NULL;
+	size_t i, j, k, nr_new;
+	int err;
+
+	if (!as || !m || m->start >= m->end)
+		return -EINVAL;
+
+	/* [i, j) overlap the new range: they go, their outer parts stay */
+	i = addrspace__lower(as, m->start);
+	for (j = i; j < as->nr && as->maps[j]->m.start < m->end; j++)
+		;
+	nr_new = as->nr - (j - i) + 1;
+
+	err = -ENOMEM;
+	map = malloc(sizeof(*map));
+	if (!map)
+		goto out_err;
+	map->m = *m;
+	map->m.path[sizeof(map->m.path) - 1] = '\0';
+	if (map->m.build_id_len > AP_BUILD_ID_MAX)
+		map->m.build_id_len = AP_BUILD_ID_MAX;
+	map->mod = NULL;
+	if (i < j && as->maps[i]->m.start < m->start) {
+		head = as_map__clone(as->maps[i], as->maps[i]->m.start,
+				     m->start);
+		if (!head)
+			goto out_err;
+		nr_new++;
+	}
+	if (i < j && as->maps[j - 1]->m.end > m->end) {
+		tail = as_map__clone(as->maps[j - 1], m->end,
+				     as->maps[j - 1]->m.end);
+		if (!tail)
+			goto out_err;
+		nr_new++;
+	}
+	if (nr_new > as->cap) {
+		size_t cap = as->cap ? as->cap * 2 : 32;
+		struct as_map **maps;
+
+		while (cap < nr_new)
+			cap *= 2;
+		maps = realloc(as->maps, cap * sizeof(*maps));
+		if (!maps)
+			goto out_err;
+		as->maps = maps;
+		as->cap = cap;
+	}
+
+	for (k = i; k < j; k++)
+		free(as->maps[k]);
+	k = i + !!head + 1 + !!tail;
+	memmove(&as->maps[k], &as->maps[j], (as->nr - j) * sizeof(*as->maps));
+	k = i;
+	if (head)
+		as->maps[k++] = head;
+	as->maps[k++] = map;
+	if (tail)
+		as->maps[k++] = tail;
+	as->nr = nr_new;
+	return 0;
+
+out_err:
+	free(tail);
+	free(head);
+	free(map);
+	return err;
+}
+
+static struct as_map *addrspace__lookup(const struct ap_addrspace *as,
+					uint64_t addr)
+{
+	size_t i = addrspace__lower(as, addr);
+
+	if (i < as->nr && as->maps[i]->m.start <= addr)
+		return as->maps[i];
+	return NULL;
+}
+
+const struct ap_mmap *ap_addrspace__find(const struct ap_addrspace *as,
+					 uint64_t addr)
+{
+	struct as_map *map;
+
+	if (!as)
+		return NULL;
+	map = addrspace__lookup(as, addr);
+	return map ? &map->m : NULL;
+}
+
+/* ---- modules ---- */
+
+static void build_id__hex(const uint8_t *id, size_t len, char *buf,
+			  size_t size)
+{
+	size_t i;
+
+	if (!len) {
+		snprintf(buf, size, "none");
+		return;
+	}
+	buf[0] = '\0';
+	for (i = 0; i < len && 2 * i + 2 < size; i++)
+		snprintf(buf + 2 * i, size - 2 * i, "%02x", id[i]);
+}
+
+/* Orders by address; among aliases, the one to show first, as perf's
+ * choose_best_symbol does: sized, global over weak over local, fewer
+ * leading underscores ("malloc", not "__libc_malloc"), longer name. */
+static int func_sym__cmp(const void *a, const void *b)
+{
+	const struct func_sym *x = a, *y = b;
+	size_t ux, uy, lx, ly;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->sized != y->sized)
+		return y->sized - x->sized;
+	if (x->rank != y->rank)
+		return y->rank - x->rank;
+	ux = strspn(x->name, "_");
+	uy = strspn(y->name, "_");
+	if (ux != uy)
+		return ux < uy ? -1 : 1;
+	lx = strlen(x->name);
+	ly = strlen(y->name);
+	if (lx != ly)
+		return lx > ly ? -1 : 1;
+	return x->idx - y->idx;
+}
+
+/*
+ * The function symbols of a module (.symtab, or .dynsym, from the file or
+ * its debuginfo, as libdwfl picks), sorted once: dwfl_module_addrinfo
+ * scans the whole table on every call, which made report time grow with
+ * the size of libc times the number of addresses.  The choice follows
+ * dwfl_module_addrinfo: a sized symbol holding the address, else the
+ * closest sizeless one above every sized symbol below it.
+ */
+static int module__load_syms(struct module *mod)
+{
+	int i, nr = dwfl_module_getsymtab(mod->dwmod);
+	size_t n = 0, j;
+
+	if (nr <= 0)
+		return 0;
+	mod->syms = calloc(nr, sizeof(*mod->syms));
+	if (!mod->syms)
+		return -ENOMEM;
+	for (i = 1; i < nr; i++) {
+		struct func_sym *fs = &mod->syms[n];
+		const char *name;
+		GElf_Word shndx;
+		GElf_Addr addr;
+		GElf_Shdr shdr;
+		GElf_Sym sym;
+		Elf_Scn *scn;
+		Dwarf_Addr bias;
+		Elf *elf;
+		int type, bind;
+
+		name = dwfl_module_getsym_info(mod->dwmod, i, &sym, &addr,
+					       &shndx, &elf, &bias);
+		type = GELF_ST_TYPE(sym.st_info);
+		bind = GELF_ST_BIND(sym.st_info);
+		if (!name || !name[0] || name[0] == '$' ||
+		    strncmp(name, ".L", 2) == 0 || shndx == SHN_UNDEF ||
+		    (type != STT_FUNC && type != STT_GNU_IFUNC &&
+		     type != STT_NOTYPE))
+			continue;
+		fs->start = addr;
+		fs->end = addr + sym.st_size;
+		fs->name = name;
+		fs->sized = sym.st_size != 0;
+		fs->rank = bind == STB_GLOBAL ? 2 : bind == STB_WEAK;
+		fs->idx = i;
+		if (!fs->sized) {
+			/* a label: only in code, and not past its section */
+			scn = elf ? elf_getscn(elf, shndx) : NULL;
+			if (!scn || !gelf_getshdr(scn, &shdr) ||
+			    !(shdr.sh_flags & SHF_EXECINSTR))
+				continue;
+			fs->end = shdr.sh_addr + shdr.sh_size + bias;
+			if (fs->end <= fs->start)
+				continue;
+		}
+		n++;
+	}
+	qsort(mod->syms, n, sizeof(*mod->syms), func_sym__cmp);
+	/* a label also ends at the next symbol */
+	for (j = 0; j < n; j++) {
+		size_t k;
+
+		if (mod->syms[j].sized)
+			continue;
+		for (k = j + 1; k < n; k++) {
+			if (mod->syms[k].start > mod->syms[j].start) {
+				if (mod->syms[k].start < mod->syms[j].end)
+					mod->syms[j].end = mod->syms[k].start;
+				break;
+			}
+		}
+	}
+	mod->nr_syms = n;
+	return 0;
+}
+
+/* how far back to look for a sized symbol that overlaps later ones */
+#define SYM_LOOKBACK	16
+
+static const struct func_sym *module__find_sym(const struct module *mod,
+					       uint64_t addr)
+{
+	const struct func_sym *label = NULL;
+	size_t lo = 0, hi = mod->nr_syms, i, stop;
+	bool seen_sized = false;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (mod->syms[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* [0, lo) start at or below addr; walk back from the closest */
+	stop = lo > SYM_LOOKBACK ? lo - SYM_LOOKBACK : 0;
+	for (i = lo; i-- > stop;) {
+		const struct func_sym *fs = &mod->syms[i];
+
+		if (fs->sized) {
+			/* aliases are sorted best first */
+			if (addr < fs->end) {
+				while (fs > mod->syms &&
+				       fs[-1].start == fs->start &&
+				       fs[-1].sized && addr < fs[-1].end)
+					fs--;
+				return fs;
+			}
+			/* a label it spans, or one below it, is not used */
+			if (label && fs->end > label->start)
+				label = NULL;
+			seen_sized = true;
+		} else if (!seen_sized && addr < fs->end &&
+			   (!label || label->start == fs->start)) {
+			label = fs;
+		}
+	}
+	return label;
+}
+
+/* Opens the file of a module; on any problem, warns once (modules are
+ * opened once) and leaves it MODULE_UNUSABLE. */
+static void module__open(struct ap_symbolizer *s, struct module *mod)
+{
+	char path[AP_PATH_MAX], want[2 * AP_BUILD_ID_MAX + 1];
+	char have[2 * AP_BUILD_ID_MAX + 1];
+	const unsigned char *bits;
+	GElf_Addr bits_vaddr;
+	Dwfl_Module *dwmod;
+	size_t i, phnum, n;
+	Dwarf_Addr bias;
+	Dwfl *dwfl;
+	Elf *elf;
+	int fd, len;
+
+	mod->state = MODULE_UNUSABLE;
+
+	/* a file replaced after it was mapped: try its name as it was */
+	snprintf(path, sizeof(path), "%s", mod->path);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = strlen(path);
+	if (fd < 0 && n > strlen(DELETED_SUFFIX) &&
+	    strcmp(path + n - strlen(DELETED_SUFFIX), DELETED_SUFFIX) == 0) {
+		path[n - strlen(DELETED_SUFFIX)] = '\0';
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd < 0) {
+		symbolizer__warn(s, "cannot open '%s': %s; its frames show as %s+offset",
+				 mod->path, strerror(errno), mod->dso);
+		return;
+	}
+	close(fd);
+
+	dwfl = dwfl_begin(&dwfl_callbacks);
+	if (!dwfl) {
+		symbolizer__warn(s, "dwfl_begin: '%s': %s", path,
+				 dwfl_errmsg(-1));
+		return;
+	}
+	dwfl_report_begin(dwfl);
+	/* ET_DYN at base 0 plus p_vaddr: module addresses are ELF vaddrs */
+	dwmod = dwfl_report_elf(dwfl, mod->dso, path, -1, 0, true);
+	if (!dwmod) {
+		symbolizer__warn(s, "dwfl_report_elf: '%s': %s", path,
+				 dwfl_errmsg(-1));
+		goto out_end;
+	}
+	if (dwfl_report_end(dwfl, NULL, NULL) != 0) {
+		symbolizer__warn(s, "dwfl_report_end: '%s': %s", path,
+				 dwfl_errmsg(-1));
+		goto out_end;
+	}
+
+	if (mod->build_id_len) {
+		len = dwfl_module_build_id(dwmod, &bits, &bits_vaddr);
+		if (len < 0)
+			len = 0;
+		if ((uint32_t)len != mod->build_id_len ||
+		    memcmp(bits, mod->build_id, len) != 0) {
+			build_id__hex(mod->build_id, mod->build_id_len, want,
+				      sizeof(want));
+			build_id__hex(bits, len, have, sizeof(have));
+			symbolizer__warn(s, "build-id mismatch for '%s': recorded %s, on disk %s; not using it",
+					 mod->path, want, have);
+			goto out_end;
+		}
+	}
+
+	elf = dwfl_module_getelf(dwmod, &bias);
+	if (!elf) {
+		symbolizer__warn(s, "dwfl_module_getelf: '%s': %s", path,
+				 dwfl_errmsg(-1));
+		goto out_end;
+	}
+	if (elf_getphdrnum(elf, &phnum) != 0) {
+		symbolizer__warn(s, "elf_getphdrnum: '%s': %s", path,
+				 elf_errmsg(-1));
+		goto out_end;
+	}
+	mod->loads = calloc(phnum ? phnum : 1, sizeof(*mod->loads));
+	if (!mod->loads) {
+		symbolizer__warn(s, "cannot read '%s': %s", path,
+				 strerror(ENOMEM));
+		goto out_end;
+	}
+	for (i = 0; i < phnum; i++) {
+		GElf_Phdr phdr;
+
+		if (!gelf_getphdr(elf, i, &phdr) || phdr.p_type != PT_LOAD)
+			continue;
+		mod->loads[mod->nr_loads].offset = phdr.p_offset;
+		mod->loads[mod->nr_loads].filesz = phdr.p_filesz;
+		mod->loads[mod->nr_loads].vaddr = phdr.p_vaddr;
+		mod->nr_loads++;
+	}
+
+	mod->dwmod = dwmod;
+	if (module__load_syms(mod)) {
+		symbolizer__warn(s, "cannot read the symbols of '%s': %s",
+				 path, strerror(ENOMEM));
+		goto out_end;
+	}
+	mod->dwfl = dwfl;
+	mod->bias = bias;
+	mod->state = MODULE_OK;
+	return;
+
+out_end:
+	dwfl_end(dwfl);
+}
+
+static const char *path__basename(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* The module of a mapping, created on first use; NULL for anonymous memory
+ * (or when memory ran out). */
+static struct module *symbolizer__module(struct ap_symbolizer *s,
+					 const struct ap_mmap *m)
+{
+	uint32_t id_len = m->build_id_len;
+	struct module *mod;
+	struct hnode *n;
+	uint64_t hash;
+
+	if (!m->path[0])
+		return NULL;
+	hash = hash_bytes(m->path, strlen(m->path),
+			  hash_bytes(m->build_id, id_len, id_len));
+	for (n = htab__bucket(&s->modules, hash); n; n = n->next) {
+		mod = (struct module *)n;
+		if (n->hash == hash && mod->build_id_len == id_len &&
+		    memcmp(mod->build_id, m->build_id, id_len) == 0 &&
+		    strcmp(mod->path, m->path) == 0)
+			return mod;
+	}
+
+	mod = calloc(1, sizeof(*mod));
+	if (!mod)
+		return NULL;
+	mod->path = symbolizer__intern(s, m->path);
+	if (m->path[0] == '/')
+		mod->dso = symbolizer__intern(s, path__basename(m->path));
+	else
+		mod->dso = mod->path;	/* "[vdso]", "[heap]", ... */
+	if (!mod->path || !mod->dso) {
+		free(mod);
+		return NULL;
+	}
+	mod->build_id_len = id_len;
+	memcpy(mod->build_id, m->build_id, id_len);
+	mod->state = m->path[0] == '/' ? MODULE_UNOPENED : MODULE_PSEUDO;
+	if (htab__insert(&s->modules, &mod->node, hash)) {
+		free(mod);
+		return NULL;
+	}
+	s->stats.modules++;
+	return mod;
+}
+
+/* ---- resolving ---- */
+
+struct frames {
+	struct ap_sym_frame *v;
+	int nr;
+	int cap;
+	uint64_t sym_start;
+	bool have_start;
+};
+
+static int frames__push(struct frames *f, const char *sym, const char *file,
+			int line, int inlined)
+{
+	if (f->nr == f->cap) {
+		int cap = f->cap ? f->cap * 2 : 8;
+		struct ap_sym_frame *v = realloc(f->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		f->v = v;
+		f->cap = cap;
+	}
+	f->v[f->nr].sym = sym;
+	f->v[f->nr].file = file;
+	f->v[f->nr].line = line;
+	f->v[f->nr].inlined = inlined;
+	f->nr++;
+	return 0;
+}
+
+struct scopes {
+	Dwarf_Die *v;			/* outermost first */
+	int nr;
+	int cap;
+};
+
+static bool tag__has_code(int tag)
+{
+	switch (tag) {
+	case DW_TAG_subprogram:
+	case DW_TAG_inlined_subroutine:
+	case DW_TAG_lexical_block:
+	case DW_TAG_entry_point:
+	case DW_TAG_try_block:
+	case DW_TAG_catch_block:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Pushes the DIEs under parent that hold pc, outermost first: one descent
+ * through the children whose ranges hold pc, and through namespaces, which
+ * have none.  elfutils addr2line -i gets the same chain with
+ * dwarf_getscopes then dwarf_getscopes_die, two walks of the CU; this is
+ * one, pruned.  Returns 1 when something was found, 0, or -ENOMEM.
+ */
+static int scopes__search(struct scopes *sc, Dwarf_Die *parent, Dwarf_Addr pc,
+			  int depth)
+{
+	Dwarf_Die child;
+	int ret;
+
+	if (depth > 128 || dwarf_child(parent, &child) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (tag == DW_TAG_namespace || tag == DW_TAG_module) {
+			ret = scopes__search(sc, &child, pc, depth + 1);
+			if (ret)
+				return ret;
+			continue;
+		}
+		if (!tag__has_code(tag) || dwarf_haspc(&child, pc) != 1)
+			continue;
+		if (sc->nr == sc->cap) {
+			int cap = sc->cap ? sc->cap * 2 : 8;
+			Dwarf_Die *v = realloc(sc->v, cap * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			sc->v = v;
+			sc->cap = cap;
+		}
+		sc->v[sc->nr++] = child;
+		ret = scopes__search(sc, &child, pc, depth + 1);
+		return ret < 0 ? ret : 1;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return 0;
+}
+
+/* the linkage name (mangled, qualified) if any, else DW_AT_name */
+static const char *die__name(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	const char *name;
+
+	name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name,
+						     &attr) ?:
+				dwarf_attr_integrate(die,
+						     DW_AT_MIPS_linkage_name,
+						     &attr));
+	return name ?: dwarf_diename(die);
+}
+
+/*
+ * The inline chain at addr, innermost first, as elfutils addr2line -i
+ * prints it: every DW_TAG_inlined_subroutine holding addr is a frame, and
+ * its DW_AT_call_file:DW_AT_call_line is where its caller (the next frame)
+ * is.  The outermost frame is the DW_TAG_subprogram.  Leaves f empty
+ * without DWARF.
+ */
+static int module__inlines(struct ap_symbolizer *s, struct module *mod,
+			   Dwarf_Addr addr, const char *file, int line,
+			   struct frames *f)
+{
+	struct scopes sc = { 0 };
+	Dwarf_Files *files = NULL;
+	Dwarf_Die *cudie;
+	Dwarf_Addr bias, low;
+	int i, err;
+
+	cudie = dwfl_module_addrdie(mod->dwmod, addr, &bias);
+	if (!cudie)
+		return 0;
+	err = scopes__search(&sc, cudie, addr - bias, 0);
+	if (err <= 0)
+		goto out;
+	err = 0;
+	if (dwarf_getsrcfiles(cudie, &files, NULL) != 0)
+		files = NULL;
+
+	for (i = sc.nr - 1; i >= 0; i--) {
+		Dwarf_Die *die = &sc.v[i];
+		int tag = dwarf_tag(die);
+		Dwarf_Attribute attr;
+		Dwarf_Word val;
+
+		if (tag != DW_TAG_subprogram &&
+		    tag != DW_TAG_inlined_subroutine &&
+		    tag != DW_TAG_entry_point)
+			continue;
+		err = frames__push(f, symbolizer__name(s, die__name(die)),
+				   s->opts.no_srcline ? NULL : file,
+				   s->opts.no_srcline ? 0 : line,
+				   tag == DW_TAG_inlined_subroutine);
+		if (err)
+			goto out;
+		if (tag != DW_TAG_inlined_subroutine) {
+			if (dwarf_lowpc(die, &low) == 0) {
+				f->sym_start = low + bias;
+				f->have_start = true;
+			}
+			break;
+		}
+		/* the caller's position: where this instance was inlined */
+		file = NULL;
+		line = 0;
+		if (files && dwarf_formudata(dwarf_attr(die, DW_AT_call_file,
+							&attr), &val) == 0)
+			file = symbolizer__intern(s, dwarf_filesrc(files, val,
+								   NULL, NULL));
+		if (dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &attr),
+				    &val) == 0)
+			line = val;
+	}
+	/* a chain that ends without its function: the last is not inlined
+	 * into anything we know */
+	if (f->nr)
+		f->v[f->nr - 1].inlined = 0;
+out:
+	free(sc.v);
+	return err;
+}
+
+/* ELF virtual address of a file offset, through the PT_LOAD holding it */
+static int module__vaddr(const struct module *mod, uint64_t off,
+			 uint64_t *vaddr)
+{
+	size_t i;
+
+	for (i = 0; i < mod->nr_loads; i++) {
+		const struct load_seg *l = &mod->loads[i];
+
+		if (off >= l->offset && off - l->offset < l->filesz) {
+			*vaddr = off - l->offset + l->vaddr;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static struct cache_ent *cache_ent__new(const void *key_mod, uint64_t addr,
+					const struct frames *f)
+{
+	struct cache_ent *ent;
+	size_t sz = sizeof(*ent) + sizeof(*ent->loc) +
+		    f->nr * sizeof(struct ap_sym_frame);
+
+	ent = calloc(1, sz);
+	if (!ent)
+		return NULL;
+	ent->mod = key_mod;
+	ent->addr = addr;
+	ent->loc = (struct ap_sym_loc *)(ent + 1);
+	ent->loc->nr_frames = f->nr;
+	if (f->nr)
+		memcpy(ent->loc->frames, f->v, f->nr * sizeof(*f->v));
+	return ent;
+}
+
+/* Resolves file offset off of a module into f; returns the dso offset. */
+static int module__resolve(struct ap_symbolizer *s, struct module *mod,
+			   uint64_t off, struct frames *f, uint64_t *dso_off)
+{
+	const struct func_sym *fs;
+	const char *name, *file = NULL;
+	uint64_t vaddr;
+	Dwarf_Addr addr;
+	Dwfl_Line *dl;
+	int line = 0, err, i;
+
+	*dso_off = off;
+	if (mod->state == MODULE_UNOPENED)
+		module__open(s, mod);
+	if (mod->state != MODULE_OK || module__vaddr(mod, off, &vaddr))
+		return 0;
+	*dso_off = vaddr;
+	addr = vaddr + mod->bias;
+
+	if (!s->opts.no_srcline) {
+		dl = dwfl_module_getsrc(mod->dwmod, addr);
+		if (dl) {
+			const char *src = dwfl_lineinfo(dl, NULL, &line, NULL,
+							NULL, NULL);
+
+			file = symbolizer__intern(s, src);
+		}
+	}
+
+	if (!s->opts.no_inline) {
+		err = module__inlines(s, mod, addr, file, line, f);
+		if (err)
+			return err;
+	}
+
+	/* the real function: the ELF symbol names it as perf does (clones
+	 * such as foo.cold keep their suffix), DWARF gives the line */
+	fs = module__find_sym(mod, addr);
+	if (fs) {
+		name = symbolizer__name(s, fs->name);
+		f->sym_start = fs->start;
+		f->have_start = true;
+		if (f->nr) {
+			f->v[f->nr - 1].sym = name;
+		} else {
+			err = frames__push(f, name, file, line, 0);
+			if (err)
+				return err;
+		}
+	}
+	/* a frame without a name is no frame */
+	for (i = 0; i < f->nr; i++)
+		if (!f->v[i].sym)
+			f->v[i].sym = symbolizer__intern(s, "[unknown]");
+	if (f->have_start)
+		f->sym_start -= mod->bias;
+	return 0;
+}
+
+static struct cache_ent *cache__find(const struct htab *h, const void *mod,
+				     uint64_t addr, uint64_t hash)
+{
+	struct hnode *n;
+
+	for (n = htab__bucket(h, hash); n; n = n->next) {
+		struct cache_ent *ent = (struct cache_ent *)n;
+
+		if (n->hash == hash && ent->mod == mod && ent->addr == addr)
+			return ent;
+	}
+	return NULL;
+}
+
+const struct ap_sym_loc *ap_symbolizer__user(struct ap_symbolizer *s,
+					     struct ap_addrspace *as,
+					     uint64_t ip, int is_return_addr)
+{
+	struct frames f = { 0 };
+	struct cache_ent *ent;
+	struct module *mod;
+	struct as_map *map;
+	uint64_t addr = ip, off, hash, dso_off;
+
+	if (!s)
+		return &unknown_loc;
+	/* a caller frame: blame the call, not what follows it */
+	if (is_return_addr && ip)
+		addr = ip - 1;
+	map = as ? addrspace__lookup(as, addr) : NULL;
+	if (map && !map->mod)
+		map->mod = symbolizer__module(s, &map->m);
+	if (!map || !map->mod) {
+		s->stats.lookups++;
+		s->stats.unresolved++;
+		return &unknown_loc;
+	}
+	mod = map->mod;
+	off = addr - map->m.start + map->m.pgoff;
+
+	hash = hash_u64((uintptr_t)mod ^ hash_u64(off));
+	ent = cache__find(&s->cache, mod, off, hash);
+	if (ent) {
+		s->stats.cache_hits++;
+		return ent->loc;
+	}
+
+	s->stats.lookups++;
+	if (module__resolve(s, mod, off, &f, &dso_off))
+		goto out_unknown;
+	ent = cache_ent__new(mod, off, &f);
+	if (!ent)
+		goto out_unknown;
+	ent->loc->dso = mod->dso;
+	ent->loc->dso_path = mod->state == MODULE_PSEUDO ? NULL : mod->path;
+	ent->loc->dso_offset = dso_off;
+	ent->loc->sym_offset = f.have_start ? dso_off - f.sym_start : 0;
+	if (htab__insert(&s->cache, &ent->node, hash)) {
+		free(ent);
+		goto out_unknown;
+	}
+	if (!f.nr)
+		s->stats.unresolved++;
+	free(f.v);
+	return ent->loc;
+
+out_unknown:
+	free(f.v);
+	s->stats.unresolved++;
+	return &unknown_loc;
+}
+
+/* ---- the kernel ---- */
+
+int ap_symbolizer__add_ksym(struct ap_symbolizer *s, const struct ap_ksym *k)
+{
+	if (!s || !k)
+		return -EINVAL;
+	if (!s->ksyms) {
+		s->ksyms = ap_kallsyms__new();
+		if (!s->ksyms)
+			return -ENOMEM;
+	}
+	/* results computed without this symbol may be wrong now */
+	htab__clear(&s->kcache, hnode__free);
+	return ap_kallsyms__add(s->ksyms, k);
+}
+
+int ap_symbolizer__load_kallsyms(struct ap_symbolizer *s, const char *path)
+{
+	struct ap_kallsyms *k;
+	int err;
+
+	if (!s)
+		return -EINVAL;
+	k = ap_kallsyms__load(path, &err);
+	if (!k)
+		return err;
+	htab__clear(&s->kcache, hnode__free);
+	ap_kallsyms__free(s->ksyms);
+	s->ksyms = k;
+	return 0;
+}
+
+const struct ap_sym_loc *ap_symbolizer__kernel(struct ap_symbolizer *s,
+					       uint64_t ip)
+{
+	const struct ap_ksym *ks;
+	struct frames f = { 0 };
+	struct ap_sym_frame one = { 0 };
+	struct cache_ent *ent;
+	char dso[sizeof(ks->module) + 2];
+	uint64_t hash;
+
+	if (!s)
+		return &unknown_loc;
+	hash = hash_u64(ip);
+	ent = cache__find(&s->kcache, NULL, ip, hash);
+	if (ent) {
+		s->stats.cache_hits++;
+		return ent->loc;
+	}
+
+	s->stats.lookups++;
+	ks = ap_kallsyms__find(s->ksyms, ip);
+	if (ks) {
+		one.sym = symbolizer__intern(s, ks->name);
+		f.v = &one;
+		f.nr = one.sym ? 1 : 0;
+	}
+	ent = cache_ent__new(NULL, ip, &f);
+	if (!ent)
+		goto out_unknown;
+	if (ks && ks->module[0]) {
+		snprintf(dso, sizeof(dso), "[%s]", ks->module);
+		ent->loc->dso = symbolizer__intern(s, dso);
+	} else {
+		ent->loc->dso = symbolizer__intern(s, KERNEL_DSO);
+	}
+	ent->loc->dso_offset = ip;
+	ent->loc->sym_offset = f.nr ? ip - ks->addr : 0;
+	if (htab__insert(&s->kcache, &ent->node, hash)) {
+		free(ent);
+		goto out_unknown;
+	}
+	if (!f.nr)
+		s->stats.unresolved++;
+	return ent->loc;
+
+out_unknown:
+	s->stats.unresolved++;
+	return &unknown_loc;
+}
+
+/* ---- output ---- */
+
+int ap_sym_loc__format(const struct ap_sym_loc *loc, int frame, char *buf,
+		       size_t len)
+{
+	int n;
+
+	if (!loc || !buf || frame < 0 ||
+	    (loc->nr_frames && frame >= loc->nr_frames) ||
+	    (!loc->nr_frames && frame > 0))
+		return -EINVAL;
+	if (loc->nr_frames && loc->frames[frame].sym)
+		n = snprintf(buf, len, "%s", loc->frames[frame].sym);
+	else if (loc->dso)
+		n = snprintf(buf, len, "%s+0x%" PRIx64, loc->dso,
+			     loc->dso_offset);
+	else
+		n = snprintf(buf, len, "[unknown]");
+	if (n < 0)
+		return -EINVAL;
+	if ((size_t)n >= len)
+		return -ENOSPC;
+	return n;
+}
