@@ -120,7 +120,8 @@ $(O)/tests/test_%: tests/unit/test_%.c $(LIBAP) | $(SKEL)
 	$(Q)$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -Itests/unit -o $@ $< $(LIBAP) $(CHECK_LIBS) $(LDLIBS)
 
 # workloads keep frame pointers so that user stacks unwind without DWARF
-WORKLOAD_CFLAGS	:= -O1 -g -fno-omit-frame-pointer -fno-inline-functions-called-once -pthread
+WORKLOAD_CFLAGS	:= -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
+		   -fno-inline-functions-called-once -pthread
 $(O)/tests/workloads/%: tests/workloads/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)

@@ -11,6 +11,10 @@
 #ifndef APERTURE_BPF_ABI_H
 #define APERTURE_BPF_ABI_H
 
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
 #define AP_MAX_STACK		127	/* frames per stack, kernel and user each */
 #define AP_COMM_LEN		16
 #define AP_RINGBUF_BYTES	(16 * 1024 * 1024)

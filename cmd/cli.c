@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ap_cli_usage_error(struct argp_state *state, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", state ? state->name : "aperture");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(EXIT_USAGE);
+}
+
+void ap_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("aperture: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void ap_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("aperture: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int ap_parse_u64(const char *s, unsigned long long min,
+		 unsigned long long max, unsigned long long *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || !*s || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* does the option named by arg exist, and take an argument? */
+static const struct argp_option *find_option(const struct argp *argp,
+					     const char *arg)
+{
+	const struct argp_option *o;
+
+	if (!argp->options)
+		return NULL;
+	for (o = argp->options; o->name || o->key || o->doc; o++) {
+		if (arg[0] == '-' && arg[1] == '-' && o->name) {
+			size_t n = strcspn(arg + 2, "=");
+
+			if (strlen(o->name) == n && !strncmp(o->name, arg + 2, n))
+				return o;
+		} else if (arg[0] == '-' && arg[1] != '-' && o->key > 0 &&
+			   o->key < 128 && o->key == arg[1]) {
+			return o;
+		}
+	}
+	return NULL;
+}
+
+error_t ap_cli_key(int key, char *arg, struct argp_state *state)
+{
+	const struct argp_option *o;
+	const char *bad;
+
+	switch (key) {
+	/* argp_state_help prints nothing under ARGP_NO_ERRS: argp_help */
+	case 'h':
+		argp_help(state->root_argp, stdout, ARGP_HELP_STD_HELP,
+			  state->name);
+		exit(0);
+	case 0x1ff:
+		argp_help(state->root_argp, stdout, ARGP_HELP_USAGE, state->name);
+		exit(0);
+	case ARGP_KEY_ERROR:
+		bad = state->next > 0 && state->next <= state->argc ?
+			state->argv[state->next - 1] : "?";
+		o = find_option(state->root_argp, bad);
+		if (o && o->arg)
+			ap_cli_usage_error(state,
+					   "option '%s' requires an argument",
+					   bad);
+		ap_cli_usage_error(state, "unrecognized option '%s'", bad);
+	}
+	return ARGP_ERR_UNKNOWN;
+}

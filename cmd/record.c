@@ -1,0 +1,603 @@
+// SPDX-License-Identifier: GPL-2.0
+/* aperture record: sample the targets into a record file. */
+#include <argp.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "aperture.h"
+#include "cli.h"
+#include "collector.h"
+#include "format.h"
+#include "procfs.h"
+#include "recorder.h"
+#include "symbolizer.h"
+#include "writer.h"
+
+#define DEFAULT_FREQ	999
+#define MAX_PIDS	1024
+#define FLUSH_NS	(500 * 1000 * 1000ull)
+
+struct record_opts {
+	pid_t pids[MAX_PIDS];
+	int nr_pids;
+	int system_wide;
+	uint32_t freq;
+	uint32_t events;
+	const char *output;
+	double duration;		/* seconds; 0: until the end */
+	char **cmd;			/* -- CMD ARGS */
+	struct ap_collect_opts collect;
+};
+
+enum {
+	OPT_SYSCALL_STACKS = 0x100,
+	OPT_CUDA_LIB,
+	OPT_MEM_DENSITY,
+	OPT_MIN_BLOCK,
+};
+
+static const struct argp_option options[] = {
+	{ NULL, 0, NULL, 0, "Targets:", 1 },
+	{ "pid", 'p', "PID[,PID..]", 0, "Record these processes, all their threads and the processes they fork", 1 },
+	{ "all-cpus", 'a', NULL, 0, "Record system-wide", 1 },
+	{ NULL, 0, NULL, 0, "What to record:", 2 },
+	{ "events", 'e', "LIST", 0, "Comma-separated events to record (default: cpu)", 2 },
+	{ "freq", 'F', "HZ", 0, "CPU sampling frequency (default: 999)", 2 },
+	{ "syscall-stacks", OPT_SYSCALL_STACKS, NULL, 0, "syscall: record the user stack at entry (costly)", 2 },
+	{ "cuda-lib", OPT_CUDA_LIB, "PATH", 0, "gpu: also probe this CUDA runtime or driver library", 2 },
+	{ "mem-density", OPT_MEM_DENSITY, "LEVEL", 0, "mem: sampling density low, default or high", 2 },
+	{ "count", 'c', "PERIOD", 0, "mem: sample every PERIOD operations (overrides --mem-density)", 2 },
+	{ "min-block", OPT_MIN_BLOCK, "USECS", 0, "sched: ignore off-CPU periods shorter than USECS (default: 1)", 2 },
+	{ NULL, 0, NULL, 0, "Output:", 3 },
+	{ "output", 'o', "FILE", 0, "Write to FILE (default: aperture.data; an existing one is kept as FILE.old)", 3 },
+	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS", 3 },
+	AP_CLI_HELP_OPTIONS,
+	{ NULL },
+};
+
+static const char doc[] =
+	"Sample the CPU stacks (and other events) of a command, of running "
+	"processes or of the whole system into a record file.\n\n"
+	"Recording ends on Ctrl-C, SIGTERM, after --duration, or when every "
+	"target has exited; the file is always finished.  Events: cpu."
+	"\v"
+	"Examples:\n"
+	"  aperture record -F 999 -- ./prog args\n"
+	"  aperture record -p 1234,1240 -d 10\n"
+	"  aperture record -a -d 5 -o system.data\n";
+
+static void add_pids(struct argp_state *state, struct record_opts *o,
+		     const char *list)
+{
+	char *dup = strdup(list), *tok, *save = NULL;
+
+	if (!dup)
+		ap_cli_usage_error(state, "out of memory");
+	for (tok = strtok_r(dup, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		unsigned long long v;
+
+		if (ap_parse_u64(tok, 1, INT32_MAX, &v))
+			ap_cli_usage_error(state, "invalid pid '%s'", tok);
+		if (o->nr_pids == MAX_PIDS)
+			ap_cli_usage_error(state, "at most %d pids", MAX_PIDS);
+		o->pids[o->nr_pids++] = (pid_t)v;
+	}
+	free(dup);
+}
+
+static uint32_t max_sample_rate(void)
+{
+	unsigned long long v = 100000;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+
+	if (f) {
+		if (fscanf(f, "%llu", &v) != 1)
+			v = 100000;
+		fclose(f);
+	}
+	return (uint32_t)v;
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct record_opts *o = state->input;
+	unsigned long long v;
+	char bad[128];
+	char *end;
+
+	switch (key) {
+	case 'p':
+		add_pids(state, o, arg);
+		break;
+	case 'a':
+		o->system_wide = 1;
+		break;
+	case 'e':
+		if (ap_events__parse(arg, &o->events, &o->collect, bad,
+				     sizeof(bad)))
+			ap_cli_usage_error(state,
+					   "unknown event '%s'; valid events: %s",
+					   bad, ap_events__valid());
+		break;
+	case 'F':
+		if (ap_parse_u64(arg, 1, max_sample_rate(), &v))
+			ap_cli_usage_error(state,
+					   "bad frequency '%s': give 1 to %u Hz (perf_event_max_sample_rate)",
+					   arg, max_sample_rate());
+		o->freq = v;
+		break;
+	case OPT_SYSCALL_STACKS:
+		o->collect.syscall_stacks = 1;
+		break;
+	case OPT_CUDA_LIB:
+		if (access(arg, R_OK))
+			ap_cli_usage_error(state, "cannot read CUDA library '%s': %s",
+					   arg, strerror(errno));
+		o->collect.cuda_lib = arg;
+		break;
+	case OPT_MEM_DENSITY:
+		if (!strcmp(arg, "low"))
+			o->collect.mem_density = 0;
+		else if (!strcmp(arg, "default"))
+			o->collect.mem_density = 1;
+		else if (!strcmp(arg, "high"))
+			o->collect.mem_density = 2;
+		else
+			ap_cli_usage_error(state,
+					   "bad density '%s': give low, default or high",
+					   arg);
+		break;
+	case 'c':
+		if (ap_parse_u64(arg, 1, 1ull << 40, &v))
+			ap_cli_usage_error(state, "bad period '%s': give a count >= 1",
+					   arg);
+		o->collect.mem_period = v;
+		break;
+	case OPT_MIN_BLOCK:
+		if (ap_parse_u64(arg, 0, 1ull << 40, &v))
+			ap_cli_usage_error(state, "bad --min-block '%s': give microseconds",
+					   arg);
+		o->collect.min_block_ns = v * 1000;
+		break;
+	case 'o':
+		if (!*arg)
+			ap_cli_usage_error(state, "empty output file name");
+		o->output = arg;
+		break;
+	case 'd':
+		errno = 0;
+		o->duration = strtod(arg, &end);
+		if (errno || *end || end == arg || !(o->duration > 0))
+			ap_cli_usage_error(state,
+					   "bad duration '%s': give seconds > 0",
+					   arg);
+		break;
+	case ARGP_KEY_ARG:
+		/* everything from the first non-option on is the command */
+		o->cmd = &state->argv[state->next - 1];
+		state->next = state->argc;
+		break;
+	case ARGP_KEY_END:
+		if (o->nr_pids && o->cmd)
+			ap_cli_usage_error(state,
+					   "give either -p PID or a command, not both");
+		if (o->nr_pids && o->system_wide)
+			ap_cli_usage_error(state,
+					   "give either -p PID or -a, not both");
+		if (!o->nr_pids && !o->system_wide && !o->cmd)
+			ap_cli_usage_error(state,
+					   "nothing to record: give -p PID, -a or -- CMD ARGS");
+		break;
+	default:
+		return ap_cli_key(key, arg, state);
+	}
+	return 0;
+}
+
+static const struct argp argp = {
+	options, parse_opt, "[-- CMD ARGS..]", doc,
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static int64_t mono_to_real(void)
+{
+	struct timespec r, m;
+
+	clock_gettime(CLOCK_REALTIME, &r);
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	return ((int64_t)r.tv_sec - m.tv_sec) * 1000000000ll +
+	       ((int64_t)r.tv_nsec - m.tv_nsec);
+}
+
+/* keep the previous recording as FILE.old, as perf does */
+static int keep_old(const char *path)
+{
+	char old[4096 + 8];
+	struct stat st;
+
+	if (stat(path, &st) || !S_ISREG(st.st_mode) || !st.st_size)
+		return 0;
+	snprintf(old, sizeof(old), "%s.old", path);
+	if (rename(path, old)) {
+		ap_err("keeping '%s' as '%s': %s", path, old, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+/*
+ * The workload: forked now, held on a pipe until the probes are attached,
+ * then exec'd.  Exec failure comes back through a close-on-exec pipe.
+ */
+struct workload {
+	pid_t pid;
+	int go_fd;
+	int err_fd;
+	int status;
+	int exited;
+};
+
+static int workload_fork(struct workload *w, char **cmd)
+{
+	int go[2], errp[2];
+
+	if (pipe2(go, O_CLOEXEC) || pipe2(errp, O_CLOEXEC))
+		return -errno;
+	w->pid = fork();
+	if (w->pid < 0)
+		return -errno;
+	if (w->pid == 0) {
+		char c;
+		int e;
+
+		close(go[1]);
+		close(errp[0]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(cmd[0], cmd);
+		e = errno;
+		if (write(errp[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(errp[1]);
+	w->go_fd = go[1];
+	w->err_fd = errp[0];
+	w->exited = 0;
+	return 0;
+}
+
+/* 0 when the command runs, -errno when exec failed */
+static int workload_start(struct workload *w)
+{
+	int e = 0;
+	ssize_t n;
+
+	if (write(w->go_fd, "g", 1) != 1)
+		return -errno;
+	close(w->go_fd);
+	n = read(w->err_fd, &e, sizeof(e));
+	close(w->err_fd);
+	return n == sizeof(e) ? -e : 0;
+}
+
+struct record {
+	struct record_opts *o;
+	struct ap_writer *w;
+	struct ap_recorder *rec;
+	struct ap_collector *col;
+	int write_err;
+};
+
+static int sink_to_writer(void *ctx, const void *frames, size_t len)
+{
+	struct record *r = ctx;
+	int err;
+
+	if (r->write_err)
+		return 0;	/* counted once, reported at the end */
+	err = ap_writer__append(r->w, frames, len);
+	if (err)
+		r->write_err = err;
+	return 0;
+}
+
+static void note(void *ctx, const char *msg)
+{
+	fprintf(stderr, "aperture: %s\n", msg);
+}
+
+static void build_header(struct ap_header *h, const struct record_opts *o,
+			 int argc, char **argv, uint32_t available)
+{
+	struct utsname u;
+	size_t off = 0;
+	int i;
+
+	ap_header__init(h);
+	h->start_mono_ns = mono_ns();
+	h->mono_to_real_ns = mono_to_real();
+	h->freq = o->freq;
+	h->events_requested = o->events;
+	h->events_available = available;
+	h->ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (!uname(&u)) {
+		snprintf(h->host, sizeof(h->host), "%s", u.nodename);
+		snprintf(h->kernel, sizeof(h->kernel), "%s", u.release);
+	}
+	snprintf(h->cmdline, sizeof(h->cmdline), "aperture record");
+	off = strlen(h->cmdline);
+	for (i = 1; i < argc && off < sizeof(h->cmdline); i++)
+		off += snprintf(h->cmdline + off, sizeof(h->cmdline) - off,
+				" %s", argv[i]);
+	if (o->system_wide) {
+		snprintf(h->target, sizeof(h->target), "system-wide");
+	} else if (o->cmd) {
+		snprintf(h->target, sizeof(h->target), "command %s", o->cmd[0]);
+	} else {
+		off = snprintf(h->target, sizeof(h->target), "pid");
+		for (i = 0; i < o->nr_pids && off < sizeof(h->target); i++)
+			off += snprintf(h->target + off,
+					sizeof(h->target) - off, "%s%d",
+					i ? "," : " ", o->pids[i]);
+	}
+}
+
+static int targets_alive(struct record *r)
+{
+	int i, alive = 0;
+
+	for (i = 0; i < r->o->nr_pids; i++)
+		if (ap_recorder__exit_code(r->rec, r->o->pids[i]) < 0 &&
+		    ap_proc_alive(r->o->pids[i]))
+			alive++;
+	return alive;
+}
+
+static void human_size(uint64_t n, char *buf, size_t len)
+{
+	if (n >= 10 * 1024 * 1024)
+		snprintf(buf, len, "%.1f MB", n / (1024.0 * 1024));
+	else if (n >= 10 * 1024)
+		snprintf(buf, len, "%.1f KB", n / 1024.0);
+	else
+		snprintf(buf, len, "%" PRIu64 " bytes", n);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts o = {
+		.freq = DEFAULT_FREQ,
+		.output = "aperture.data",
+		.collect.mem_density = 1,
+		.collect.min_block_ns = 1000,
+	};
+	struct record r = { .o = &o };
+	struct workload wl = { .pid = -1 };
+	const struct ap_record_counts *counts;
+	struct ap_kallsyms *ksyms = NULL;
+	const struct ap_sensor *sensors;
+	struct ap_summary sum;
+	struct ap_header hdr;
+	struct sigaction sa;
+	uint64_t counters[AP_STAT_NR], start, last_flush, deadline = 0;
+	uint32_t available = 0;
+	char err[512], size[32];
+	size_t i, nsens;
+	int ret = 1, e;
+
+	o.events = AP_EVMASK(AP_TAG_CPU);
+	argp_parse(&argp, argc, argv, AP_ARGP_FLAGS | ARGP_IN_ORDER, NULL, &o);
+	o.collect.events = o.events;
+	if (o.collect.syscall_stacks && !(o.events & AP_EVMASK(AP_TAG_SYSCALL)))
+		ap_warn("--syscall-stacks has no effect without -e syscall");
+	o.collect.system_wide = o.system_wide;
+	o.collect.freq = o.freq;
+
+	for (i = 0; i < (size_t)o.nr_pids; i++) {
+		if (!ap_proc_alive(o.pids[i])) {
+			ap_err("no such process: %d", o.pids[i]);
+			return 1;
+		}
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
+	r.rec = ap_recorder__new(sink_to_writer, &r);
+	if (!r.rec) {
+		ap_err("out of memory");
+		return 1;
+	}
+	e = ap_collector__open(&r.col, &o.collect, ap_recorder__event, note,
+			       r.rec, err, sizeof(err));
+	if (e) {
+		ap_err("%s", err);
+		goto out_recorder;
+	}
+	ap_recorder__set_collector(r.rec, r.col);
+
+	if (o.cmd) {
+		e = workload_fork(&wl, o.cmd);
+		if (e) {
+			ap_err("starting '%s': %s", o.cmd[0], strerror(-e));
+			goto out_collector;
+		}
+		ap_collector__add_target(r.col, wl.pid);
+	}
+	for (i = 0; i < (size_t)o.nr_pids; i++)
+		ap_collector__add_target(r.col, o.pids[i]);
+
+	e = ap_collector__start(r.col, err, sizeof(err));
+	if (e) {
+		ap_err("%s", err);
+		goto out_workload;
+	}
+	nsens = ap_collector__sensors(r.col, &sensors);
+	for (i = 0; i < nsens; i++)
+		if ((o.events & AP_EVMASK(sensors[i].tag)) &&
+		    sensors[i].state != AP_SENSOR_UNAVAILABLE)
+			available |= AP_EVMASK(sensors[i].tag);
+
+	ksyms = ap_kallsyms__load("/proc/kallsyms", &e);
+	if (!ksyms)
+		ap_warn("kernel symbols unavailable (/proc/kallsyms: %s): kernel frames will show as addresses",
+			strerror(-e));
+	ap_recorder__set_kallsyms(r.rec, ksyms);
+
+	if (keep_old(o.output))
+		goto out_workload;
+	build_header(&hdr, &o, argc, argv, available);
+	r.w = ap_writer__create(o.output, &hdr, &e);
+	if (!r.w) {
+		ap_err("creating '%s': %s", o.output, strerror(-e));
+		goto out_workload;
+	}
+
+	if (o.cmd)
+		ap_recorder__snapshot(r.rec, wl.pid);
+	for (i = 0; i < (size_t)o.nr_pids; i++)
+		ap_recorder__snapshot(r.rec, o.pids[i]);
+	ap_recorder__flush(r.rec);
+
+	start = last_flush = mono_ns();
+	if (o.duration > 0)
+		deadline = start + (uint64_t)(o.duration * 1e9);
+	if (o.cmd) {
+		e = workload_start(&wl);
+		if (e) {
+			ap_err("cannot run '%s': %s", o.cmd[0], strerror(-e));
+			waitpid(wl.pid, &wl.status, 0);
+			wl.exited = 1;
+			ret = 127;
+			goto out_finish;
+		}
+	}
+
+	while (!stop_signal) {
+		uint64_t now;
+
+		e = ap_collector__poll(r.col, 100);
+		if (e < 0 && e != -EINTR) {
+			ap_err("reading events: %s", strerror(-e));
+			break;
+		}
+		now = mono_ns();
+		if (now - last_flush >= FLUSH_NS) {
+			ap_recorder__flush(r.rec);
+			if (!r.write_err)
+				r.write_err = ap_writer__flush(r.w);
+			last_flush = now;
+		}
+		if (r.write_err)
+			break;
+		if (deadline && now >= deadline)
+			break;
+		if (o.cmd && !wl.exited &&
+		    waitpid(wl.pid, &wl.status, WNOHANG) == wl.pid) {
+			wl.exited = 1;
+			break;
+		}
+		if (o.nr_pids && !targets_alive(&r))
+			break;
+	}
+	/* what is still in the ring buffer belongs to the recording */
+	while (ap_collector__poll(r.col, 0) > 0)
+		;
+	ret = 0;
+
+out_finish:
+	ap_recorder__write_status(r.rec, r.col);
+	ap_recorder__flush(r.rec);
+	ap_collector__counters(r.col, counters);
+	counts = ap_recorder__counts(r.rec);
+	memset(&sum, 0, sizeof(sum));
+	sum.end_mono_ns = mono_ns();
+	sum.samples = counts->samples;
+	sum.events = counts->events;
+	sum.lost[AP_LOST_RINGBUF] = counters[AP_STAT_RB_DROP];
+	sum.lost[AP_LOST_KSTACK] = counters[AP_STAT_KSTACK_ERR];
+	sum.lost[AP_LOST_USTACK] = counters[AP_STAT_USTACK_ERR];
+	sum.exit_status = -1;
+	if (o.cmd && wl.exited)
+		sum.exit_status = wl.status;
+	e = ap_writer__close(r.w, &sum);
+	if (r.write_err || e) {
+		ap_err("writing '%s': %s; the blocks written before are kept",
+		       o.output, strerror(-(r.write_err ? r.write_err : e)));
+		ret = 1;
+	}
+	if (stop_signal && o.cmd && !wl.exited) {
+		kill(wl.pid, SIGTERM);
+		waitpid(wl.pid, &wl.status, 0);
+		wl.exited = 1;
+	}
+	if (ret == 0) {
+		struct stat st;
+		uint64_t bytes = stat(o.output, &st) ? 0 : st.st_size;
+
+		human_size(bytes, size, sizeof(size));
+		fprintf(stderr,
+			"aperture: %" PRIu64 " samples, %" PRIu64 " events, %" PRIu64 " lost",
+			counts->samples, counts->events,
+			counters[AP_STAT_RB_DROP]);
+		if (counters[AP_STAT_KSTACK_ERR] || counters[AP_STAT_USTACK_ERR])
+			fprintf(stderr, " (stack errors: %" PRIu64 " kernel, %" PRIu64 " user)",
+				counters[AP_STAT_KSTACK_ERR],
+				counters[AP_STAT_USTACK_ERR]);
+		fprintf(stderr, ", %s written to %s\n", size, o.output);
+	}
+	if (o.cmd && wl.exited && ret == 0) {
+		if (WIFEXITED(wl.status) && WEXITSTATUS(wl.status))
+			fprintf(stderr, "aperture: '%s' exited with status %d\n",
+				o.cmd[0], WEXITSTATUS(wl.status));
+		else if (WIFSIGNALED(wl.status))
+			fprintf(stderr, "aperture: '%s' killed by signal %d (%s)\n",
+				o.cmd[0], WTERMSIG(wl.status),
+				strsignal(WTERMSIG(wl.status)));
+	}
+	ap_kallsyms__free(ksyms);
+	ksyms = NULL;
+	goto out_collector;
+
+out_workload:
+	if (wl.pid > 0 && !wl.exited) {
+		kill(wl.pid, SIGKILL);
+		waitpid(wl.pid, NULL, 0);
+	}
+out_collector:
+	ap_kallsyms__free(ksyms);
+	ap_collector__close(r.col);
+out_recorder:
+	ap_recorder__free(r.rec);
+	return ret;
+}

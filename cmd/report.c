@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: GPL-2.0
+/* aperture report: read a record file and print what it holds. */
+#include <argp.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "format.h"
+#include "reader.h"
+#include "session.h"
+#include "symbolizer.h"
+#include "view.h"
+
+#define MAX_VIEWS	16
+
+struct report_opts {
+	const char *input;
+	const char *events;		/* NULL: what the file holds */
+	struct ap_report_opts r;
+};
+
+enum {
+	OPT_FORMAT = 0x100,
+	OPT_SORT,
+	OPT_PID,
+	OPT_TID,
+	OPT_COMM,
+	OPT_LIMIT,
+	OPT_NO_CHILDREN,
+	OPT_USER_ONLY,
+	OPT_EVENTS,
+	OPT_PER_THREAD,
+	OPT_ERRORS,
+	OPT_HIST,
+};
+
+static const struct argp_option options[] = {
+	{ "input", 'i', "FILE", 0, "Read FILE (default: aperture.data)", 1 },
+	{ "events", OPT_EVENTS, "LIST", 0, "Views to print (default: every event the file holds)", 1 },
+	{ NULL, 0, NULL, 0, "Output:", 2 },
+	{ "format", OPT_FORMAT, "FMT", 0, "table (default), folded (flamegraph.pl input) or json", 2 },
+	{ "sort", OPT_SORT, "KEYS", 0, "Row keys, comma-separated: comm, pid, tid, dso, sym (default: comm,dso,sym)", 2 },
+	{ "limit", OPT_LIMIT, "N", 0, "Print at most N rows", 2 },
+	{ "no-children", OPT_NO_CHILDREN, NULL, 0, "Omit the inclusive (children) column", 2 },
+	{ "user-only", OPT_USER_ONLY, NULL, 0, "Hide kernel frames", 2 },
+	{ "per-thread", OPT_PER_THREAD, NULL, 0, "syscall, lock: one table per thread", 2 },
+	{ "errors", OPT_ERRORS, NULL, 0, "syscall: errno breakdown per syscall", 2 },
+	{ "hist", OPT_HIST, NULL, 0, "syscall: log2 latency histogram per syscall", 2 },
+	{ NULL, 0, NULL, 0, "Filters:", 3 },
+	{ "pid", OPT_PID, "PID[,PID..]", 0, "Only these processes", 3 },
+	{ "tid", OPT_TID, "TID[,TID..]", 0, "Only these threads", 3 },
+	{ "comm", OPT_COMM, "NAME", 0, "Only threads named NAME", 3 },
+	AP_CLI_HELP_OPTIONS,
+	{ NULL },
+};
+
+static const char doc[] =
+	"Read a record file made by 'aperture record' and print where the "
+	"time went: a table like perf report (self and children overhead), "
+	"folded stacks for flame graphs, or JSON."
+	"\v"
+	"Examples:\n"
+	"  aperture report\n"
+	"  aperture report --sort comm,sym --limit 20\n"
+	"  aperture report --format folded | flamegraph.pl > cpu.svg\n"
+	"  aperture report -i old.data --format json --pid 1234\n";
+
+static int parse_list(const char *arg, uint32_t *out, int max)
+{
+	char *dup = strdup(arg), *tok, *save = NULL;
+	int n = 0;
+
+	if (!dup)
+		return -ENOMEM;
+	for (tok = strtok_r(dup, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		unsigned long long v;
+
+		if (n == max || ap_parse_u64(tok, 1, UINT32_MAX, &v)) {
+			free(dup);
+			return -EINVAL;
+		}
+		out[n++] = (uint32_t)v;
+	}
+	free(dup);
+	return n ? n : -EINVAL;
+}
+
+static int parse_sort(const char *arg, struct ap_report_opts *r)
+{
+	static const char *const names[AP_KEY_NR] = {
+		[AP_KEY_COMM] = "comm", [AP_KEY_PID] = "pid",
+		[AP_KEY_TID] = "tid", [AP_KEY_DSO] = "dso",
+		[AP_KEY_SYM] = "sym",
+	};
+	char *dup = strdup(arg), *tok, *save = NULL;
+	int k, err = 0;
+
+	if (!dup)
+		return -ENOMEM;
+	r->nr_keys = 0;
+	for (tok = strtok_r(dup, ",", &save); tok && !err;
+	     tok = strtok_r(NULL, ",", &save)) {
+		for (k = 0; k < AP_KEY_NR; k++)
+			if (!strcmp(tok, names[k]))
+				break;
+		if (k == AP_KEY_NR || r->nr_keys == AP_MAX_KEYS)
+			err = -EINVAL;
+		else
+			r->keys[r->nr_keys++] = k;
+	}
+	free(dup);
+	return err || !r->nr_keys ? -EINVAL : 0;
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct report_opts *o = state->input;
+	unsigned long long v;
+	int n;
+
+	switch (key) {
+	case 'i':
+		o->input = arg;
+		break;
+	case OPT_EVENTS:
+		o->events = arg;
+		break;
+	case OPT_FORMAT:
+		if (!strcmp(arg, "table"))
+			o->r.format = AP_FMT_TABLE;
+		else if (!strcmp(arg, "folded"))
+			o->r.format = AP_FMT_FOLDED;
+		else if (!strcmp(arg, "json"))
+			o->r.format = AP_FMT_JSON;
+		else
+			ap_cli_usage_error(state,
+					   "unknown format '%s': give table, folded or json",
+					   arg);
+		break;
+	case OPT_SORT:
+		if (parse_sort(arg, &o->r))
+			ap_cli_usage_error(state,
+					   "bad sort keys '%s': give comma-separated comm, pid, tid, dso, sym",
+					   arg);
+		break;
+	case OPT_PID:
+		n = parse_list(arg, o->r.pids, AP_MAX_FILTER);
+		if (n < 0)
+			ap_cli_usage_error(state, "bad pid list '%s'", arg);
+		o->r.nr_pids = n;
+		break;
+	case OPT_TID:
+		n = parse_list(arg, o->r.tids, AP_MAX_FILTER);
+		if (n < 0)
+			ap_cli_usage_error(state, "bad tid list '%s'", arg);
+		o->r.nr_tids = n;
+		break;
+	case OPT_COMM:
+		o->r.comm = arg;
+		break;
+	case OPT_LIMIT:
+		if (ap_parse_u64(arg, 1, 1000000000, &v))
+			ap_cli_usage_error(state, "bad limit '%s': give N >= 1",
+					   arg);
+		o->r.limit = (long)v;
+		break;
+	case OPT_NO_CHILDREN:
+		o->r.no_children = 1;
+		break;
+	case OPT_USER_ONLY:
+		o->r.user_only = 1;
+		break;
+	case OPT_PER_THREAD:
+		o->r.per_thread = 1;
+		break;
+	case OPT_ERRORS:
+		o->r.errors = 1;
+		break;
+	case OPT_HIST:
+		o->r.hist = 1;
+		break;
+	case ARGP_KEY_ARG:
+		ap_cli_usage_error(state, "unexpected argument '%s'", arg);
+	default:
+		return ap_cli_key(key, arg, state);
+	}
+	return 0;
+}
+
+static const struct argp argp = { options, parse_opt, NULL, doc };
+
+static void warn_cb(void *ctx, const char *msg)
+{
+	fprintf(stderr, "aperture: warning: %s\n", msg);
+}
+
+struct view_inst {
+	const struct ap_view_ops *ops;
+	void *v;
+};
+
+static void fmt_time(char *buf, size_t len, const struct ap_header *h)
+{
+	time_t t = (time_t)((h->start_mono_ns + h->mono_to_real_ns) /
+			    1000000000ull);
+	struct tm tm;
+
+	if (localtime_r(&t, &tm))
+		strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
+	else
+		snprintf(buf, len, "?");
+}
+
+static double duration_s(const struct ap_header *h,
+			 const struct ap_read_stats *st,
+			 const struct ap_session *s)
+{
+	uint64_t end = st->has_summary ? st->summary.end_mono_ns :
+					 ap_session__last_ts(s);
+
+	return end > h->start_mono_ns ? (end - h->start_mono_ns) / 1e9 : 0;
+}
+
+static void print_header_table(FILE *out, const char *path,
+			       const struct ap_header *h,
+			       const struct ap_read_stats *st,
+			       const struct ap_session *s)
+{
+	const struct ap_sensor *sens;
+	char when[64];
+	size_t i, n;
+
+	fmt_time(when, sizeof(when), h);
+	fprintf(out, "# aperture report of %s (format %u.%u)\n", path,
+		h->major, h->minor);
+	fprintf(out, "# cmdline : %s\n", h->cmdline);
+	fprintf(out, "# target  : %s\n", h->target);
+	fprintf(out, "# host    : %s, kernel %s, %u CPUs\n", h->host,
+		h->kernel, h->ncpus);
+	fprintf(out, "# recorded: %s, duration %.2f s\n", when,
+		duration_s(h, st, s));
+	fprintf(out, "# samples : %" PRIu64 "%s, lost %" PRIu64
+		" (ring buffer), stack errors %" PRIu64 " kernel / %" PRIu64
+		" user\n",
+		st->has_summary ? st->summary.samples : 0,
+		st->has_summary ? "" : " (no summary: recording cut short)",
+		ap_session__lost(s, AP_LOST_RINGBUF),
+		ap_session__lost(s, AP_LOST_KSTACK),
+		ap_session__lost(s, AP_LOST_USTACK));
+	n = ap_session__sensors(s, &sens);
+	for (i = 0; i < n; i++) {
+		if (sens[i].state == AP_SENSOR_UNAVAILABLE)
+			fprintf(out, "# sensor  : %s unavailable: %s\n",
+				sens[i].name, sens[i].reason);
+		else
+			fprintf(out, "# sensor  : %s from %s%s%s\n",
+				sens[i].name, sens[i].source,
+				sens[i].reason[0] ? ": " : "", sens[i].reason);
+	}
+	if (st->truncated)
+		fprintf(out, "# note    : file cut short; %" PRIu64
+			" complete blocks recovered\n", st->blocks);
+	if (st->blocks_bad)
+		fprintf(out, "# note    : %" PRIu64 " corrupted blocks skipped\n",
+			st->blocks_bad);
+	fprintf(out, "#\n");
+}
+
+static void print_header_json(FILE *out, const struct ap_header *h,
+			      const struct ap_read_stats *st,
+			      const struct ap_session *s)
+{
+	const struct ap_sensor *sens;
+	size_t i, n;
+
+	fprintf(out, "  \"header\": {\"version\": \"%u.%u\", \"cmdline\": ",
+		h->major, h->minor);
+	ap_json_str(out, h->cmdline);
+	fputs(", \"target\": ", out);
+	ap_json_str(out, h->target);
+	fputs(", \"host\": ", out);
+	ap_json_str(out, h->host);
+	fputs(", \"kernel\": ", out);
+	ap_json_str(out, h->kernel);
+	fprintf(out, ", \"ncpus\": %u, \"freq\": %u, \"start_ns\": %" PRIu64
+		", \"wall_start_ns\": %" PRIu64 ", \"duration_s\": %.6f",
+		h->ncpus, h->freq, h->start_mono_ns,
+		h->start_mono_ns + h->mono_to_real_ns, duration_s(h, st, s));
+	fprintf(out, ", \"samples\": %" PRIu64 ", \"lost\": %" PRIu64
+		", \"kernel_stack_errors\": %" PRIu64
+		", \"user_stack_errors\": %" PRIu64,
+		st->has_summary ? st->summary.samples : 0,
+		ap_session__lost(s, AP_LOST_RINGBUF),
+		ap_session__lost(s, AP_LOST_KSTACK),
+		ap_session__lost(s, AP_LOST_USTACK));
+	fprintf(out, ", \"truncated\": %s, \"blocks\": %" PRIu64
+		", \"blocks_bad\": %" PRIu64 ", \"sensors\": [",
+		st->truncated ? "true" : "false", st->blocks, st->blocks_bad);
+	n = ap_session__sensors(s, &sens);
+	for (i = 0; i < n; i++) {
+		fprintf(out, "%s{\"name\": ", i ? ", " : "");
+		ap_json_str(out, sens[i].name);
+		fprintf(out, ", \"available\": %s, \"source\": ",
+			sens[i].state == AP_SENSOR_UNAVAILABLE ? "false" : "true");
+		ap_json_str(out, sens[i].source);
+		fputs(", \"reason\": ", out);
+		ap_json_str(out, sens[i].reason);
+		fputc('}', out);
+	}
+	fputs("]}", out);
+}
+
+static int add_view(struct view_inst *vi, int *nr, const char *name,
+		    struct report_opts *o, struct ap_session *s)
+{
+	const struct ap_view_ops *ops = ap_view__find(name);
+	int i;
+
+	if (!ops)
+		return -ENOENT;
+	for (i = 0; i < *nr; i++)
+		if (vi[i].ops == ops)
+			return 0;
+	if (*nr == MAX_VIEWS)
+		return -E2BIG;
+	vi[*nr].ops = ops;
+	vi[*nr].v = ops->new(&o->r, s);
+	if (!vi[*nr].v)
+		return -ENOMEM;
+	(*nr)++;
+	return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_opts o = { .input = "aperture.data" };
+	struct view_inst views[MAX_VIEWS];
+	const struct ap_read_stats *st;
+	struct ap_symbolizer_opts so = { .warn = warn_cb };
+	struct ap_symbolizer *sym = NULL;
+	struct ap_session *s = NULL;
+	struct ap_reader *rd;
+	struct ap_frame f;
+	char errbuf[512], names[256];
+	int nr_views = 0, i, err, ret = 1;
+
+	o.r.keys[0] = AP_KEY_COMM;
+	o.r.keys[1] = AP_KEY_DSO;
+	o.r.keys[2] = AP_KEY_SYM;
+	o.r.nr_keys = 3;
+	argp_parse(&argp, argc, argv, AP_ARGP_FLAGS, NULL, &o);
+
+	rd = ap_reader__open(o.input, &err, errbuf, sizeof(errbuf));
+	if (!rd) {
+		ap_err("%s", errbuf);
+		return 1;
+	}
+	ap_reader__set_warn(rd, warn_cb, NULL);
+	sym = ap_symbolizer__new(&so);
+	s = sym ? ap_session__new(sym) : NULL;
+	if (!s) {
+		ap_err("out of memory");
+		goto out;
+	}
+
+	if (o.events) {
+		char *dup = strdup(o.events), *tok, *save = NULL;
+
+		for (tok = strtok_r(dup, ",", &save); tok;
+		     tok = strtok_r(NULL, ",", &save)) {
+			err = add_view(views, &nr_views, tok, &o, s);
+			if (err == -ENOENT) {
+				fprintf(stderr,
+					"aperture report: unknown event '%s'; valid events: %s\n",
+					tok, ap_view__names(names, sizeof(names)));
+				free(dup);
+				ret = EXIT_USAGE;
+				goto out;
+			}
+		}
+		free(dup);
+	} else {
+		const struct ap_header *h = ap_reader__header(rd);
+		uint32_t tag;
+
+		for (tag = 0; tag < 32; tag++) {
+			const char *name = ap_tag__name(tag);
+
+			if ((h->events_requested & AP_EVMASK(tag)) && name)
+				add_view(views, &nr_views, name, &o, s);
+		}
+		if (!nr_views)
+			add_view(views, &nr_views, "cpu", &o, s);
+	}
+
+	while ((err = ap_reader__next(rd, &f)) > 0) {
+		if (ap_session__feed(s, &f) != 1)
+			continue;
+		for (i = 0; i < nr_views; i++)
+			if (views[i].ops->tag == f.tag)
+				views[i].ops->event(views[i].v, &f);
+	}
+	if (err < 0) {
+		ap_err("reading '%s': %s; reporting what was read",
+		       o.input, strerror(-err));
+	}
+	st = ap_reader__stats(rd);
+	if (ap_session__bad_frames(s))
+		ap_warn("%" PRIu64 " frames did not decode and were skipped",
+			ap_session__bad_frames(s));
+
+	switch (o.r.format) {
+	case AP_FMT_JSON:
+		fputs("{\n", stdout);
+		print_header_json(stdout, ap_reader__header(rd), st, s);
+		for (i = 0; i < nr_views; i++) {
+			fprintf(stdout, ",\n  \"%s\": ", views[i].ops->name);
+			views[i].ops->print(views[i].v, stdout);
+		}
+		fputs("\n}\n", stdout);
+		break;
+	case AP_FMT_FOLDED:
+		for (i = 0; i < nr_views; i++)
+			views[i].ops->print(views[i].v, stdout);
+		break;
+	default:
+		print_header_table(stdout, o.input, ap_reader__header(rd), st,
+				   s);
+		for (i = 0; i < nr_views; i++) {
+			if (i)
+				fputc('\n', stdout);
+			views[i].ops->print(views[i].v, stdout);
+		}
+	}
+	ret = 0;
+out:
+	for (i = 0; i < nr_views; i++)
+		views[i].ops->free(views[i].v);
+	ap_session__free(s);
+	ap_symbolizer__free(sym);
+	ap_reader__close(rd);
+	return ret;
+}

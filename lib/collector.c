@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "collector.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "aperture.h"
+#include "aperture.skel.h"
+#include "sensor.h"
+
+/* one row per -e name; the order is the order of AP_TAG_* */
+static const struct ap_sensor_ops *const sensor_table[] = {
+	&ap_sensor_cpu,
+};
+
+#define NR_SENSORS (sizeof(sensor_table) / sizeof(sensor_table[0]))
+
+/* qualified event names: "sensor:variant" turns on an option */
+static const struct {
+	const char *name;
+	const char *sensor;
+	size_t opt;		/* offset of an int in ap_collect_opts */
+} variants[] = {
+	{ "lock:pthread", "lock", offsetof(struct ap_collect_opts, lock_pthread) },
+};
+
+int ap_events__parse(const char *list, uint32_t *mask,
+		     struct ap_collect_opts *o, char *bad, size_t badlen)
+{
+	char *dup, *tok, *save = NULL;
+	int err = 0;
+
+	*mask = 0;
+	dup = strdup(list ? list : "");
+	if (!dup)
+		return -ENOMEM;
+	for (tok = strtok_r(dup, ", ", &save); tok;
+	     tok = strtok_r(NULL, ", ", &save)) {
+		size_t i;
+		int found = 0;
+
+		for (i = 0; i < sizeof(variants) / sizeof(variants[0]); i++) {
+			if (strcmp(tok, variants[i].name))
+				continue;
+			if (o)
+				*(int *)((char *)o + variants[i].opt) = 1;
+			tok = (char *)variants[i].sensor;
+			break;
+		}
+		for (i = 0; i < NR_SENSORS; i++) {
+			if (!strcmp(tok, sensor_table[i]->name)) {
+				*mask |= AP_EVMASK(sensor_table[i]->tag);
+				found = 1;
+			}
+		}
+		if (!found) {
+			snprintf(bad, badlen, "%s", tok);
+			err = -EINVAL;
+			break;
+		}
+	}
+	if (!err && !*mask) {
+		snprintf(bad, badlen, "%s", list ? list : "");
+		err = -EINVAL;
+	}
+	free(dup);
+	return err;
+}
+
+const char *ap_events__valid(void)
+{
+	static char buf[256];	/* built once from the constant table */
+	size_t i, off = 0;
+
+	if (buf[0])
+		return buf;
+	for (i = 0; i < NR_SENSORS && off < sizeof(buf); i++)
+		off += snprintf(buf + off, sizeof(buf) - off, "%s%s",
+				i ? ", " : "", sensor_table[i]->name);
+	return buf;
+}
+
+void ap_collector__notef(struct ap_collector *c, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (c->note)
+		c->note(c->ctx, msg);
+	else
+		fprintf(stderr, "aperture: %s\n", msg);
+}
+
+int ap_collector__deliver(struct ap_collector *c, const void *data,
+			  size_t size)
+{
+	return c->fn(c->ctx, data, size);
+}
+
+int ap_sensor_index(const struct ap_collector *c, const char *name)
+{
+	int i;
+
+	for (i = 0; i < c->nr; i++)
+		if (!strcmp(c->ops[i]->name, name))
+			return i;
+	return -1;
+}
+
+static int on_ringbuf(void *ctx, void *data, size_t size)
+{
+	struct ap_collector *c = ctx;
+
+	return c->fn(c->ctx, data, size);
+}
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	if (level == LIBBPF_WARN && getenv("APERTURE_DEBUG"))
+		return vfprintf(stderr, fmt, ap);
+	if (level == LIBBPF_DEBUG && getenv("APERTURE_DEBUG"))
+		return vfprintf(stderr, fmt, ap);
+	return 0;
+}
+
+static void explain_load_error(int err, char *buf, size_t len)
+{
+	if (err == -EPERM || err == -EACCES)
+		snprintf(buf, len,
+			 "loading BPF programs: %s; run as root or grant CAP_BPF and CAP_PERFMON",
+			 strerror(-err));
+	else if (access("/sys/kernel/btf/vmlinux", R_OK))
+		snprintf(buf, len,
+			 "loading BPF programs: %s; this kernel has no BTF (/sys/kernel/btf/vmlinux): build it with CONFIG_DEBUG_INFO_BTF=y",
+			 strerror(-err));
+	else
+		snprintf(buf, len,
+			 "loading BPF programs: %s; set APERTURE_DEBUG=1 for the verifier log",
+			 strerror(-err));
+}
+
+int ap_collector__open(struct ap_collector **out,
+		       const struct ap_collect_opts *o, ap_event_fn fn,
+		       ap_note_fn note, void *ctx, char *err, size_t errlen)
+{
+	struct ap_collector *c;
+	size_t i;
+	int ret;
+
+	*out = NULL;
+	if (geteuid() != 0 && access("/sys/kernel/btf/vmlinux", R_OK)) {
+		snprintf(err, errlen,
+			 "no kernel BTF at /sys/kernel/btf/vmlinux: aperture needs CONFIG_DEBUG_INFO_BTF=y");
+		return -ENOENT;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->opts = *o;
+	c->fn = fn;
+	c->note = note;
+	c->ctx = ctx;
+	c->ncpus = libbpf_num_possible_cpus();
+	libbpf_set_print(libbpf_quiet);
+
+	c->skel = aperture_bpf__open();
+	if (!c->skel) {
+		ret = -errno;
+		explain_load_error(ret, err, errlen);
+		goto out_free;
+	}
+	c->skel->rodata->ap_filter_targets = !o->system_wide;
+	c->skel->rodata->ap_self_pid = getpid();
+
+	for (i = 0; i < NR_SENSORS; i++) {
+		const struct ap_sensor_ops *ops = sensor_table[i];
+		int on = !!(o->events & AP_EVMASK(ops->tag));
+
+		c->ops[c->nr] = ops;
+		c->enabled[c->nr] = on;
+		snprintf(c->status[c->nr].name, sizeof(c->status[0].name),
+			 "%s", ops->name);
+		c->status[c->nr].tag = ops->tag;
+		c->nr++;
+		ret = ops->prepare(c, c->skel, on);
+		if (ret) {
+			snprintf(err, errlen, "preparing the %s sensor: %s",
+				 ops->name, strerror(-ret));
+			goto out_destroy;
+		}
+	}
+
+	ret = aperture_bpf__load(c->skel);
+	if (ret) {
+		explain_load_error(ret, err, errlen);
+		goto out_destroy;
+	}
+	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events),
+				 on_ringbuf, c, NULL);
+	if (!c->rb) {
+		ret = -errno;
+		snprintf(err, errlen, "creating the ring buffer: %s",
+			 strerror(-ret));
+		goto out_destroy;
+	}
+	*out = c;
+	return 0;
+
+out_destroy:
+	aperture_bpf__destroy(c->skel);
+out_free:
+	free(c);
+	return ret;
+}
+
+int ap_collector__add_target(struct ap_collector *c, pid_t pid)
+{
+	__u32 key = pid;
+	__u8 one = 1;
+
+	if (c->opts.system_wide)
+		return 0;
+	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.targets), &key,
+				&one, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+void ap_collector__target_changed(struct ap_collector *c, pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < c->nr; i++)
+		if (c->enabled[i] && c->ops[i]->target_changed &&
+		    c->status[i].state != AP_SENSOR_UNAVAILABLE)
+			c->ops[i]->target_changed(c, c->skel, pid);
+}
+
+int ap_collector__start(struct ap_collector *c, char *err, size_t errlen)
+{
+	int i, ret, running = 0, asked = 0;
+
+	/* task life cycle: always on, it keeps the target set right */
+	c->skel->links.ap_task_fork =
+		bpf_program__attach(c->skel->progs.ap_task_fork);
+	c->skel->links.ap_task_exec =
+		bpf_program__attach(c->skel->progs.ap_task_exec);
+	c->skel->links.ap_task_exit =
+		bpf_program__attach(c->skel->progs.ap_task_exit);
+	c->skel->links.ap_task_rename =
+		bpf_program__attach(c->skel->progs.ap_task_rename);
+	if (!c->skel->links.ap_task_fork || !c->skel->links.ap_task_exec ||
+	    !c->skel->links.ap_task_exit) {
+		ret = -errno;
+		snprintf(err, errlen,
+			 "attaching to sched_process_* tracepoints: %s",
+			 strerror(-ret));
+		return ret;
+	}
+
+	for (i = 0; i < c->nr; i++) {
+		if (!c->enabled[i])
+			continue;
+		asked++;
+		ret = c->ops[i]->attach(c, c->skel, &c->status[i]);
+		if (ret) {
+			c->status[i].state = AP_SENSOR_UNAVAILABLE;
+			if (!c->status[i].reason[0])
+				snprintf(c->status[i].reason,
+					 sizeof(c->status[i].reason), "%s",
+					 strerror(-ret));
+			ap_collector__notef(c, "%s: unavailable: %s",
+					    c->ops[i]->name,
+					    c->status[i].reason);
+			continue;
+		}
+		running++;
+	}
+	if (asked && !running) {
+		snprintf(err, errlen, "no event source could be started");
+		return -ENODEV;
+	}
+	return 0;
+}
+
+int ap_collector__poll(struct ap_collector *c, int timeout_ms)
+{
+	int i, n, total = 0;
+
+	for (i = 0; i < c->nr; i++) {
+		if (!c->enabled[i] || !c->ops[i]->poll ||
+		    c->status[i].state == AP_SENSOR_UNAVAILABLE)
+			continue;
+		n = c->ops[i]->poll(c);
+		if (n < 0)
+			return n;
+		total += n;
+		/* user-space sources are busy: do not sleep on the ring */
+		if (n)
+			timeout_ms = 0;
+	}
+	n = ring_buffer__poll(c->rb, timeout_ms);
+	if (n < 0)
+		return n;
+	return total + n;
+}
+
+void ap_collector__counters(struct ap_collector *c, uint64_t *out)
+{
+	int fd = bpf_map__fd(c->skel->maps.stats);
+	__u64 *vals;
+	__u32 k;
+	int cpu;
+
+	memset(out, 0, AP_STAT_NR * sizeof(*out));
+	vals = calloc(c->ncpus, sizeof(*vals));
+	if (!vals)
+		return;
+	for (k = 0; k < AP_STAT_NR; k++) {
+		if (bpf_map_lookup_elem(fd, &k, vals))
+			continue;
+		for (cpu = 0; cpu < c->ncpus; cpu++)
+			out[k] += vals[cpu];
+	}
+	free(vals);
+}
+
+size_t ap_collector__sensors(const struct ap_collector *c,
+			     const struct ap_sensor **out)
+{
+	*out = c->status;
+	return c->nr;
+}
+
+void ap_collector__close(struct ap_collector *c)
+{
+	int i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->nr; i++)
+		if (c->ops[i]->close)
+			c->ops[i]->close(c);
+	ring_buffer__free(c->rb);
+	aperture_bpf__destroy(c->skel);
+	free(c);
+}

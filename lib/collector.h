@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The live side shared by record and top: loads the one BPF object,
+ * attaches the sensors asked for, keeps the target set and hands every ring
+ * buffer record to a callback.
+ */
+#ifndef APERTURE_COLLECTOR_H
+#define APERTURE_COLLECTOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "format.h"
+
+struct ap_collector;
+
+struct ap_collect_opts {
+	uint32_t events;		/* AP_EVMASK(AP_TAG_*) bits */
+	int system_wide;
+	uint32_t freq;			/* CPU samples per second */
+	int syscall_stacks;		/* user stack at syscall entry */
+	int lock_pthread;		/* uprobes on pthread_mutex_* */
+	const char *cuda_lib;		/* extra CUDA library to probe */
+	uint64_t mem_period;		/* 0: from mem_density */
+	int mem_density;		/* 0 low, 1 default, 2 high */
+	uint64_t min_block_ns;		/* off-CPU minimum */
+};
+
+/* called for every ring buffer record; non-zero stops the poll */
+typedef int (*ap_event_fn)(void *ctx, const void *data, size_t size);
+/* called with warnings and sensor notes meant for the user */
+typedef void (*ap_note_fn)(void *ctx, const char *msg);
+
+/* Opens and loads the BPF object.  On failure returns -errno and writes
+ * one line naming the cause and the fix into err. */
+int ap_collector__open(struct ap_collector **out,
+		       const struct ap_collect_opts *o, ap_event_fn fn,
+		       ap_note_fn note, void *ctx, char *err, size_t errlen);
+/* Adds a process (thread group) to the targets; before or after start. */
+int ap_collector__add_target(struct ap_collector *c, pid_t pid);
+/* A target exec'd, was forked or mapped code outside what was known:
+ * lets sensors that probe per target (uprobes, per-thread perf events)
+ * catch up. */
+void ap_collector__target_changed(struct ap_collector *c, pid_t pid);
+/* Attaches every sensor; a sensor that cannot run is recorded as
+ * unavailable (with the reason) and the others go on.  Fails only when no
+ * sensor at all could start. */
+int ap_collector__start(struct ap_collector *c, char *err, size_t errlen);
+/* Waits up to timeout_ms for records and delivers them; returns the
+ * number delivered or -errno (-EINTR when a signal interrupted). */
+int ap_collector__poll(struct ap_collector *c, int timeout_ms);
+/* Sums the per-CPU drop counters into out[AP_STAT_NR]. */
+void ap_collector__counters(struct ap_collector *c, uint64_t *out);
+/* status of each sensor asked for */
+size_t ap_collector__sensors(const struct ap_collector *c,
+			     const struct ap_sensor **out);
+void ap_collector__close(struct ap_collector *c);
+
+/* "cpu,syscall,lock:pthread" -> mask, and the options a qualified name
+ * turns on (lock:pthread) into o when o is not NULL; on an unknown name
+ * returns -EINVAL and copies it into bad. */
+int ap_events__parse(const char *list, uint32_t *mask,
+		     struct ap_collect_opts *o, char *bad, size_t badlen);
+/* "cpu, syscall, lock, ..." for help texts */
+const char *ap_events__valid(void);
+
+#endif /* APERTURE_COLLECTOR_H */

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "procfs.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "symbolizer.h"
+
+int ap_proc_stat(pid_t pid, uint64_t *start_ticks, pid_t *ppid,
+		 char *comm, size_t comm_len)
+{
+	char path[64], buf[1024], *open_paren, *close_paren, *p;
+	unsigned long long start = 0;
+	int field, ppid_v = 0;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* comm may hold spaces and parentheses: it ends at the last ')' */
+	open_paren = strchr(buf, '(');
+	close_paren = strrchr(buf, ')');
+	if (!open_paren || !close_paren || close_paren < open_paren)
+		return -EINVAL;
+	if (comm && comm_len) {
+		size_t len = close_paren - open_paren - 1;
+
+		if (len >= comm_len)
+			len = comm_len - 1;
+		memcpy(comm, open_paren + 1, len);
+		comm[len] = '\0';
+	}
+	/* fields after comm: 3 state, 4 ppid, ... 22 starttime */
+	p = close_paren + 2;
+	for (field = 3; field <= 22 && p && *p; field++) {
+		if (field == 4)
+			ppid_v = atoi(p);
+		if (field == 22)
+			start = strtoull(p, NULL, 10);
+		p = strchr(p, ' ');
+		if (p)
+			p++;
+	}
+	if (field <= 22)
+		return -EINVAL;
+	if (start_ticks)
+		*start_ticks = start;
+	if (ppid)
+		*ppid = ppid_v;
+	return 0;
+}
+
+int ap_proc_thread_comm(pid_t pid, pid_t tid, char *comm, size_t len)
+{
+	char path[96];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid,
+		 (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	n = fread(comm, 1, len - 1, f);
+	fclose(f);
+	comm[n] = '\0';
+	if (n && comm[n - 1] == '\n')
+		comm[n - 1] = '\0';
+	return 0;
+}
+
+int ap_proc_alive(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	if (!p || !p[1] || !p[2])
+		return 0;
+	return p[2] != 'Z' && p[2] != 'X';
+}
+
+uint64_t ap_ns_to_ticks(uint64_t ns)
+{
+	static long hz;
+
+	if (!hz)
+		hz = sysconf(_SC_CLK_TCK);
+	if (hz <= 0)
+		hz = 100;
+	return ns / (1000000000ull / (uint64_t)hz);
+}
+
+int ap_parse_maps_line(const char *line, struct ap_mmap *m)
+{
+	unsigned long long start, end, pgoff, inode;
+	char perms[8];
+	unsigned int dmaj, dmin;
+	int pos = 0;
+	const char *path;
+	size_t len;
+
+	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end,
+		   perms, &pgoff, &dmaj, &dmin, &inode, &pos) < 7)
+		return -EINVAL;
+	memset(m, 0, sizeof(*m) - sizeof(m->path));
+	m->start = start;
+	m->end = end;
+	m->pgoff = pgoff;
+	m->inode = inode;
+	m->prot = (perms[0] == 'r' ? PROT_READ : 0) |
+		  (perms[1] == 'w' ? PROT_WRITE : 0) |
+		  (perms[2] == 'x' ? PROT_EXEC : 0);
+	path = pos ? line + pos : "";
+	while (*path == ' ')
+		path++;
+	len = strcspn(path, "\n");
+	if (len >= sizeof(m->path))
+		len = sizeof(m->path) - 1;
+	memcpy(m->path, path, len);
+	m->path[len] = '\0';
+	return 0;
+}
+
+int ap_proc_maps(pid_t pid, int exec_only, ap_mmap_fn fn, void *ctx)
+{
+	char path[64], line[AP_PATH_MAX + 128], elf[AP_PATH_MAX + 64];
+	struct ap_mmap *m;
+	FILE *f;
+	int err = 0;
+
+	m = malloc(sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f) {
+		err = errno == ENOENT ? -ESRCH : -errno;
+		goto out_free;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		int n;
+
+		if (ap_parse_maps_line(line, m))
+			continue;
+		if (exec_only && !(m->prot & PROT_EXEC))
+			continue;
+		m->pid = pid;
+		if (m->path[0] == '/' && (m->prot & PROT_EXEC)) {
+			/* through the target's root: containers, chroots */
+			snprintf(elf, sizeof(elf), "/proc/%d/root%s", (int)pid,
+				 m->path);
+			n = ap_read_build_id(elf, m->build_id,
+					     sizeof(m->build_id));
+			if (n <= 0)
+				n = ap_read_build_id(m->path, m->build_id,
+						     sizeof(m->build_id));
+			m->build_id_len = n > 0 ? n : 0;
+		}
+		err = fn(ctx, m);
+		if (err)
+			break;
+	}
+	fclose(f);
+out_free:
+	free(m);
+	return err;
+}
+
+int ap_proc_threads(pid_t pid, int (*fn)(void *ctx, pid_t tid), void *ctx)
+{
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while ((d = readdir(dir))) {
+		if (!isdigit((unsigned char)d->d_name[0]))
+			continue;
+		err = fn(ctx, atoi(d->d_name));
+		if (err)
+			break;
+	}
+	closedir(dir);
+	return err;
+}

@@ -1,0 +1,537 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "recorder.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "aperture.h"
+#include "collector.h"
+#include "hmap.h"
+#include "procfs.h"
+#include "stacktab.h"
+#include "symbolizer.h"
+
+/* a sample outside the known mappings re-reads /proc/PID/maps, at most
+ * this often per process */
+#define RESCAN_INTERVAL_NS	(20 * 1000 * 1000ull)
+
+struct proc {
+	uint32_t pid;
+	uint64_t start_ticks;
+	uint64_t last_scan_ns;
+	uint32_t generation;		/* bumped at exec */
+	int exit_code;
+	int exited;
+	struct ap_addrspace *as;
+};
+
+struct ap_recorder {
+	ap_sink_fn sink;
+	void *sink_ctx;
+	struct ap_buf buf;
+	struct ap_stacktab *stacks;
+	struct ap_kallsyms *ksyms;
+	struct ap_hmap ksym_done;	/* symbol address -> 1 */
+	struct ap_symbolizer *maps;	/* used for its address spaces only */
+	struct ap_collector *collector;
+	struct proc *procs;
+	size_t nr_procs, cap_procs;
+	struct ap_hmap by_pid;		/* pid -> index in procs */
+	struct ap_hmap comm_of;		/* tid -> hash of its last comm */
+	struct ap_record_counts counts;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+struct ap_recorder *ap_recorder__new(ap_sink_fn sink, void *sink_ctx)
+{
+	struct ap_recorder *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->sink = sink;
+	r->sink_ctx = sink_ctx;
+	ap_buf__init(&r->buf);
+	ap_hmap__init(&r->ksym_done);
+	ap_hmap__init(&r->by_pid);
+	ap_hmap__init(&r->comm_of);
+	r->stacks = ap_stacktab__new();
+	r->maps = ap_symbolizer__new(NULL);
+	if (!r->stacks || !r->maps) {
+		ap_recorder__free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void ap_recorder__free(struct ap_recorder *r)
+{
+	if (!r)
+		return;
+	ap_buf__free(&r->buf);
+	ap_stacktab__free(r->stacks);
+	ap_symbolizer__free(r->maps);
+	ap_hmap__free(&r->ksym_done);
+	ap_hmap__free(&r->by_pid);
+	ap_hmap__free(&r->comm_of);
+	free(r->procs);
+	free(r);
+}
+
+void ap_recorder__set_collector(struct ap_recorder *r,
+				struct ap_collector *c)
+{
+	r->collector = c;
+}
+
+void ap_recorder__set_kallsyms(struct ap_recorder *r, struct ap_kallsyms *k)
+{
+	r->ksyms = k;
+}
+
+struct ap_buf *ap_recorder__buf(struct ap_recorder *r)
+{
+	return &r->buf;
+}
+
+const struct ap_record_counts *ap_recorder__counts(const struct ap_recorder *r)
+{
+	return &r->counts;
+}
+
+int ap_recorder__flush(struct ap_recorder *r)
+{
+	int err;
+
+	if (r->buf.err)
+		return r->buf.err;
+	if (!r->buf.len)
+		return 0;
+	err = r->sink(r->sink_ctx, r->buf.data, r->buf.len);
+	ap_buf__reset(&r->buf);
+	return err;
+}
+
+static struct proc *find_proc(struct ap_recorder *r, uint32_t pid)
+{
+	uint64_t *idx = ap_hmap__find(&r->by_pid, pid);
+
+	return idx ? &r->procs[*idx] : NULL;
+}
+
+int ap_recorder__exit_code(const struct ap_recorder *r, uint32_t pid)
+{
+	uint64_t *idx = ap_hmap__find(&r->by_pid, pid);
+
+	if (!idx || !r->procs[*idx].exited)
+		return -1;
+	return r->procs[*idx].exit_code;
+}
+
+struct scan_ctx {
+	struct ap_recorder *r;
+	struct proc *p;
+	int added;
+};
+
+static int same_mapping(const struct ap_mmap *a, const struct ap_mmap *b)
+{
+	return a->start == b->start && a->end == b->end &&
+	       a->pgoff == b->pgoff && a->inode == b->inode &&
+	       a->prot == b->prot && !strcmp(a->path, b->path);
+}
+
+static int on_mapping(void *ctx, const struct ap_mmap *m)
+{
+	struct scan_ctx *sc = ctx;
+	const struct ap_mmap *known = ap_addrspace__find(sc->p->as, m->start);
+	struct ap_mmap copy;
+
+	if (known && same_mapping(known, m))
+		return 0;
+	copy = *m;
+	copy.ts = now_ns();
+	ap_mmap__encode(&copy, &sc->r->buf);
+	ap_addrspace__add_mapping(sc->p->as, &copy);
+	sc->r->counts.mmaps++;
+	sc->added++;
+	return 0;
+}
+
+/* (re)reads the mappings of p, writing the new ones; 0 or -errno */
+static int scan_maps(struct ap_recorder *r, struct proc *p)
+{
+	struct scan_ctx sc = { r, p, 0 };
+	int err;
+
+	p->last_scan_ns = now_ns();
+	err = ap_proc_maps(p->pid, 0, on_mapping, &sc);
+	if (sc.added && r->collector)
+		ap_collector__target_changed(r->collector, p->pid);
+	return err;
+}
+
+static struct proc *add_proc(struct ap_recorder *r, uint32_t pid,
+			     uint64_t start_ticks)
+{
+	uint64_t *idx;
+	struct proc *p;
+	int fresh;
+
+	if (r->nr_procs == r->cap_procs) {
+		size_t cap = r->cap_procs ? r->cap_procs * 2 : 64;
+		struct proc *v = realloc(r->procs, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		r->procs = v;
+		r->cap_procs = cap;
+	}
+	idx = ap_hmap__upsert(&r->by_pid, pid, &fresh);
+	if (!idx)
+		return NULL;
+	/* pid reuse: the newer process takes the pid */
+	*idx = r->nr_procs;
+	p = &r->procs[r->nr_procs++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	p->start_ticks = start_ticks;
+	p->exit_code = -1;
+	p->as = ap_symbolizer__addrspace(r->maps, pid, start_ticks);
+	r->counts.processes++;
+	return p;
+}
+
+static void write_task(struct ap_recorder *r, const struct proc *p,
+		       uint32_t kind, uint32_t ppid, const char *comm,
+		       uint64_t ts, int exit_code)
+{
+	struct ap_task t;
+
+	memset(&t, 0, sizeof(t));
+	t.ts = ts ? ts : now_ns();
+	t.pid = p->pid;
+	t.ppid = ppid;
+	t.start_ticks = p->start_ticks;
+	t.kind = kind;
+	t.exit_code = exit_code;
+	snprintf(t.comm, sizeof(t.comm), "%s", comm ? comm : "");
+	ap_task__encode(&t, &r->buf);
+}
+
+static void write_comm(struct ap_recorder *r, uint32_t pid, uint32_t tid,
+		       const char *comm, uint64_t ts)
+{
+	uint64_t h = ap_hash_bytes(comm, strnlen(comm, AP_COMM_MAX), 1);
+	uint64_t *slot;
+	struct ap_comm c;
+	int fresh;
+
+	slot = ap_hmap__upsert(&r->comm_of, tid, &fresh);
+	if (!slot || (!fresh && *slot == h))
+		return;
+	*slot = h;
+	memset(&c, 0, sizeof(c));
+	c.ts = ts ? ts : now_ns();
+	c.pid = pid;
+	c.tid = tid;
+	snprintf(c.comm, sizeof(c.comm), "%.*s", AP_COMM_MAX - 1, comm);
+	ap_comm__encode(&c, &r->buf);
+}
+
+/* a process first seen: identity, comm, mappings */
+static struct proc *learn_proc(struct ap_recorder *r, uint32_t pid,
+			       uint32_t kind, uint64_t ts)
+{
+	char comm[AP_COMM_MAX] = "";
+	uint64_t start = 0;
+	pid_t ppid = 0;
+	struct proc *p;
+
+	/* a process that is already gone keeps start 0: its samples still
+	 * count, its mappings are unknown */
+	ap_proc_stat(pid, &start, &ppid, comm, sizeof(comm));
+	p = add_proc(r, pid, start);
+	if (!p)
+		return NULL;
+	write_task(r, p, kind, ppid, comm, ts, 0);
+	scan_maps(r, p);
+	return p;
+}
+
+struct thread_ctx {
+	struct ap_recorder *r;
+	uint32_t pid;
+};
+
+static int on_thread(void *ctx, pid_t tid)
+{
+	struct thread_ctx *tc = ctx;
+	char comm[AP_COMM_MAX];
+
+	if (!ap_proc_thread_comm(tc->pid, tid, comm, sizeof(comm)))
+		write_comm(tc->r, tc->pid, tid, comm, 0);
+	return 0;
+}
+
+int ap_recorder__snapshot(struct ap_recorder *r, pid_t pid)
+{
+	struct thread_ctx tc = { r, pid };
+	struct proc *p = find_proc(r, pid);
+
+	if (!p) {
+		p = learn_proc(r, pid, AP_TASK_SNAPSHOT, 0);
+		if (!p)
+			return -ENOMEM;
+	}
+	ap_proc_threads(pid, on_thread, &tc);
+	return r->buf.err;
+}
+
+int ap_recorder__touch(struct ap_recorder *r, uint32_t pid, uint32_t tid,
+		       const char *comm)
+{
+	struct proc *p = find_proc(r, pid);
+
+	if (!p) {
+		/* -a, or a target's child whose fork record was lost */
+		p = learn_proc(r, pid, AP_TASK_SNAPSHOT, 0);
+		if (!p)
+			return -ENOMEM;
+	}
+	if (comm && comm[0])
+		write_comm(r, pid, tid, comm, 0);
+	return r->buf.err;
+}
+
+static void write_ksyms(struct ap_recorder *r, const uint64_t *ips, int n)
+{
+	int i;
+
+	if (!r->ksyms)
+		return;
+	for (i = 0; i < n; i++) {
+		const struct ap_ksym *k = ap_kallsyms__find(r->ksyms, ips[i]);
+		int fresh;
+
+		if (!k)
+			continue;
+		if (!ap_hmap__upsert(&r->ksym_done, k->addr, &fresh) || !fresh)
+			continue;
+		ap_ksym__encode(k, &r->buf);
+		r->counts.ksyms++;
+	}
+}
+
+/* user frames outside every known mapping: a dlopen or mmap since the
+ * last scan */
+static void check_user_frames(struct ap_recorder *r, struct proc *p,
+			      const uint64_t *ips, int n)
+{
+	int i;
+
+	if (!p->as || p->exited)
+		return;
+	for (i = 0; i < n; i++) {
+		if (ap_addrspace__find(p->as, ips[i]))
+			continue;
+		if (now_ns() - p->last_scan_ns >= RESCAN_INTERVAL_NS)
+			scan_maps(r, p);
+		return;
+	}
+}
+
+uint32_t ap_recorder__stack(struct ap_recorder *r, uint32_t pid,
+			    const void *stacks)
+{
+	const struct ap_stacks *st = stacks;
+	int nk = st->kstack_sz > 0 ? st->kstack_sz / 8 : 0;
+	int nu = st->ustack_sz > 0 ? st->ustack_sz / 8 : 0;
+	const uint64_t *kips = (const uint64_t *)st->ips;
+	const uint64_t *uips = kips + AP_MAX_STACK;
+	struct proc *p = find_proc(r, pid);
+	struct ap_stack s;
+	uint32_t id;
+	int fresh = 0;
+
+	_Static_assert(sizeof(st->ips[0]) == sizeof(uint64_t), "ip width");
+	if (nk > AP_MAX_STACK)
+		nk = AP_MAX_STACK;
+	if (nu > AP_MAX_STACK)
+		nu = AP_MAX_STACK;
+	if (!nk && !nu)
+		return 0;
+	if (p)
+		check_user_frames(r, p, uips, nu);
+	id = ap_stacktab__intern(r->stacks, kips, nk, uips, nu, &fresh);
+	if (!id || !fresh)
+		return id;
+	write_ksyms(r, kips, nk);
+	if (ap_stacktab__get(r->stacks, id, &s))
+		return 0;
+	ap_stack__encode(&s, &r->buf);
+	r->counts.stacks++;
+	return id;
+}
+
+static int on_cpu(struct ap_recorder *r, const void *data, size_t size)
+{
+	const struct ap_ev_cpu *e = data;
+	struct ap_cpu_sample s;
+	char comm[AP_COMM_MAX];
+
+	if (size < sizeof(*e))
+		return 0;
+	memcpy(comm, e->comm, sizeof(comm));
+	comm[AP_COMM_MAX - 1] = '\0';
+	ap_recorder__touch(r, e->hdr.pid, e->hdr.tid, comm);
+	s.ts = e->hdr.ts;
+	s.pid = e->hdr.pid;
+	s.tid = e->hdr.tid;
+	s.cpu = e->hdr.cpu;
+	s.stack_id = ap_recorder__stack(r, e->hdr.pid, &e->st);
+	if (e->st.ustack_sz <= 0)
+		r->counts.ustack_missing++;
+	ap_cpu_sample__encode(&s, &r->buf);
+	r->counts.samples++;
+	return 0;
+}
+
+static int on_task(struct ap_recorder *r, const void *data, size_t size)
+{
+	const struct ap_ev_task *e = data;
+	char comm[AP_COMM_MAX];
+	struct proc *p;
+
+	if (size < sizeof(*e))
+		return 0;
+	memcpy(comm, e->comm, sizeof(comm));
+	comm[AP_COMM_MAX - 1] = '\0';
+	switch (e->kind) {
+	case AP_TASK_FORK:
+		p = add_proc(r, e->hdr.pid, ap_ns_to_ticks(e->start_ns));
+		if (!p)
+			return -ENOMEM;
+		write_task(r, p, AP_TASK_NEW, e->ppid, comm, e->hdr.ts, 0);
+		write_comm(r, e->hdr.pid, e->hdr.tid, comm, e->hdr.ts);
+		scan_maps(r, p);
+		break;
+	case AP_TASK_EXEC:
+		p = find_proc(r, e->hdr.pid);
+		if (!p)
+			p = add_proc(r, e->hdr.pid,
+				     ap_ns_to_ticks(e->start_ns));
+		if (!p)
+			return -ENOMEM;
+		p->generation++;
+		/* the old image's mappings are gone: a fresh address space
+		 * under the same identity (the session does the same) */
+		ap_addrspace__reset(p->as);
+		write_task(r, p, AP_TASK_EXECED, e->ppid, comm, e->hdr.ts, 0);
+		write_comm(r, e->hdr.pid, e->hdr.tid, comm, e->hdr.ts);
+		scan_maps(r, p);
+		break;
+	case AP_TASK_EXIT:
+		p = find_proc(r, e->hdr.pid);
+		if (!p)
+			return 0;
+		if (!p->exited)
+			r->counts.exited++;
+		p->exited = 1;
+		p->exit_code = e->exit_code;
+		write_task(r, p, AP_TASK_EXITED, e->ppid, comm, e->hdr.ts,
+			   e->exit_code);
+		break;
+	case AP_TASK_COMM:
+		if (find_proc(r, e->hdr.pid))
+			write_comm(r, e->hdr.pid, e->hdr.tid, comm, e->hdr.ts);
+		break;
+	}
+	return 0;
+}
+
+/* decoders of BPF records, by AP_EV_* type */
+static const struct {
+	uint32_t type;
+	ap_ev_handler fn;
+	uint32_t tag;			/* counted as an event of this tag */
+} handlers[] = {
+	{ AP_EV_CPU, on_cpu, AP_TAG_CPU },
+	{ AP_EV_TASK, on_task, UINT32_MAX },
+};
+
+int ap_recorder__event(void *ctx, const void *data, size_t size)
+{
+	struct ap_recorder *r = ctx;
+	const struct ap_ev_hdr *h = data;
+	size_t i;
+	int err;
+
+	if (size < sizeof(*h))
+		return 0;
+	for (i = 0; i < sizeof(handlers) / sizeof(handlers[0]); i++) {
+		if (handlers[i].type != h->type)
+			continue;
+		err = handlers[i].fn(r, data, size);
+		if (err)
+			return err;
+		if (handlers[i].tag < 32u) {
+			r->counts.by_tag[handlers[i].tag]++;
+			r->counts.events++;
+		}
+		break;
+	}
+	if (r->buf.err)
+		return r->buf.err;
+	/* keep the buffer small: the sink batches into blocks */
+	if (r->buf.len >= 64 * 1024)
+		return ap_recorder__flush(r);
+	return 0;
+}
+
+int ap_recorder__write_status(struct ap_recorder *r, struct ap_collector *c)
+{
+	static const struct {
+		uint32_t stat, source, tag;
+	} map[] = {
+		{ AP_STAT_RB_DROP, AP_LOST_RINGBUF, UINT32_MAX },
+		{ AP_STAT_KSTACK_ERR, AP_LOST_KSTACK, UINT32_MAX },
+		{ AP_STAT_USTACK_ERR, AP_LOST_USTACK, UINT32_MAX },
+		{ AP_STAT_TARGET_FULL, AP_LOST_TABLE, AP_TAG_TASK },
+		{ AP_STAT_SYSCALL_TABLE_FULL, AP_LOST_TABLE, AP_TAG_SYSCALL },
+		{ AP_STAT_LOCK_TABLE_FULL, AP_LOST_TABLE, AP_TAG_LOCK },
+		{ AP_STAT_GPU_TABLE_FULL, AP_LOST_TABLE, AP_TAG_GPU },
+		{ AP_STAT_SCHED_TABLE_FULL, AP_LOST_TABLE, AP_TAG_SCHED },
+		{ AP_STAT_IO_UNRESOLVED, AP_LOST_UNRESOLVED, AP_TAG_IO },
+	};
+	uint64_t counters[AP_STAT_NR];
+	const struct ap_sensor *st;
+	size_t i, n;
+
+	ap_collector__counters(c, counters);
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		struct ap_lost l = {
+			.ts = now_ns(),
+			.source = map[i].source,
+			.tag = map[i].tag,
+			.count = counters[map[i].stat],
+		};
+
+		if (l.count)
+			ap_lost__encode(&l, &r->buf);
+	}
+	n = ap_collector__sensors(c, &st);
+	for (i = 0; i < n; i++)
+		ap_sensor__encode(&st[i], &r->buf);
+	return ap_recorder__flush(r);
+}

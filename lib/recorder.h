@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Turns ring buffer records into record file frames: interns stacks,
+ * writes each process's identity, comm and mappings before its first event
+ * (and again after exec or when a sample lands outside the known
+ * mappings), and the kernel symbols that stacks hit.  The frames go to a
+ * sink: the file writer for record, the live aggregation for top.
+ */
+#ifndef APERTURE_RECORDER_H
+#define APERTURE_RECORDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "codec.h"
+#include "format.h"
+
+struct ap_recorder;
+struct ap_collector;
+struct ap_kallsyms;
+
+/* receives encoded frames; returns 0 or -errno */
+typedef int (*ap_sink_fn)(void *ctx, const void *frames, size_t len);
+
+struct ap_recorder *ap_recorder__new(ap_sink_fn sink, void *sink_ctx);
+void ap_recorder__free(struct ap_recorder *r);
+/* for target_changed notifications after exec and new mappings */
+void ap_recorder__set_collector(struct ap_recorder *r,
+				struct ap_collector *c);
+/* kernel symbols to write as stacks hit them; NULL: none */
+void ap_recorder__set_kallsyms(struct ap_recorder *r,
+			       struct ap_kallsyms *k);
+/* A process present at start: writes TASK, COMM for each thread, MMAPs. */
+int ap_recorder__snapshot(struct ap_recorder *r, pid_t pid);
+/* one ring buffer record; matches ap_event_fn */
+int ap_recorder__event(void *r, const void *data, size_t size);
+/* hands what has been encoded to the sink */
+int ap_recorder__flush(struct ap_recorder *r);
+/* writes the LOST and SENSOR frames from the collector's counters */
+int ap_recorder__write_status(struct ap_recorder *r,
+			      struct ap_collector *c);
+
+/* for event encoders outside recorder.c: */
+/* make sure pid is known (writes TASK/COMM/MMAP frames the first time) */
+int ap_recorder__touch(struct ap_recorder *r, uint32_t pid, uint32_t tid,
+		       const char *comm);
+/* intern a BPF stack pair; returns the stack id (0: none) */
+uint32_t ap_recorder__stack(struct ap_recorder *r, uint32_t pid,
+			    const void *stacks /* struct ap_stacks */);
+/* the buffer frames are appended to */
+struct ap_buf *ap_recorder__buf(struct ap_recorder *r);
+/* counts of what was written */
+struct ap_record_counts {
+	uint64_t events;
+	uint64_t samples;
+	uint64_t by_tag[32];
+	uint64_t stacks;
+	uint64_t mmaps;
+	uint64_t ksyms;
+	uint64_t processes;
+	uint64_t exited;		/* targets that exited */
+	uint64_t ustack_missing;	/* samples without a user stack */
+};
+const struct ap_record_counts *ap_recorder__counts(const struct ap_recorder *r);
+/* last exit status seen for pid, or -1 */
+int ap_recorder__exit_code(const struct ap_recorder *r, uint32_t pid);
+
+/* per event type decoders from BPF records: one per sensor */
+typedef int (*ap_ev_handler)(struct ap_recorder *r, const void *data,
+			     size_t size);
+
+#endif /* APERTURE_RECORDER_H */

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Internal to the collector: one ap_sensor_ops per kind of event, in
+ * lib/sensor_<name>.c.  To add a sensor: write its bpf/<name>.bpf.c, its
+ * ops here, and a row in the table in lib/collector.c.
+ */
+#ifndef APERTURE_SENSOR_H
+#define APERTURE_SENSOR_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "collector.h"
+
+struct aperture_bpf;
+
+#define AP_MAX_SENSORS	16
+
+struct ap_collector;
+
+struct ap_sensor_ops {
+	const char *name;		/* as in -e */
+	uint32_t tag;			/* AP_TAG_* of its events */
+	/* before load: turn its programs' autoload on or off (enabled),
+	 * set rodata knobs */
+	int (*prepare)(struct ap_collector *c, struct aperture_bpf *skel,
+		       int enabled);
+	/* after load, only when enabled: attach; fill st->source, or set
+	 * st->state and st->reason and return -errno when it cannot run */
+	int (*attach)(struct ap_collector *c, struct aperture_bpf *skel,
+		      struct ap_sensor *st);
+	/* optional: a target appeared, exec'd or mapped new code */
+	void (*target_changed)(struct ap_collector *c,
+			       struct aperture_bpf *skel, pid_t pid);
+	/* optional: poll user-space sources (perf buffers) */
+	int (*poll)(struct ap_collector *c);
+	/* optional: detach and free private state */
+	void (*close)(struct ap_collector *c);
+};
+
+struct ap_collector {
+	struct ap_collect_opts opts;
+	struct aperture_bpf *skel;
+	struct ring_buffer *rb;
+	ap_event_fn fn;
+	ap_note_fn note;
+	void *ctx;
+	int ncpus;
+	/* one per sensor in the table, in table order */
+	const struct ap_sensor_ops *ops[AP_MAX_SENSORS];
+	struct ap_sensor status[AP_MAX_SENSORS];
+	void *priv[AP_MAX_SENSORS];
+	int enabled[AP_MAX_SENSORS];
+	int nr;
+};
+
+/* helpers for sensors */
+void ap_collector__notef(struct ap_collector *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* deliver a record built in user space (perf buffer sources) */
+int ap_collector__deliver(struct ap_collector *c, const void *data,
+			  size_t size);
+int ap_sensor_index(const struct ap_collector *c, const char *name);
+
+extern const struct ap_sensor_ops ap_sensor_cpu;
+
+#endif /* APERTURE_SENSOR_H */

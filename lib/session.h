@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The state a reader of frames rebuilds, in file order: processes by
+ * (pid, start time) with their address spaces, thread names, the stack
+ * table, kernel symbols, drop counters and sensor status.  report feeds it
+ * from a file, top from the live recorder; both hand the event frames it
+ * returns to the same views.
+ */
+#ifndef APERTURE_SESSION_H
+#define APERTURE_SESSION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format.h"
+#include "reader.h"
+
+struct ap_session;
+struct ap_symbolizer;
+struct ap_addrspace;
+
+struct ap_proc_info {
+	uint32_t pid;
+	uint32_t ppid;
+	uint64_t start_ticks;
+	uint32_t generation;		/* exec count */
+	int exited;
+	int32_t exit_code;
+	const char *comm;		/* interned */
+	struct ap_addrspace *as;
+};
+
+struct ap_session *ap_session__new(struct ap_symbolizer *sym);
+void ap_session__free(struct ap_session *s);
+/* Takes one frame: metadata updates the state (returns 0); an event frame
+ * (tag < AP_TAG_TASK) returns 1 for the caller's views; a frame that does
+ * not decode returns -EBADMSG (and is counted). */
+int ap_session__feed(struct ap_session *s, const struct ap_frame *f);
+
+/* the process pid as of the frames fed so far; NULL if never seen */
+const struct ap_proc_info *ap_session__proc(struct ap_session *s,
+					    uint32_t pid);
+/* thread name (interned, stable), or the process's, or "[unknown]" */
+const char *ap_session__comm(struct ap_session *s, uint32_t pid,
+			     uint32_t tid);
+int ap_session__stack(const struct ap_session *s, uint32_t id,
+		      struct ap_stack *out);
+struct ap_symbolizer *ap_session__symbolizer(struct ap_session *s);
+/* intern any string for the session's lifetime */
+const char *ap_session__intern(struct ap_session *s, const char *str);
+
+/* drops as last reported, per AP_LOST_* source (all tags summed) */
+uint64_t ap_session__lost(const struct ap_session *s, uint32_t source);
+/* drops of one source for one tag (UINT32_MAX: "any event") */
+uint64_t ap_session__lost_tag(const struct ap_session *s, uint32_t source,
+			      uint32_t tag);
+size_t ap_session__sensors(const struct ap_session *s,
+			   const struct ap_sensor **out);
+uint64_t ap_session__bad_frames(const struct ap_session *s);
+/* first and last event timestamps */
+uint64_t ap_session__first_ts(const struct ap_session *s);
+uint64_t ap_session__last_ts(const struct ap_session *s);
+
+#endif /* APERTURE_SESSION_H */

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Report views: one per kind of event (lib/view_<name>.c).  A view takes
+ * the event frames the session hands back, aggregates them, and prints a
+ * table, folded stacks or JSON.  report and top drive the same views.
+ *
+ * To add a view: write lib/view_<name>.c with its ops, and add a row to
+ * the table in lib/view.c.
+ */
+#ifndef APERTURE_VIEW_H
+#define APERTURE_VIEW_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "format.h"
+#include "reader.h"
+
+struct ap_session;
+
+#define AP_FMT_TABLE	0
+#define AP_FMT_FOLDED	1
+#define AP_FMT_JSON	2
+
+/* sort/row keys of the CPU view */
+#define AP_KEY_COMM	0
+#define AP_KEY_PID	1
+#define AP_KEY_TID	2
+#define AP_KEY_DSO	3
+#define AP_KEY_SYM	4
+#define AP_KEY_NR	5
+#define AP_MAX_KEYS	8
+
+#define AP_MAX_FILTER	64
+
+struct ap_report_opts {
+	int format;			/* AP_FMT_* */
+	int keys[AP_MAX_KEYS];		/* AP_KEY_*, in order */
+	int nr_keys;
+	uint32_t pids[AP_MAX_FILTER];
+	int nr_pids;
+	uint32_t tids[AP_MAX_FILTER];
+	int nr_tids;
+	const char *comm;		/* NULL: any */
+	long limit;			/* rows; 0: all */
+	int no_children;
+	int user_only;
+	/* syscall / lock / other views */
+	int per_thread;
+	int errors;
+	int hist;
+	/* top: show only symbols containing this; NULL: all */
+	const char *sym_filter;
+	int hide_comm;			/* top: no comm column */
+	int top_sort;			/* top: cycles sort column */
+	long offset;			/* top: first row shown */
+};
+
+struct ap_view_ops {
+	const char *name;		/* as in --events */
+	uint32_t tag;			/* AP_TAG_* it consumes */
+	void *(*new)(const struct ap_report_opts *o, struct ap_session *s);
+	/* one event frame with this view's tag */
+	int (*event)(void *v, const struct ap_frame *f);
+	/* table/folded/json as o->format says; JSON prints the value of
+	 * this view's key in the top-level object */
+	int (*print)(void *v, FILE *out);
+	/* top: scale every count by num/den (0/1 clears) */
+	void (*decay)(void *v, unsigned num, unsigned den);
+	void (*free)(void *v);
+};
+
+const struct ap_view_ops *ap_view__find(const char *name);
+/* "cpu, syscall, ..." */
+const char *ap_view__names(char *buf, size_t len);
+
+/* does the event pass --pid/--tid/--comm? */
+int ap_report_opts__match(const struct ap_report_opts *o,
+			  struct ap_session *s, uint32_t pid, uint32_t tid);
+
+/* output helpers */
+void ap_json_str(FILE *out, const char *s);
+/* "12.34%" of n in total into buf */
+void ap_pct(char *buf, size_t len, double n, double total);
+/* "1.23 ms" */
+void ap_fmt_ns(char *buf, size_t len, double ns);
+
+#endif /* APERTURE_VIEW_H */

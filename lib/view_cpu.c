@@ -1,0 +1,628 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The CPU profile: samples counted per (thread context, stack id) as they
+ * arrive; stacks are symbolized once each at print time, so report time
+ * grows with unique stacks and addresses, not with samples.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hmap.h"
+#include "session.h"
+#include "strtab.h"
+#include "symbolizer.h"
+#include "view.h"
+
+struct ctx {				/* who was sampled */
+	uint32_t pid, tid;
+	const char *comm;		/* interned */
+	struct ap_addrspace *as;
+};
+
+struct agg {
+	uint32_t ctx;			/* index in ctxs */
+	uint32_t stack_id;
+	double count;
+};
+
+struct rframe {
+	const char *sym;		/* interned, never NULL */
+	const char *dso;		/* interned, never NULL */
+	int kernel;
+};
+
+struct row {
+	const char *key;
+	const struct ctx *c;
+	struct rframe f;
+	double self, children;
+	size_t stamp;			/* last sample that counted children */
+};
+
+struct view_cpu {
+	const struct ap_report_opts *o;
+	struct ap_session *s;
+	struct ap_strtab *strs;
+	struct ctx *ctxs;
+	size_t nr_ctxs, cap_ctxs;
+	struct ap_hmap ctx_by_key;	/* interned ctx key string -> index */
+	struct agg *aggs;
+	size_t nr_aggs, cap_aggs;
+	struct ap_hmap agg_by_key;	/* ctx << 32 | stack -> index */
+	double total;
+	uint64_t no_stack;
+	/* print-time scratch */
+	struct rframe *frames;
+	size_t cap_frames;
+};
+
+static void *cpu_new(const struct ap_report_opts *o, struct ap_session *s)
+{
+	struct view_cpu *v = calloc(1, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	v->o = o;
+	v->s = s;
+	v->strs = ap_strtab__new();
+	ap_hmap__init(&v->ctx_by_key);
+	ap_hmap__init(&v->agg_by_key);
+	if (!v->strs) {
+		free(v);
+		return NULL;
+	}
+	return v;
+}
+
+static void cpu_free(void *p)
+{
+	struct view_cpu *v = p;
+
+	if (!v)
+		return;
+	ap_strtab__free(v->strs);
+	ap_hmap__free(&v->ctx_by_key);
+	ap_hmap__free(&v->agg_by_key);
+	free(v->ctxs);
+	free(v->aggs);
+	free(v->frames);
+	free(v);
+}
+
+static long ctx_index(struct view_cpu *v, uint32_t pid, uint32_t tid)
+{
+	const struct ap_proc_info *p = ap_session__proc(v->s, pid);
+	struct ap_addrspace *as = p ? p->as : NULL;
+	const char *comm = ap_session__comm(v->s, pid, tid);
+	char key[96];
+	const char *k;
+	uint64_t *slot;
+	int fresh;
+
+	snprintf(key, sizeof(key), "%u/%u/%p/%p", pid, tid, (void *)as,
+		 (const void *)comm);
+	k = ap_strtab__intern(v->strs, key, -1);
+	if (!k)
+		return -ENOMEM;
+	slot = ap_hmap__upsert(&v->ctx_by_key, (uintptr_t)k, &fresh);
+	if (!slot)
+		return -ENOMEM;
+	if (!fresh)
+		return (long)*slot;
+	if (v->nr_ctxs == v->cap_ctxs) {
+		size_t cap = v->cap_ctxs ? v->cap_ctxs * 2 : 64;
+		struct ctx *n = realloc(v->ctxs, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		v->ctxs = n;
+		v->cap_ctxs = cap;
+	}
+	v->ctxs[v->nr_ctxs] = (struct ctx){ pid, tid, comm, as };
+	*slot = v->nr_ctxs;
+	return (long)v->nr_ctxs++;
+}
+
+static int cpu_event(void *p, const struct ap_frame *f)
+{
+	struct view_cpu *v = p;
+	struct ap_cpu_sample e;
+	uint64_t *slot;
+	long c;
+	int fresh;
+
+	if (ap_cpu_sample__decode(f->payload, f->len, &e))
+		return -EBADMSG;
+	if (!ap_report_opts__match(v->o, v->s, e.pid, e.tid))
+		return 0;
+	c = ctx_index(v, e.pid, e.tid);
+	if (c < 0)
+		return (int)c;
+	slot = ap_hmap__upsert(&v->agg_by_key,
+			       (uint64_t)c << 32 | e.stack_id, &fresh);
+	if (!slot)
+		return -ENOMEM;
+	if (fresh) {
+		if (v->nr_aggs == v->cap_aggs) {
+			size_t cap = v->cap_aggs ? v->cap_aggs * 2 : 256;
+			struct agg *n = realloc(v->aggs, cap * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			v->aggs = n;
+			v->cap_aggs = cap;
+		}
+		v->aggs[v->nr_aggs] = (struct agg){ (uint32_t)c, e.stack_id, 0 };
+		*slot = v->nr_aggs++;
+	}
+	v->aggs[*slot].count += 1;
+	v->total += 1;
+	if (!e.stack_id)
+		v->no_stack++;
+	return 0;
+}
+
+static void cpu_decay(void *p, unsigned num, unsigned den)
+{
+	struct view_cpu *v = p;
+	size_t i;
+
+	v->total = 0;
+	for (i = 0; i < v->nr_aggs; i++) {
+		v->aggs[i].count = den ? v->aggs[i].count * num / den : 0;
+		if (v->aggs[i].count < 0.01)
+			v->aggs[i].count = 0;
+		v->total += v->aggs[i].count;
+	}
+}
+
+static int push_frame(struct view_cpu *v, size_t *n, const char *sym,
+		      const char *dso, int kernel)
+{
+	if (*n == v->cap_frames) {
+		size_t cap = v->cap_frames ? v->cap_frames * 2 : 512;
+		struct rframe *f = realloc(v->frames, cap * sizeof(*f));
+
+		if (!f)
+			return -ENOMEM;
+		v->frames = f;
+		v->cap_frames = cap;
+	}
+	v->frames[*n].sym = sym;
+	v->frames[*n].dso = dso;
+	v->frames[*n].kernel = kernel;
+	(*n)++;
+	return 0;
+}
+
+static int push_loc(struct view_cpu *v, size_t *n,
+		    const struct ap_sym_loc *loc, int kernel)
+{
+	char buf[1024];
+	const char *dso;
+	int i, err;
+
+	dso = ap_strtab__intern(v->strs, loc->dso ? loc->dso : "[unknown]",
+				-1);
+	if (!loc->nr_frames) {
+		ap_sym_loc__format(loc, 0, buf, sizeof(buf));
+		return push_frame(v, n, ap_strtab__intern(v->strs, buf, -1),
+				  dso, kernel);
+	}
+	for (i = 0; i < loc->nr_frames; i++) {
+		ap_sym_loc__format(loc, i, buf, sizeof(buf));
+		err = push_frame(v, n, ap_strtab__intern(v->strs, buf, -1),
+				 dso, kernel);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* the frames of a stack, leaf first, into v->frames; returns the count */
+static long resolve(struct view_cpu *v, const struct ctx *c, uint32_t id)
+{
+	struct ap_symbolizer *sym = ap_session__symbolizer(v->s);
+	struct ap_stack st;
+	size_t n = 0;
+	int i, err;
+
+	if (!id || ap_session__stack(v->s, id, &st)) {
+		err = push_frame(v, &n, ap_strtab__intern(v->strs, "[unknown]", -1),
+				 ap_strtab__intern(v->strs, "[unknown]", -1), 0);
+		return err ? err : (long)n;
+	}
+	if (!v->o->user_only) {
+		for (i = 0; i < st.nr_kernel; i++) {
+			err = push_loc(v, &n, ap_symbolizer__kernel(sym, st.ips[i]),
+				       1);
+			if (err)
+				return err;
+		}
+	}
+	for (i = 0; i < st.nr_user; i++) {
+		const struct ap_sym_loc *loc;
+
+		if (!c->as)
+			break;
+		loc = ap_symbolizer__user(sym, c->as, st.ips[st.nr_kernel + i],
+					  i > 0);
+		err = push_loc(v, &n, loc, 0);
+		if (err)
+			return err;
+	}
+	if (!n) {
+		/* --user-only and a sample entirely in the kernel */
+		err = push_frame(v, &n, ap_strtab__intern(v->strs, "[kernel]", -1),
+				 ap_strtab__intern(v->strs, "[kernel.kallsyms]", -1),
+				 1);
+		if (err)
+			return err;
+	}
+	return (long)n;
+}
+
+static const char *row_key(struct view_cpu *v, const struct ctx *c,
+			   const struct rframe *f)
+{
+	char key[2048];
+	size_t off = 0;
+	int i;
+
+	for (i = 0; i < v->o->nr_keys && off < sizeof(key); i++) {
+		switch (v->o->keys[i]) {
+		case AP_KEY_COMM:
+			off += snprintf(key + off, sizeof(key) - off, "%s\x1f",
+					c->comm);
+			break;
+		case AP_KEY_PID:
+			off += snprintf(key + off, sizeof(key) - off, "%u\x1f",
+					c->pid);
+			break;
+		case AP_KEY_TID:
+			off += snprintf(key + off, sizeof(key) - off, "%u\x1f",
+					c->tid);
+			break;
+		case AP_KEY_DSO:
+			off += snprintf(key + off, sizeof(key) - off, "%s\x1f",
+					f->dso);
+			break;
+		case AP_KEY_SYM:
+			off += snprintf(key + off, sizeof(key) - off, "%s%s\x1f",
+					f->kernel ? "k:" : "u:", f->sym);
+			break;
+		}
+	}
+	return ap_strtab__intern(v->strs, key, -1);
+}
+
+struct rows {
+	struct row *v;
+	size_t nr, cap;
+	struct ap_hmap by_key;
+};
+
+static struct row *get_row(struct rows *rs, const char *key,
+			   const struct ctx *c, const struct rframe *f)
+{
+	uint64_t *slot;
+	int fresh;
+
+	slot = ap_hmap__upsert(&rs->by_key, (uintptr_t)key, &fresh);
+	if (!slot)
+		return NULL;
+	if (!fresh)
+		return &rs->v[*slot];
+	if (rs->nr == rs->cap) {
+		size_t cap = rs->cap ? rs->cap * 2 : 256;
+		struct row *n = realloc(rs->v, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		rs->v = n;
+		rs->cap = cap;
+	}
+	rs->v[rs->nr] = (struct row){ .key = key, .c = c, .f = *f };
+	*slot = rs->nr;
+	return &rs->v[rs->nr++];
+}
+
+static int by_self(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+
+	if (x->self != y->self)
+		return x->self < y->self ? 1 : -1;
+	if (x->children != y->children)
+		return x->children < y->children ? 1 : -1;
+	return strcmp(x->key, y->key);
+}
+
+static int build_rows(struct view_cpu *v, struct rows *rs)
+{
+	size_t i;
+
+	for (i = 0; i < v->nr_aggs; i++) {
+		const struct agg *a = &v->aggs[i];
+		const struct ctx *c = &v->ctxs[a->ctx];
+		long n = a->count > 0 ? resolve(v, c, a->stack_id) : 0;
+		long j;
+
+		if (n < 0)
+			return (int)n;
+		for (j = 0; j < n; j++) {
+			const struct rframe *f = &v->frames[j];
+			struct row *r = get_row(rs, row_key(v, c, f), c, f);
+
+			if (!r)
+				return -ENOMEM;
+			if (j == 0)
+				r->self += a->count;
+			/* recursion counts once per sample */
+			if (r->stamp != i + 1) {
+				r->stamp = i + 1;
+				r->children += a->count;
+			}
+		}
+	}
+	qsort(rs->v, rs->nr, sizeof(*rs->v), by_self);
+	return 0;
+}
+
+static int has_key(const struct ap_report_opts *o, int key)
+{
+	int i;
+
+	for (i = 0; i < o->nr_keys; i++)
+		if (o->keys[i] == key)
+			return 1;
+	return 0;
+}
+
+static void print_table(struct view_cpu *v, struct rows *rs, FILE *out)
+{
+	const struct ap_report_opts *o = v->o;
+	int wcomm = 7, wdso = 13, i;
+	size_t n = rs->nr, r;
+	char self[16], child[16];
+
+	if (o->limit > 0 && (size_t)o->limit < n)
+		n = o->limit;
+	for (r = 0; r < n; r++) {
+		int l = strlen(rs->v[r].c->comm);
+
+		if (l > wcomm)
+			wcomm = l;
+		l = strlen(rs->v[r].f.dso);
+		if (l > wdso)
+			wdso = l;
+	}
+	if (wdso > 40)
+		wdso = 40;
+	fprintf(out, "# Samples: %.0f of event 'cpu'", v->total);
+	if (v->no_stack)
+		fprintf(out, " (%" PRIu64 " without a stack)", v->no_stack);
+	fprintf(out, "\n#\n#");
+	if (!o->no_children)
+		fprintf(out, " %9s", "Children");
+	fprintf(out, " %9s", "Self");
+	for (i = 0; i < o->nr_keys; i++) {
+		switch (o->keys[i]) {
+		case AP_KEY_COMM:
+			fprintf(out, "  %-*s", wcomm, "Command");
+			break;
+		case AP_KEY_PID:
+			fprintf(out, "  %7s", "Pid");
+			break;
+		case AP_KEY_TID:
+			fprintf(out, "  %7s", "Tid");
+			break;
+		case AP_KEY_DSO:
+			fprintf(out, "  %-*s", wdso, "Shared Object");
+			break;
+		case AP_KEY_SYM:
+			fprintf(out, "  %s", "Symbol");
+			break;
+		}
+	}
+	fprintf(out, "\n#\n");
+	for (r = 0; r < n; r++) {
+		const struct row *row = &rs->v[r];
+
+		ap_pct(self, sizeof(self), row->self, v->total);
+		ap_pct(child, sizeof(child), row->children, v->total);
+		fputc(' ', out);
+		if (!o->no_children)
+			fprintf(out, " %9s", child);
+		fprintf(out, " %9s", self);
+		for (i = 0; i < o->nr_keys; i++) {
+			switch (o->keys[i]) {
+			case AP_KEY_COMM:
+				fprintf(out, "  %-*s", wcomm, row->c->comm);
+				break;
+			case AP_KEY_PID:
+				fprintf(out, "  %7u", row->c->pid);
+				break;
+			case AP_KEY_TID:
+				fprintf(out, "  %7u", row->c->tid);
+				break;
+			case AP_KEY_DSO:
+				fprintf(out, "  %-*s", wdso, row->f.dso);
+				break;
+			case AP_KEY_SYM:
+				fprintf(out, "  [%c] %s",
+					row->f.kernel ? 'k' : '.', row->f.sym);
+				break;
+			}
+		}
+		fputc('\n', out);
+	}
+	if (!n)
+		fprintf(out, "# no samples%s\n",
+			o->nr_pids || o->nr_tids || o->comm ?
+			" match the filters" : "");
+}
+
+static void print_json(struct view_cpu *v, struct rows *rs, FILE *out)
+{
+	const struct ap_report_opts *o = v->o;
+	size_t n = rs->nr, r;
+
+	if (o->limit > 0 && (size_t)o->limit < n)
+		n = o->limit;
+	fprintf(out, "{\"samples\": %.0f, \"rows\": [", v->total);
+	for (r = 0; r < n; r++) {
+		const struct row *row = &rs->v[r];
+
+		fprintf(out, "%s\n    {", r ? "," : "");
+		if (!o->no_children)
+			fprintf(out, "\"children\": %.4f, ",
+				v->total ? 100.0 * row->children / v->total : 0);
+		fprintf(out, "\"self\": %.4f, \"self_samples\": %.0f, \"children_samples\": %.0f",
+			v->total ? 100.0 * row->self / v->total : 0, row->self,
+			row->children);
+		if (has_key(o, AP_KEY_COMM)) {
+			fputs(", \"comm\": ", out);
+			ap_json_str(out, row->c->comm);
+		}
+		if (has_key(o, AP_KEY_PID))
+			fprintf(out, ", \"pid\": %u", row->c->pid);
+		if (has_key(o, AP_KEY_TID))
+			fprintf(out, ", \"tid\": %u", row->c->tid);
+		if (has_key(o, AP_KEY_DSO)) {
+			fputs(", \"dso\": ", out);
+			ap_json_str(out, row->f.dso);
+		}
+		if (has_key(o, AP_KEY_SYM)) {
+			fputs(", \"sym\": ", out);
+			ap_json_str(out, row->f.sym);
+			fprintf(out, ", \"kernel\": %s",
+				row->f.kernel ? "true" : "false");
+		}
+		fputc('}', out);
+	}
+	fprintf(out, "%s]}", n ? "\n  " : "");
+}
+
+struct line {
+	const char *s;
+	double count;
+};
+
+static int cmp_line(const void *a, const void *b)
+{
+	return strcmp(((const struct line *)a)->s, ((const struct line *)b)->s);
+}
+
+/* comm;root;...;leaf COUNT, kernel frames suffixed _[k] */
+static int print_folded(struct view_cpu *v, FILE *out)
+{
+	struct ap_hmap by_line;
+	struct line *lines = NULL;
+	size_t nr = 0, cap = 0, i, buflen = 4096;
+	char *buf = malloc(buflen);
+	int err = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	ap_hmap__init(&by_line);
+	for (i = 0; i < v->nr_aggs; i++) {
+		const struct agg *a = &v->aggs[i];
+		const struct ctx *c = &v->ctxs[a->ctx];
+		long n, j;
+		size_t off;
+		uint64_t *slot;
+		const char *s;
+		int fresh;
+
+		if (a->count <= 0)
+			continue;
+		n = resolve(v, c, a->stack_id);
+		if (n < 0) {
+			err = (int)n;
+			goto out;
+		}
+		off = snprintf(buf, buflen, "%s", c->comm);
+		for (j = n - 1; j >= 0; j--) {
+			const struct rframe *f = &v->frames[j];
+			size_t need = off + strlen(f->sym) + 8;
+
+			if (need >= buflen) {
+				char *nb = realloc(buf, need * 2);
+
+				if (!nb) {
+					err = -ENOMEM;
+					goto out;
+				}
+				buf = nb;
+				buflen = need * 2;
+			}
+			off += snprintf(buf + off, buflen - off, ";%s%s",
+					f->sym, f->kernel ? "_[k]" : "");
+		}
+		s = ap_strtab__intern(v->strs, buf, off);
+		slot = s ? ap_hmap__upsert(&by_line, (uintptr_t)s, &fresh) : NULL;
+		if (!slot) {
+			err = -ENOMEM;
+			goto out;
+		}
+		if (fresh) {
+			if (nr == cap) {
+				struct line *nl;
+
+				cap = cap ? cap * 2 : 256;
+				nl = realloc(lines, cap * sizeof(*nl));
+				if (!nl) {
+					err = -ENOMEM;
+					goto out;
+				}
+				lines = nl;
+			}
+			lines[nr] = (struct line){ s, 0 };
+			*slot = nr++;
+		}
+		lines[*slot].count += a->count;
+	}
+	qsort(lines, nr, sizeof(*lines), cmp_line);
+	for (i = 0; i < nr; i++)
+		fprintf(out, "%s %.0f\n", lines[i].s, lines[i].count);
+out:
+	ap_hmap__free(&by_line);
+	free(lines);
+	free(buf);
+	return err;
+}
+
+static int cpu_print(void *p, FILE *out)
+{
+	struct view_cpu *v = p;
+	struct rows rs = { 0 };
+	int err;
+
+	if (v->o->format == AP_FMT_FOLDED)
+		return print_folded(v, out);
+	ap_hmap__init(&rs.by_key);
+	err = build_rows(v, &rs);
+	if (!err) {
+		if (v->o->format == AP_FMT_JSON)
+			print_json(v, &rs, out);
+		else
+			print_table(v, &rs, out);
+	}
+	ap_hmap__free(&rs.by_key);
+	free(rs.v);
+	return err;
+}
+
+const struct ap_view_ops ap_view_cpu = {
+	.name = "cpu",
+	.tag = AP_TAG_CPU,
+	.new = cpu_new,
+	.event = cpu_event,
+	.print = cpu_print,
+	.decay = cpu_decay,
+	.free = cpu_free,
+};
