@@ -5,6 +5,7 @@
 # line: "unit: N passed, N failed".
 build=$1
 shift
+case $build in /*) ;; *) build=$(pwd)/$build ;; esac
 passed=0
 failed=0
 for t in "$@"; do

@@ -1,0 +1,62 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Installs what aperture needs to build and test, and only what is missing
+# (pkg-config and command -v decide).  Debian and Ubuntu: apt-get.  Also
+# mounts tracefs and bpffs when they are absent (needs root).
+set -e
+
+pkgs=""
+need_pc() {	# pkg-config name, Debian package
+	pkg-config --exists "$1" 2>/dev/null || pkgs="$pkgs $2"
+}
+need_cmd() {	# command, Debian package
+	command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ] || pkgs="$pkgs $2"
+}
+
+need_cmd pkg-config pkg-config
+if command -v pkg-config >/dev/null 2>&1; then
+	need_pc libbpf libbpf-dev
+	need_pc libelf libelf-dev
+	need_pc libdw libdw-dev
+	need_pc zlib zlib1g-dev
+	need_pc check check
+else
+	pkgs="$pkgs libbpf-dev libelf-dev libdw-dev zlib1g-dev check"
+fi
+need_cmd cc gcc
+need_cmd g++ g++
+need_cmd make make
+need_cmd clang clang
+need_cmd llvm-strip llvm
+need_cmd bpftool bpftool
+# tests: the peers aperture is compared with, and a terminal for top
+need_cmd perf linux-perf
+need_cmd strace strace
+need_cmd tmux tmux
+need_cmd readelf binutils
+
+if [ -n "$pkgs" ]; then
+	if ! command -v apt-get >/dev/null 2>&1; then
+		echo "aperture: missing:$pkgs; install them with your package manager (this script knows apt-get only)" >&2
+		exit 1
+	fi
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "aperture: missing:$pkgs; run 'sudo make deps' or install them" >&2
+		exit 1
+	fi
+	echo "aperture: installing:$pkgs"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $pkgs >/dev/null
+fi
+
+if [ "$(id -u)" -eq 0 ]; then
+	if [ ! -e /sys/kernel/tracing/events ] && [ -d /sys/kernel/tracing ]; then
+		mount -t tracefs nodev /sys/kernel/tracing || true
+	fi
+	if ! mount | grep -q ' /sys/fs/bpf type bpf'; then
+		mount -t bpf bpf /sys/fs/bpf 2>/dev/null || true
+	fi
+fi
+exit 0

@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: GPL-2.0
+# Sourced by every integration test: paths, a scratch directory removed on
+# exit, skip/fail helpers.  A test exits 0 (pass), 77 (skip) or other
+# (fail); with APERTURE_REQUIRE_BPF=1 a skip is a failure.
+
+BUILD=${APERTURE_TEST_BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$(pwd)/$BUILD ;; esac
+APERTURE=$BUILD/aperture
+WL=$BUILD/tests/workloads
+T=$(mktemp -d /tmp/aperture-test.XXXXXX)
+trap 'rm -rf "$T"' EXIT INT TERM
+
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+# the test needs root and a kernel that loads aperture's BPF object
+need_bpf() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root for BPF"
+	[ -r /sys/kernel/btf/vmlinux ] || skip "no kernel BTF"
+}
+
+need_cmd() {
+	command -v "$1" >/dev/null 2>&1 || skip "needs $1"
+}
+
+# float comparison: within LO HI
+within() {
+	awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v >= lo && v <= hi) }'
+}

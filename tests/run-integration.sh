@@ -1,0 +1,27 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Runs tests/integration/[0-9]*.sh in order.  Exit 77 is a skip, which
+# APERTURE_REQUIRE_BPF=1 turns into a failure.  Prints one closing line:
+# "integration: N passed, N failed, N skipped".
+build=${1:-build}
+passed=0
+failed=0
+skipped=0
+for t in tests/integration/[0-9]*.sh; do
+	[ -n "${APERTURE_TEST:-}" ] && case $t in *"$APERTURE_TEST"*) ;; *) continue ;; esac
+	out=$(APERTURE_TEST_BUILD="$build" sh "$t" 2>&1)
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		passed=$((passed + 1))
+		echo "PASS: $t"
+	elif [ $rc -eq 77 ] && [ "${APERTURE_REQUIRE_BPF:-0}" != 1 ]; then
+		skipped=$((skipped + 1))
+		echo "SKIP: $t: $(echo "$out" | grep '^SKIP' | head -1)"
+	else
+		failed=$((failed + 1))
+		echo "FAIL: $t (exit $rc)"
+		echo "$out" | sed 's/^/    /' | tail -40
+	fi
+done
+echo "integration: $passed passed, $failed failed, $skipped skipped"
+[ $failed -eq 0 ]

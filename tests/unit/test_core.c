@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The small containers every module leans on (hmap, stacktab, strtab),
+ * /proc/PID/maps parsing, and event list parsing.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "collector.h"
+#include "hmap.h"
+#include "procfs.h"
+#include "stacktab.h"
+#include "strtab.h"
+
+START_TEST(test_hmap_upsert_find_remove)
+{
+	struct ap_hmap m;
+	uint64_t k, v, *p;
+	size_t it = 0, seen = 0;
+	int fresh;
+
+	ap_hmap__init(&m);
+	for (k = 0; k < 10000; k++) {
+		p = ap_hmap__upsert(&m, k * 7919, &fresh);
+		ck_assert_ptr_nonnull(p);
+		ck_assert_int_eq(fresh, 1);
+		*p = k;
+	}
+	ck_assert_uint_eq(m.nr, 10000);
+	for (k = 0; k < 10000; k += 2)
+		ck_assert_int_eq(ap_hmap__remove(&m, k * 7919), 0);
+	ck_assert_int_eq(ap_hmap__remove(&m, 2 * 7919), -ENOENT);
+	for (k = 0; k < 10000; k++) {
+		p = ap_hmap__find(&m, k * 7919);
+		if (k % 2 == 0) {
+			ck_assert_ptr_null(p);
+		} else {
+			ck_assert_ptr_nonnull(p);
+			ck_assert_uint_eq(*p, k);
+		}
+	}
+	while (ap_hmap__next(&m, &it, &k, &v)) {
+		ck_assert_uint_eq(k, v * 7919);
+		seen++;
+	}
+	ck_assert_uint_eq(seen, 5000);
+	p = ap_hmap__upsert(&m, 1 * 7919, &fresh);
+	ck_assert_int_eq(fresh, 0);
+	ck_assert_uint_eq(*p, 1);
+	ap_hmap__free(&m);
+}
+END_TEST
+
+START_TEST(test_stacktab_intern_dedups)
+{
+	struct ap_stacktab *t = ap_stacktab__new();
+	uint64_t k1[] = { 0xffffffff81000010ull, 0xffffffff81000020ull };
+	uint64_t u1[] = { 0x401000, 0x401100, 0x401200 };
+	uint64_t u2[] = { 0x401000, 0x401100 };
+	struct ap_stack s;
+	uint32_t a, b, c, d;
+	int fresh;
+
+	a = ap_stacktab__intern(t, k1, 2, u1, 3, &fresh);
+	ck_assert_uint_eq(a, 1);
+	ck_assert_int_eq(fresh, 1);
+	b = ap_stacktab__intern(t, k1, 2, u1, 3, &fresh);
+	ck_assert_uint_eq(b, a);
+	ck_assert_int_eq(fresh, 0);
+	/* same ips, split differently between kernel and user: different */
+	c = ap_stacktab__intern(t, k1, 1, u1, 3, &fresh);
+	ck_assert_uint_ne(c, a);
+	d = ap_stacktab__intern(t, NULL, 0, u2, 2, &fresh);
+	ck_assert_uint_eq(d, 3);
+	ck_assert_uint_eq(ap_stacktab__count(t), 3);
+	ck_assert_int_eq(ap_stacktab__get(t, a, &s), 0);
+	ck_assert_uint_eq(s.nr_kernel, 2);
+	ck_assert_uint_eq(s.nr_user, 3);
+	ck_assert_uint_eq(s.ips[0], k1[0]);
+	ck_assert_uint_eq(s.ips[4], u1[2]);
+	ck_assert_int_eq(ap_stacktab__get(t, 99, &s), -ENOENT);
+	ap_stacktab__free(t);
+}
+END_TEST
+
+START_TEST(test_stacktab_put_keeps_file_ids)
+{
+	struct ap_stacktab *t = ap_stacktab__new();
+	uint64_t ips[] = { 1, 2, 3 };
+	struct ap_stack in = { .id = 1000, .nr_kernel = 1, .nr_user = 2, .ips = ips };
+	struct ap_stack out;
+
+	ck_assert_int_eq(ap_stacktab__put(t, &in), 0);
+	in.id = 7;
+	ck_assert_int_eq(ap_stacktab__put(t, &in), 0);
+	ck_assert_int_eq(ap_stacktab__get(t, 1000, &out), 0);
+	ck_assert_uint_eq(out.id, 1000);
+	ck_assert_uint_eq(out.nr_user, 2);
+	ck_assert_uint_eq(out.ips[2], 3);
+	ck_assert_int_eq(ap_stacktab__get(t, 7, &out), 0);
+	ck_assert_int_eq(ap_stacktab__get(t, 1, &out), -ENOENT);
+	in.id = 0;
+	ck_assert_int_eq(ap_stacktab__put(t, &in), -EINVAL);
+	ap_stacktab__free(t);
+}
+END_TEST
+
+START_TEST(test_strtab_intern)
+{
+	struct ap_strtab *t = ap_strtab__new();
+	const char *a = ap_strtab__intern(t, "burn_60", -1);
+	const char *b = ap_strtab__intern(t, "burn_60xyz", 7);
+	const char *c = ap_strtab__intern(t, "burn_30", -1);
+
+	ck_assert_ptr_eq(a, b);
+	ck_assert_ptr_ne(a, c);
+	ck_assert_str_eq(b, "burn_60");
+	ck_assert_uint_eq(ap_strtab__count(t), 2);
+	ap_strtab__free(t);
+}
+END_TEST
+
+static const struct {
+	const char *line;
+	int ok;
+	unsigned long long start, end, pgoff;
+	int prot;
+	const char *path;
+} maps_lines[] = {
+	{ "55d0c0a00000-55d0c0a21000 r-xp 00002000 fd:01 1234   /usr/bin/x y\n",
+	  1, 0x55d0c0a00000ull, 0x55d0c0a21000ull, 0x2000, PROT_READ | PROT_EXEC,
+	  "/usr/bin/x y" },
+	{ "7ffd1000-7ffd2000 rw-p 00000000 00:00 0                  [stack]\n",
+	  1, 0x7ffd1000, 0x7ffd2000, 0, PROT_READ | PROT_WRITE, "[stack]" },
+	{ "7f0000000000-7f0000001000 ---p 00000000 00:00 0 \n",
+	  1, 0x7f0000000000ull, 0x7f0000001000ull, 0, 0, "" },
+	{ "garbage\n", 0, 0, 0, 0, 0, NULL },
+};
+
+START_TEST(test_parse_maps_line)
+{
+	struct ap_mmap *m = calloc(1, sizeof(*m));
+	int err = ap_parse_maps_line(maps_lines[_i].line, m);
+
+	if (!maps_lines[_i].ok) {
+		ck_assert_int_eq(err, -EINVAL);
+		free(m);
+		return;
+	}
+	ck_assert_int_eq(err, 0);
+	ck_assert_uint_eq(m->start, maps_lines[_i].start);
+	ck_assert_uint_eq(m->end, maps_lines[_i].end);
+	ck_assert_uint_eq(m->pgoff, maps_lines[_i].pgoff);
+	ck_assert_int_eq(m->prot, maps_lines[_i].prot);
+	ck_assert_str_eq(m->path, maps_lines[_i].path);
+	free(m);
+}
+END_TEST
+
+START_TEST(test_proc_stat_self)
+{
+	uint64_t start = 0;
+	pid_t ppid = 0;
+	char comm[16];
+
+	ck_assert_int_eq(ap_proc_stat(getpid(), &start, &ppid, comm,
+				      sizeof(comm)), 0);
+	ck_assert_int_eq(ppid, getppid());
+	ck_assert_uint_gt(start, 0);
+	ck_assert_int_eq(ap_proc_alive(getpid()), 1);
+	ck_assert_int_eq(ap_proc_stat(999999999, NULL, NULL, NULL, 0), -ESRCH);
+	ck_assert_int_eq(ap_proc_alive(999999999), 0);
+}
+END_TEST
+
+START_TEST(test_events_parse)
+{
+	struct ap_collect_opts o = { 0 };
+	uint32_t mask;
+	char bad[64];
+
+	ck_assert_int_eq(ap_events__parse("cpu", &mask, &o, bad, sizeof(bad)), 0);
+	ck_assert_uint_eq(mask, AP_EVMASK(AP_TAG_CPU));
+	ck_assert_int_eq(ap_events__parse("cpu,bogus", &mask, &o, bad,
+					  sizeof(bad)), -EINVAL);
+	ck_assert_str_eq(bad, "bogus");
+	ck_assert_int_eq(ap_events__parse("", &mask, &o, bad, sizeof(bad)),
+			 -EINVAL);
+	ck_assert_ptr_nonnull(strstr(ap_events__valid(), "cpu"));
+}
+END_TEST
+
+static Suite *core_suite(void)
+{
+	Suite *s = suite_create("core");
+	TCase *tc;
+
+	tc = tcase_create("hmap");
+	tcase_add_test(tc, test_hmap_upsert_find_remove);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("stacktab");
+	tcase_add_test(tc, test_stacktab_intern_dedups);
+	tcase_add_test(tc, test_stacktab_put_keeps_file_ids);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("strtab");
+	tcase_add_test(tc, test_strtab_intern);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("procfs");
+	tcase_add_loop_test(tc, test_parse_maps_line, 0,
+			    sizeof(maps_lines) / sizeof(maps_lines[0]));
+	tcase_add_test(tc, test_proc_stat_self);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("events");
+	tcase_add_test(tc, test_events_parse);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(core_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The CPU view over a session fed with crafted frames: folded lines
+ * (root first, kernel frames suffixed _[k], unresolved frames as
+ * dso+0xOFF or [unknown]), self and children in the table, filters.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format.h"
+#include "reader.h"
+#include "session.h"
+#include "symbolizer.h"
+#include "view.h"
+
+struct fixture {
+	struct ap_symbolizer *sym;
+	struct ap_session *s;
+	struct ap_buf b;
+};
+
+static void feed(struct fixture *fx)
+{
+	size_t off = 0;
+
+	while (off + AP_FRAME_HDR_LEN <= fx->b.len) {
+		struct ap_frame f;
+
+		f.tag = ap_get_le32(fx->b.data + off);
+		f.len = ap_get_le32(fx->b.data + off + 4);
+		f.payload = fx->b.data + off + AP_FRAME_HDR_LEN;
+		ck_assert_int_ge(ap_session__feed(fx->s, &f), 0);
+		off += AP_FRAME_HDR_LEN + f.len;
+	}
+}
+
+static void quiet(void *ctx, const char *msg)
+{
+}
+
+static void setup_fixture(struct fixture *fx)
+{
+	struct ap_symbolizer_opts so = { .warn = quiet };
+	struct ap_task t = { .ts = 1, .pid = 10, .start_ticks = 5, .kind = AP_TASK_SNAPSHOT };
+	struct ap_comm c1 = { .ts = 1, .pid = 10, .tid = 10 };
+	struct ap_comm c2 = { .ts = 1, .pid = 10, .tid = 11 };
+	struct ap_ksym k1 = { .addr = 0xffffffff81000000ull, .size = 0x100 };
+	struct ap_ksym k2 = { .addr = 0xffffffff81001000ull, .size = 0x100 };
+	struct ap_mmap *m = calloc(1, sizeof(*m));
+	uint64_t st1[] = { 0xffffffff81001010ull, 0xffffffff81000020ull };
+	uint64_t st2[] = { 0x400123 };
+	uint64_t st3[] = { 0x10 };
+	struct ap_stack s1 = { .id = 1, .nr_kernel = 2, .nr_user = 0, .ips = st1 };
+	struct ap_stack s2 = { .id = 2, .nr_kernel = 0, .nr_user = 1, .ips = st2 };
+	struct ap_stack s3 = { .id = 3, .nr_kernel = 0, .nr_user = 1, .ips = st3 };
+	int i;
+
+	fx->sym = ap_symbolizer__new(&so);
+	fx->s = ap_session__new(fx->sym);
+	ap_buf__init(&fx->b);
+	strcpy(t.comm, "prog");
+	strcpy(c1.comm, "prog");
+	strcpy(c2.comm, "worker");
+	strcpy(k1.name, "do_syscall_64");
+	strcpy(k2.name, "schedule");
+	m->pid = 10;
+	m->start = 0x400000;
+	m->end = 0x500000;
+	m->prot = 5;
+	strcpy(m->path, "/nonexistent/libfoo.so");
+	ap_task__encode(&t, &fx->b);
+	ap_comm__encode(&c1, &fx->b);
+	ap_comm__encode(&c2, &fx->b);
+	ap_ksym__encode(&k1, &fx->b);
+	ap_ksym__encode(&k2, &fx->b);
+	ap_mmap__encode(m, &fx->b);
+	ap_stack__encode(&s1, &fx->b);
+	ap_stack__encode(&s2, &fx->b);
+	ap_stack__encode(&s3, &fx->b);
+	for (i = 0; i < 6; i++) {
+		struct ap_cpu_sample e = {
+			.ts = 100 + i, .pid = 10, .tid = i < 3 ? 10 : 11,
+			.stack_id = i < 3 ? 1 : i < 5 ? 2 : 3,
+		};
+
+		ap_cpu_sample__encode(&e, &fx->b);
+	}
+	free(m);
+	feed(fx);
+}
+
+static void teardown_fixture(struct fixture *fx)
+{
+	ap_session__free(fx->s);
+	ap_symbolizer__free(fx->sym);
+	ap_buf__free(&fx->b);
+}
+
+/* runs the cpu view over the fixture's samples and returns its output */
+static char *render(struct fixture *fx, struct ap_report_opts *o)
+{
+	const struct ap_view_ops *ops = ap_view__find("cpu");
+	void *v;
+	size_t off = 0, len;
+	char *out = NULL;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(ops);
+	v = ops->new(o, fx->s);
+	while (off + AP_FRAME_HDR_LEN <= fx->b.len) {
+		struct ap_frame fr;
+
+		fr.tag = ap_get_le32(fx->b.data + off);
+		fr.len = ap_get_le32(fx->b.data + off + 4);
+		fr.payload = fx->b.data + off + AP_FRAME_HDR_LEN;
+		if (fr.tag == AP_TAG_CPU)
+			ck_assert_int_eq(ops->event(v, &fr), 0);
+		off += AP_FRAME_HDR_LEN + fr.len;
+	}
+	f = open_memstream(&out, &len);
+	ck_assert_int_eq(ops->print(v, f), 0);
+	fclose(f);
+	ops->free(v);
+	return out;
+}
+
+static void default_keys(struct ap_report_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->keys[0] = AP_KEY_COMM;
+	o->keys[1] = AP_KEY_DSO;
+	o->keys[2] = AP_KEY_SYM;
+	o->nr_keys = 3;
+}
+
+START_TEST(test_folded_lines)
+{
+	struct ap_report_opts o;
+	struct fixture fx;
+	char *out;
+
+	setup_fixture(&fx);
+	default_keys(&o);
+	o.format = AP_FMT_FOLDED;
+	out = render(&fx, &o);
+	ck_assert_str_eq(out,
+			 "prog;do_syscall_64_[k];schedule_[k] 3\n"
+			 "worker;[unknown] 1\n"
+			 "worker;libfoo.so+0x123 2\n");
+	free(out);
+	teardown_fixture(&fx);
+}
+END_TEST
+
+START_TEST(test_folded_user_only_and_filters)
+{
+	struct ap_report_opts o;
+	struct fixture fx;
+	char *out;
+
+	setup_fixture(&fx);
+	default_keys(&o);
+	o.format = AP_FMT_FOLDED;
+	o.user_only = 1;
+	o.comm = "prog";
+	out = render(&fx, &o);
+	ck_assert_str_eq(out, "prog;[kernel]_[k] 3\n");
+	free(out);
+	o.comm = NULL;
+	o.user_only = 0;
+	o.tids[0] = 11;
+	o.nr_tids = 1;
+	out = render(&fx, &o);
+	ck_assert_ptr_null(strstr(out, "prog"));
+	free(out);
+	teardown_fixture(&fx);
+}
+END_TEST
+
+START_TEST(test_table_self_children)
+{
+	struct ap_report_opts o;
+	struct fixture fx;
+	char *out, *line;
+
+	setup_fixture(&fx);
+	default_keys(&o);
+	out = render(&fx, &o);
+	/* schedule is the leaf of 3 of 6 samples; do_syscall_64 only a
+	 * caller: 50 % children, 0 % self */
+	line = strstr(out, "[k] schedule");
+	ck_assert_ptr_nonnull(line);
+	ck_assert_ptr_nonnull(strstr(out, "50.00%    50.00%  prog"));
+	ck_assert_ptr_nonnull(strstr(out, "50.00%     0.00%  prog"));
+	ck_assert_ptr_nonnull(strstr(out, "[.] libfoo.so+0x123"));
+	free(out);
+	o.format = AP_FMT_JSON;
+	out = render(&fx, &o);
+	ck_assert_ptr_nonnull(strstr(out, "\"samples\": 6"));
+	ck_assert_ptr_nonnull(strstr(out, "\"sym\": \"schedule\", \"kernel\": true"));
+	free(out);
+	teardown_fixture(&fx);
+}
+END_TEST
+
+static Suite *view_cpu_suite(void)
+{
+	Suite *s = suite_create("view_cpu");
+	TCase *tc;
+
+	tc = tcase_create("folded");
+	tcase_add_test(tc, test_folded_lines);
+	tcase_add_test(tc, test_folded_user_only_and_filters);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("table");
+	tcase_add_test(tc, test_table_self_children);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(view_cpu_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
