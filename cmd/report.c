@@ -341,7 +341,9 @@ int cmd_report(int argc, char **argv)
 	struct report_opts o = { .input = "aperture.data" };
 	struct view_inst views[MAX_VIEWS];
 	const struct ap_read_stats *st;
-	struct ap_symbolizer_opts so = { .warn = warn_cb };
+	/* no source lines: no output prints them, and .debug_line of a big
+	 * library is costly to inflate */
+	struct ap_symbolizer_opts so = { .warn = warn_cb, .no_srcline = 1 };
 	struct ap_symbolizer *sym = NULL;
 	struct ap_session *s = NULL;
 	struct ap_reader *rd;
