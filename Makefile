@@ -32,7 +32,8 @@ WARN		:= -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 CFLAGS		?= -O2 -g
 ALL_CFLAGS	:= $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE \
 		   -DAPERTURE_VERSION='"$(VERSION)"' \
-		   -Ilib -Ibpf -I$(O) $(PKG_CFLAGS) -MMD -MP
+		   -iquote lib -iquote bpf -iquote $(O) $(PKG_CFLAGS) -MMD -MP
+# -iquote: bpf/sched.h and friends must not hide the system's <sched.h>
 # __cxa_demangle comes from libstdc++ (see README: C++ names)
 LDLIBS		:= $(PKG_LIBS) -lstdc++ -lpthread -lm
 BPF_CFLAGS	:= -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(O) -Ibpf \

@@ -76,7 +76,7 @@ int main(int argc, char **argv)
 	const char *arg;
 
 	if (argc < 2) {
-		print_help(stderr);
+		ap_err("no command given; see 'aperture --help' (commands: record, report, top)");
 		return EXIT_USAGE;
 	}
 	arg = argv[1];

@@ -19,6 +19,7 @@
 
 struct report_opts {
 	const char *input;
+	int no_inline;
 	const char *events;		/* NULL: what the file holds */
 	struct ap_report_opts r;
 };
@@ -36,6 +37,7 @@ enum {
 	OPT_PER_THREAD,
 	OPT_ERRORS,
 	OPT_HIST,
+	OPT_NO_INLINE,
 };
 
 static const struct argp_option options[] = {
@@ -47,6 +49,7 @@ static const struct argp_option options[] = {
 	{ "limit", OPT_LIMIT, "N", 0, "Print at most N rows", 2 },
 	{ "no-children", OPT_NO_CHILDREN, NULL, 0, "Omit the inclusive (children) column", 2 },
 	{ "user-only", OPT_USER_ONLY, NULL, 0, "Hide kernel frames", 2 },
+	{ "no-inline", OPT_NO_INLINE, NULL, 0, "Do not expand inlined functions (skips loading DWARF)", 2 },
 	{ "per-thread", OPT_PER_THREAD, NULL, 0, "syscall, lock: one table per thread", 2 },
 	{ "errors", OPT_ERRORS, NULL, 0, "syscall: errno breakdown per syscall", 2 },
 	{ "hist", OPT_HIST, NULL, 0, "syscall: log2 latency histogram per syscall", 2 },
@@ -174,6 +177,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_USER_ONLY:
 		o->r.user_only = 1;
+		break;
+	case OPT_NO_INLINE:
+		o->no_inline = 1;
 		break;
 	case OPT_PER_THREAD:
 		o->r.per_thread = 1;
@@ -367,6 +373,7 @@ int cmd_report(int argc, char **argv)
 	s = sym ? ap_session__new(sym) : NULL;
 	if (!s) {
 		ap_err("out of memory");
+	so.no_inline = o.no_inline;
 		goto out;
 	}
 

@@ -357,3 +357,8 @@ void ap_collector__close(struct ap_collector *c)
 	aperture_bpf__destroy(c->skel);
 	free(c);
 }
+uint32_t ap_collector__events(const struct ap_collector *c)
+{
+	return c->opts.events;
+}
+

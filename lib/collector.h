@@ -62,6 +62,8 @@ void ap_collector__close(struct ap_collector *c);
  * returns -EINVAL and copies it into bad. */
 int ap_events__parse(const char *list, uint32_t *mask,
 		     struct ap_collect_opts *o, char *bad, size_t badlen);
+/* the AP_EVMASK bits asked for */
+uint32_t ap_collector__events(const struct ap_collector *c);
 /* "cpu, syscall, lock, ..." for help texts */
 const char *ap_events__valid(void);
 

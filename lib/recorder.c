@@ -532,6 +532,7 @@ int ap_recorder__write_status(struct ap_recorder *r, struct ap_collector *c)
 	}
 	n = ap_collector__sensors(c, &st);
 	for (i = 0; i < n; i++)
-		ap_sensor__encode(&st[i], &r->buf);
+		if (ap_collector__events(c) & AP_EVMASK(st[i].tag))
+			ap_sensor__encode(&st[i], &r->buf);
 	return ap_recorder__flush(r);
 }

@@ -34,6 +34,9 @@ need_cmd perf linux-perf
 need_cmd strace strace
 need_cmd tmux tmux
 need_cmd readelf binutils
+need_cmd python3 python3
+need_cmd bash bash
+[ -x /usr/sbin/offcputime ] || pkgs="$pkgs libbpf-tools"
 
 if [ -n "$pkgs" ]; then
 	if ! command -v apt-get >/dev/null 2>&1; then

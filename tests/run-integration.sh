@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Runs tests/integration/[0-9]*.sh in order.  Exit 77 is a skip, which
-# APERTURE_REQUIRE_BPF=1 turns into a failure.  Prints one closing line:
+# APERTURE_REQUIRE_BPF=1 turns into a failure; 78 (an optional tool that no
+# package provides is missing) is always a skip.  Prints one closing line:
 # "integration: N passed, N failed, N skipped".
 build=${1:-build}
 passed=0
@@ -14,7 +15,8 @@ for t in tests/integration/[0-9]*.sh; do
 	if [ $rc -eq 0 ]; then
 		passed=$((passed + 1))
 		echo "PASS: $t"
-	elif [ $rc -eq 77 ] && [ "${APERTURE_REQUIRE_BPF:-0}" != 1 ]; then
+	elif [ $rc -eq 78 ] ||
+	     { [ $rc -eq 77 ] && [ "${APERTURE_REQUIRE_BPF:-0}" != 1 ]; }; then
 		skipped=$((skipped + 1))
 		echo "SKIP: $t: $(echo "$out" | grep '^SKIP' | head -1)"
 	else

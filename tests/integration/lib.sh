@@ -26,8 +26,17 @@ need_bpf() {
 	[ -r /sys/kernel/btf/vmlinux ] || skip "no kernel BTF"
 }
 
+# a tool the test needs: scripts/install-deps.sh installs it, so its
+# absence fails under APERTURE_REQUIRE_BPF like a missing BPF
 need_cmd() {
 	command -v "$1" >/dev/null 2>&1 || skip "needs $1"
+}
+
+# an optional tool that no package provides here (nvcc): its absence is a
+# skip even in CI
+skip_tool() {
+	echo "SKIP: $*"
+	exit 78
 }
 
 # float comparison: within LO HI
