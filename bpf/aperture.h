@@ -41,6 +41,7 @@
 #define AP_STAT_GPU_TABLE_FULL	7	/* gpu launches in flight table full */
 #define AP_STAT_SCHED_TABLE_FULL 8
 #define AP_STAT_IO_UNRESOLVED	9
+#define AP_STAT_IO_TABLE_FULL	10	/* io syscalls in flight table full */
 #define AP_STAT_NR		16
 
 struct ap_ev_hdr {

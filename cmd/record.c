@@ -69,7 +69,17 @@ static const char doc[] =
 	"Sample the CPU stacks (and other events) of a command, of running "
 	"processes or of the whole system into a record file.\n\n"
 	"Recording ends on Ctrl-C, SIGTERM, after --duration, or when every "
-	"target has exited; the file is always finished.  Events: cpu."
+	"target has exited; the file is always finished.  Events: cpu, lock (futex waits and kernel lock contention; "
+	"lock:pthread adds pthread mutex wait and hold times), syscall, sched, "
+	"gpu (CUDA kernel launches: uprobes on cudaLaunchKernel and "
+	"cuLaunchKernel of the target's CUDA libraries or --cuda-lib; host-side "
+	"launch times, not kernel execution; a target without a CUDA library "
+	"is named on standard error), "
+	"io (bytes read and written per file, pipe and socket, and which "
+	"processes a pipe or socket links), "
+	"mem (memory accesses: AMD IBS op samples with data address, load/store "
+	"and data source; where the CPU has no IBS, page faults instead, said "
+	"so at start; needs root or CAP_PERFMON)."
 	"\v"
 	"Examples:\n"
 	"  aperture record -F 999 -- ./prog args\n"
@@ -419,6 +429,7 @@ int cmd_record(int argc, char **argv)
 		ap_warn("--syscall-stacks has no effect without -e syscall");
 	o.collect.system_wide = o.system_wide;
 	o.collect.freq = o.freq;
+	o.collect.cmd = o.cmd;
 
 	for (i = 0; i < (size_t)o.nr_pids; i++) {
 		if (!ap_proc_alive(o.pids[i])) {
@@ -533,6 +544,10 @@ int cmd_record(int argc, char **argv)
 	/* what is still in the ring buffer belongs to the recording */
 	while (ap_collector__poll(r.col, 0) > 0)
 		;
+	/* calls still in flight are written as such, not dropped */
+	e = ap_collector__finish(r.col);
+	if (e < 0)
+		ap_warn("writing the calls still in flight: %s", strerror(-e));
 	ret = 0;
 
 out_finish:

@@ -342,6 +342,16 @@ static int add_view(struct view_inst *vi, int *nr, const char *name,
 	return 0;
 }
 
+static int has_view(const struct view_inst *vi, int nr, const char *name)
+{
+	int i;
+
+	for (i = 0; i < nr; i++)
+		if (!strcmp(vi[i].ops->name, name))
+			return 1;
+	return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = { .input = "aperture.data" };
@@ -363,6 +373,7 @@ int cmd_report(int argc, char **argv)
 	o.r.nr_keys = 3;
 	argp_parse(&argp, argc, argv, AP_ARGP_FLAGS, NULL, &o);
 
+	so.no_inline = o.no_inline;
 	rd = ap_reader__open(o.input, &err, errbuf, sizeof(errbuf));
 	if (!rd) {
 		ap_err("%s", errbuf);
@@ -373,7 +384,6 @@ int cmd_report(int argc, char **argv)
 	s = sym ? ap_session__new(sym) : NULL;
 	if (!s) {
 		ap_err("out of memory");
-	so.no_inline = o.no_inline;
 		goto out;
 	}
 
@@ -406,6 +416,12 @@ int cmd_report(int argc, char **argv)
 		if (!nr_views)
 			add_view(views, &nr_views, "cpu", &o, s);
 	}
+	/* cpu and sched folded together: a wall-clock graph, CPU samples
+	 * turned into microseconds like the off-CPU time */
+	o.r.freq = ap_reader__header(rd)->freq;
+	o.r.folded_us = o.r.format == AP_FMT_FOLDED &&
+			has_view(views, nr_views, "cpu") &&
+			has_view(views, nr_views, "sched");
 
 	while ((err = ap_reader__next(rd, &f)) > 0) {
 		if (ap_session__feed(s, &f) != 1)

@@ -19,6 +19,12 @@
 /* one row per -e name; the order is the order of AP_TAG_* */
 static const struct ap_sensor_ops *const sensor_table[] = {
 	&ap_sensor_cpu,
+	&ap_sensor_lock,
+	&ap_sensor_syscall,
+	&ap_sensor_gpu,
+	&ap_sensor_mem,
+	&ap_sensor_sched,
+	&ap_sensor_io,
 };
 
 #define NR_SENSORS (sizeof(sensor_table) / sizeof(sensor_table[0]))
@@ -317,6 +323,22 @@ int ap_collector__poll(struct ap_collector *c, int timeout_ms)
 	return total + n;
 }
 
+int ap_collector__finish(struct ap_collector *c)
+{
+	int i, n, total = 0;
+
+	for (i = 0; i < c->nr; i++) {
+		if (!c->enabled[i] || !c->ops[i]->finish ||
+		    c->status[i].state == AP_SENSOR_UNAVAILABLE)
+			continue;
+		n = c->ops[i]->finish(c);
+		if (n < 0)
+			return n;
+		total += n;
+	}
+	return total;
+}
+
 void ap_collector__counters(struct ap_collector *c, uint64_t *out)
 {
 	int fd = bpf_map__fd(c->skel->maps.stats);
@@ -344,6 +366,11 @@ size_t ap_collector__sensors(const struct ap_collector *c,
 	return c->nr;
 }
 
+uint32_t ap_collector__events(const struct ap_collector *c)
+{
+	return c->opts.events;
+}
+
 void ap_collector__close(struct ap_collector *c)
 {
 	int i;
@@ -357,8 +384,3 @@ void ap_collector__close(struct ap_collector *c)
 	aperture_bpf__destroy(c->skel);
 	free(c);
 }
-uint32_t ap_collector__events(const struct ap_collector *c)
-{
-	return c->opts.events;
-}
-

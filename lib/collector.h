@@ -25,6 +25,9 @@ struct ap_collect_opts {
 	uint64_t mem_period;		/* 0: from mem_density */
 	int mem_density;		/* 0 low, 1 default, 2 high */
 	uint64_t min_block_ns;		/* off-CPU minimum */
+	/* record -- CMD: the command exec'd once the sensors are attached,
+	 * so that uprobe sensors can arm its files first; NULL otherwise */
+	char *const *cmd;
 };
 
 /* called for every ring buffer record; non-zero stops the poll */
@@ -50,11 +53,17 @@ int ap_collector__start(struct ap_collector *c, char *err, size_t errlen);
 /* Waits up to timeout_ms for records and delivers them; returns the
  * number delivered or -errno (-EINTR when a signal interrupted). */
 int ap_collector__poll(struct ap_collector *c, int timeout_ms);
+/* Recording stops: each sensor delivers what it still holds (calls in
+ * flight); after the last poll, before the status frames.  Returns the
+ * number of records delivered or -errno. */
+int ap_collector__finish(struct ap_collector *c);
 /* Sums the per-CPU drop counters into out[AP_STAT_NR]. */
 void ap_collector__counters(struct ap_collector *c, uint64_t *out);
 /* status of each sensor asked for */
 size_t ap_collector__sensors(const struct ap_collector *c,
 			     const struct ap_sensor **out);
+/* the AP_EVMASK bits asked for */
+uint32_t ap_collector__events(const struct ap_collector *c);
 void ap_collector__close(struct ap_collector *c);
 
 /* "cpu,syscall,lock:pthread" -> mask, and the options a qualified name
@@ -62,8 +71,6 @@ void ap_collector__close(struct ap_collector *c);
  * returns -EINVAL and copies it into bad. */
 int ap_events__parse(const char *list, uint32_t *mask,
 		     struct ap_collect_opts *o, char *bad, size_t badlen);
-/* the AP_EVMASK bits asked for */
-uint32_t ap_collector__events(const struct ap_collector *c);
 /* "cpu, syscall, lock, ..." for help texts */
 const char *ap_events__valid(void);
 

@@ -10,6 +10,12 @@
 
 #include "aperture.h"
 #include "collector.h"
+#include "ev_gpu.h"
+#include "ev_io.h"
+#include "ev_lock.h"
+#include "ev_mem.h"
+#include "ev_sched.h"
+#include "ev_syscall.h"
 #include "hmap.h"
 #include "procfs.h"
 #include "stacktab.h"
@@ -43,6 +49,8 @@ struct ap_recorder {
 	struct ap_hmap by_pid;		/* pid -> index in procs */
 	struct ap_hmap comm_of;		/* tid -> hash of its last comm */
 	struct ap_record_counts counts;
+	void *priv[32];			/* ap_recorder__priv, by tag */
+	void (*priv_free[32])(void *);
 };
 
 static uint64_t now_ns(void)
@@ -76,6 +84,8 @@ struct ap_recorder *ap_recorder__new(ap_sink_fn sink, void *sink_ctx)
 
 void ap_recorder__free(struct ap_recorder *r)
 {
+	int i;
+
 	if (!r)
 		return;
 	ap_buf__free(&r->buf);
@@ -84,6 +94,9 @@ void ap_recorder__free(struct ap_recorder *r)
 	ap_hmap__free(&r->ksym_done);
 	ap_hmap__free(&r->by_pid);
 	ap_hmap__free(&r->comm_of);
+	for (i = 0; i < 32; i++)
+		if (r->priv_free[i])
+			r->priv_free[i](r->priv[i]);
 	free(r->procs);
 	free(r);
 }
@@ -102,6 +115,16 @@ void ap_recorder__set_kallsyms(struct ap_recorder *r, struct ap_kallsyms *k)
 struct ap_buf *ap_recorder__buf(struct ap_recorder *r)
 {
 	return &r->buf;
+}
+
+void **ap_recorder__priv(struct ap_recorder *r, uint32_t tag,
+			 void (*free_fn)(void *))
+{
+	if (tag >= 32)
+		return NULL;
+	if (free_fn)
+		r->priv_free[tag] = free_fn;
+	return &r->priv[tag];
 }
 
 const struct ap_record_counts *ap_recorder__counts(const struct ap_recorder *r)
@@ -298,6 +321,15 @@ int ap_recorder__snapshot(struct ap_recorder *r, pid_t pid)
 	return r->buf.err;
 }
 
+int ap_recorder__rescan(struct ap_recorder *r, uint32_t pid)
+{
+	struct proc *p = find_proc(r, pid);
+
+	if (!p || p->exited)
+		return 0;
+	return scan_maps(r, p);
+}
+
 int ap_recorder__touch(struct ap_recorder *r, uint32_t pid, uint32_t tid,
 		       const char *comm)
 {
@@ -349,6 +381,15 @@ static void check_user_frames(struct ap_recorder *r, struct proc *p,
 			scan_maps(r, p);
 		return;
 	}
+}
+
+void ap_recorder__need_addr(struct ap_recorder *r, uint32_t pid,
+			    uint64_t addr)
+{
+	struct proc *p = find_proc(r, pid);
+
+	if (p)
+		check_user_frames(r, p, &addr, 1);
 }
 
 uint32_t ap_recorder__stack(struct ap_recorder *r, uint32_t pid,
@@ -467,6 +508,13 @@ static const struct {
 	uint32_t tag;			/* counted as an event of this tag */
 } handlers[] = {
 	{ AP_EV_CPU, on_cpu, AP_TAG_CPU },
+	{ AP_EV_LOCK, ap_rec_lock, AP_TAG_LOCK },
+	{ AP_EV_SYSCALL, ap_rec_syscall, AP_TAG_SYSCALL },
+	{ AP_EV_GPU, ap_rec_gpu, AP_TAG_GPU },
+	{ AP_REC_GPU_MAPPED, ap_rec_gpu_mapped, UINT32_MAX },
+	{ AP_EV_MEM, ap_rec_mem, AP_TAG_MEM },
+	{ AP_EV_SCHED, ap_rec_sched, AP_TAG_SCHED },
+	{ AP_EV_IO, ap_rec_io, AP_TAG_IO },
 	{ AP_EV_TASK, on_task, UINT32_MAX },
 };
 
@@ -513,6 +561,7 @@ int ap_recorder__write_status(struct ap_recorder *r, struct ap_collector *c)
 		{ AP_STAT_GPU_TABLE_FULL, AP_LOST_TABLE, AP_TAG_GPU },
 		{ AP_STAT_SCHED_TABLE_FULL, AP_LOST_TABLE, AP_TAG_SCHED },
 		{ AP_STAT_IO_UNRESOLVED, AP_LOST_UNRESOLVED, AP_TAG_IO },
+		{ AP_STAT_IO_TABLE_FULL, AP_LOST_TABLE, AP_TAG_IO },
 	};
 	uint64_t counters[AP_STAT_NR];
 	const struct ap_sensor *st;

@@ -45,11 +45,23 @@ int ap_recorder__write_status(struct ap_recorder *r,
 /* make sure pid is known (writes TASK/COMM/MMAP frames the first time) */
 int ap_recorder__touch(struct ap_recorder *r, uint32_t pid, uint32_t tid,
 		       const char *comm);
+/* a known process mapped new code: re-read its mappings now (writes the
+ * new ones, tells the collector); 0 or -errno */
+int ap_recorder__rescan(struct ap_recorder *r, uint32_t pid);
 /* intern a BPF stack pair; returns the stack id (0: none) */
 uint32_t ap_recorder__stack(struct ap_recorder *r, uint32_t pid,
 			    const void *stacks /* struct ap_stacks */);
 /* the buffer frames are appended to */
 struct ap_buf *ap_recorder__buf(struct ap_recorder *r);
+/* a data address of pid (mem samples): when no known mapping covers it,
+ * re-read the mappings (rate-limited) so that its MMAP frame comes first */
+void ap_recorder__need_addr(struct ap_recorder *r, uint32_t pid,
+			    uint64_t addr);
+/* state an event handler keeps with the recorder (a cache, a table):
+ * the slot of tag, NULL when tag >= 32; the handler fills it on first use,
+ * and free_fn (when set) frees it in ap_recorder__free */
+void **ap_recorder__priv(struct ap_recorder *r, uint32_t tag,
+			 void (*free_fn)(void *));
 /* counts of what was written */
 struct ap_record_counts {
 	uint64_t events;

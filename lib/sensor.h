@@ -34,6 +34,10 @@ struct ap_sensor_ops {
 			       struct aperture_bpf *skel, pid_t pid);
 	/* optional: poll user-space sources (perf buffers) */
 	int (*poll)(struct ap_collector *c);
+	/* optional: recording stops (record, before the status frames):
+	 * deliver what is still pending, e.g. calls in flight; returns the
+	 * number of records delivered or -errno */
+	int (*finish)(struct ap_collector *c);
 	/* optional: detach and free private state */
 	void (*close)(struct ap_collector *c);
 };
@@ -63,5 +67,11 @@ int ap_collector__deliver(struct ap_collector *c, const void *data,
 int ap_sensor_index(const struct ap_collector *c, const char *name);
 
 extern const struct ap_sensor_ops ap_sensor_cpu;
+extern const struct ap_sensor_ops ap_sensor_lock;
+extern const struct ap_sensor_ops ap_sensor_syscall;
+extern const struct ap_sensor_ops ap_sensor_gpu;
+extern const struct ap_sensor_ops ap_sensor_mem;
+extern const struct ap_sensor_ops ap_sensor_sched;
+extern const struct ap_sensor_ops ap_sensor_io;
 
 #endif /* APERTURE_SENSOR_H */

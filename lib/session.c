@@ -134,6 +134,7 @@ static int on_task(struct ap_session *s, const struct ap_task *t)
 			p->generation++;
 			p->as = addrspace_of(s, p);
 		}
+		p->exec_ts = t->ts;
 		break;
 	case AP_TASK_EXITED:
 		if (!p)

@@ -24,6 +24,7 @@ struct ap_proc_info {
 	uint32_t ppid;
 	uint64_t start_ticks;
 	uint32_t generation;		/* exec count */
+	uint64_t exec_ts;		/* time of the last exec; 0: none */
 	int exited;
 	int32_t exit_code;
 	const char *comm;		/* interned */

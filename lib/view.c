@@ -7,9 +7,21 @@
 #include "session.h"
 
 extern const struct ap_view_ops ap_view_cpu;
+extern const struct ap_view_ops ap_view_lock;
+extern const struct ap_view_ops ap_view_syscall;
+extern const struct ap_view_ops ap_view_gpu;
+extern const struct ap_view_ops ap_view_mem;
+extern const struct ap_view_ops ap_view_sched;
+extern const struct ap_view_ops ap_view_io;
 
 static const struct ap_view_ops *const views[] = {
 	&ap_view_cpu,
+	&ap_view_lock,
+	&ap_view_syscall,
+	&ap_view_gpu,
+	&ap_view_mem,
+	&ap_view_sched,
+	&ap_view_io,
 };
 
 #define NR_VIEWS (sizeof(views) / sizeof(views[0]))

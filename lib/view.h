@@ -54,6 +54,12 @@ struct ap_report_opts {
 	int hide_comm;			/* top: no comm column */
 	int top_sort;			/* top: cycles sort column */
 	long offset;			/* top: first row shown */
+	int show_samples;		/* a Samples column (perf report -n) */
+	/* set by report: the file's CPU sampling frequency, and folded CPU
+	 * weights in microseconds (sample count * 1e6 / freq) so that a
+	 * wall-clock graph (--events cpu,sched) has one scale */
+	uint32_t freq;
+	int folded_us;
 };
 
 struct ap_view_ops {

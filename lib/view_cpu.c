@@ -588,7 +588,9 @@ static int print_folded(struct view_cpu *v, FILE *out)
 	}
 	qsort(lines, nr, sizeof(*lines), cmp_line);
 	for (i = 0; i < nr; i++)
-		fprintf(out, "%s %.0f\n", lines[i].s, lines[i].count);
+		fprintf(out, "%s %.0f\n", lines[i].s,
+			v->o->folded_us && v->o->freq ?
+			lines[i].count * 1e6 / v->o->freq : lines[i].count);
 out:
 	ap_hmap__free(&by_line);
 	free(lines);

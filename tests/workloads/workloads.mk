@@ -11,3 +11,31 @@ $(O)/tests/workloads/cxxsym: tests/workloads/cxxsym.cc
 	$(call msg,CXX,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CXX) -O2 -g -fno-omit-frame-pointer -o $@ $<
+
+# syscall_exact: static, so that the dynamic loader's own read() calls do
+# not blur the exact counts
+WORKLOAD_CFLAGS_syscall_exact := -static
+
+# gpu: stand-in CUDA runtime and driver libraries exporting the launch
+# entry points with their real signatures (tests/workloads/fakecuda/), and
+# the workloads that launch through them ($ORIGIN runpath: found next to
+# them, as an application ships its CUDA libraries)
+FAKECUDA_CFLAGS	:= -O1 -g -fPIC -shared -fno-omit-frame-pointer -Itests/workloads/fakecuda
+WORKLOAD_EXTRA	+= $(O)/tests/workloads/libcuda.so.1 $(O)/tests/workloads/libcudart.so.12
+$(O)/tests/workloads/libcuda.so.1: tests/workloads/fakecuda/cuda.c tests/workloads/fakecuda/fakecuda.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(FAKECUDA_CFLAGS) -Wl,-soname,libcuda.so.1 -o $@ $<
+$(O)/tests/workloads/libcudart.so.12: tests/workloads/fakecuda/cudart.c tests/workloads/fakecuda/fakecuda.h $(O)/tests/workloads/libcuda.so.1
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(FAKECUDA_CFLAGS) -Wl,-soname,libcudart.so.12 -o $@ $< \
+		-L$(@D) -l:libcuda.so.1 -Wl,-rpath,'$$ORIGIN'
+$(O)/tests/workloads/gpu_launch: $(O)/tests/workloads/libcudart.so.12 $(O)/tests/workloads/libcuda.so.1
+WORKLOAD_CFLAGS_gpu_launch := -Itests/workloads/fakecuda
+WORKLOAD_LDLIBS_gpu_launch := -L$(O)/tests/workloads -l:libcudart.so.12 -l:libcuda.so.1 -Wl,-rpath,'$$ORIGIN'
+WORKLOAD_CFLAGS_gpu_dlopen := -Itests/workloads/fakecuda
+WORKLOAD_LDLIBS_gpu_dlopen := -ldl
+
+# mem_touch: -O0 keeps a frame in every function, the leaf touch() that
+# takes the page faults included, so folded stacks show the whole chain
+WORKLOAD_CFLAGS_mem_touch := -O0

@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lock contention, three sources:
+ *  - futex waits (syscalls:sys_enter/exit_futex): the user lock address,
+ *    the time spent waiting, the result and the waiter's stacks;
+ *  - kernel lock contention (lock:contention_begin/end): lock address,
+ *    LCB_F_* flags, wait time and stacks;
+ *  - pthread mutexes (uprobes on the target's libc, opt-in): wait time in
+ *    pthread_mutex_lock and hold time until pthread_mutex_unlock.
+ * A wait is kept per thread between its two halves; a full table is
+ * counted in AP_STAT_LOCK_TABLE_FULL, never silently dropped.
+ */
+#include "common.bpf.h"
+#include "lock.h"
+
+/* from linux/futex.h: the commands that block the caller */
+#define FUTEX_WAIT		0
+#define FUTEX_LOCK_PI		6
+#define FUTEX_WAIT_BITSET	9
+#define FUTEX_WAIT_REQUEUE_PI	11
+#define FUTEX_LOCK_PI2		13
+#define FUTEX_PRIVATE_FLAG	128
+#define FUTEX_CLOCK_REALTIME	256
+#define FUTEX_CMD_MASK		(~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME))
+
+#define KSTACK_SKIP		2
+
+struct wait_start {
+	__u64 ts;
+	__u64 addr;
+	__u32 flags;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, AP_LOCK_INFLIGHT);
+	__type(key, __u32);			/* tid */
+	__type(value, struct wait_start);
+} lock_futex_start SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, AP_LOCK_INFLIGHT);
+	__type(key, __u32);			/* tid */
+	__type(value, struct wait_start);
+} lock_kernel_start SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, AP_LOCK_INFLIGHT);
+	__type(key, __u32);			/* tid */
+	__type(value, struct wait_start);
+} lock_pthread_start SEC(".maps");
+
+struct held_key {
+	__u32 tid;
+	__u32 pad;
+	__u64 addr;
+};
+
+/* a pthread mutex taken: when, how long it took, and the stack of the
+ * taker (from the return of pthread_mutex_lock, where frame pointers of
+ * the caller are intact) for the record written at unlock */
+struct held {
+	__u64 acquired;
+	__u64 wait_ns;
+	__u32 flags;
+	__s32 ustack_sz;
+	__u64 ips[AP_LOCK_HELD_FRAMES];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, AP_LOCK_HELD_MAX);
+	__type(key, struct held_key);
+	__type(value, struct held);
+} lock_held SEC(".maps");
+
+/* zeroed template for lock_held updates (struct held is over 512 bytes) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct held);
+} lock_held_tmpl SEC(".maps");
+
+static __always_inline int wait_begin(void *map, __u64 addr, __u32 flags)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id;
+	struct wait_start w = {};
+
+	if (!ap_is_target(id >> 32))
+		return 0;
+	w.ts = bpf_ktime_get_ns();
+	w.addr = addr;
+	w.flags = flags;
+	if (bpf_map_update_elem(map, &tid, &w, BPF_ANY))
+		ap_count(AP_STAT_LOCK_TABLE_FULL);
+	return 0;
+}
+
+static __always_inline struct ap_ev_lock *
+lock_record(__u32 kind, __u64 addr, __u64 wait_ns, __u32 flags, int result)
+{
+	struct ap_ev_lock *e = ap_reserve(sizeof(*e));
+
+	if (!e)
+		return NULL;
+	ap_fill_hdr(&e->hdr, AP_EV_LOCK);
+	e->lock_addr = addr;
+	e->wait_ns = wait_ns;
+	e->hold_ns = 0;
+	e->kind = kind;
+	e->flags = flags;
+	e->result = result;
+	e->cls = AP_EVLOCK_CLS_NONE;
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	return e;
+}
+
+SEC("tp/syscalls/sys_enter_futex")
+int ap_lock_futex_enter(struct trace_event_raw_sys_enter *ctx)
+{
+	__u32 op = (__u32)ctx->args[1];
+
+	switch (op & FUTEX_CMD_MASK) {
+	case FUTEX_WAIT:
+	case FUTEX_WAIT_BITSET:
+	case FUTEX_LOCK_PI:
+	case FUTEX_LOCK_PI2:
+	case FUTEX_WAIT_REQUEUE_PI:
+		return wait_begin(&lock_futex_start, ctx->args[0], op);
+	}
+	return 0;
+}
+
+SEC("tp/syscalls/sys_exit_futex")
+int ap_lock_futex_exit(struct trace_event_raw_sys_exit *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct wait_start *w = bpf_map_lookup_elem(&lock_futex_start, &tid);
+	struct ap_ev_lock *e;
+	struct wait_start s;
+
+	if (!w)
+		return 0;
+	s = *w;
+	bpf_map_delete_elem(&lock_futex_start, &tid);
+	e = lock_record(AP_EVLOCK_FUTEX, s.addr, bpf_ktime_get_ns() - s.ts,
+			s.flags, (int)ctx->ret);
+	if (!e)
+		return 0;
+	ap_get_stacks(ctx, &e->st, 0, 1);
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+SEC("tp_btf/contention_begin")
+int BPF_PROG(ap_lock_kernel_begin, void *lock, unsigned int flags)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct wait_start *w = bpf_map_lookup_elem(&lock_kernel_start, &tid);
+
+	/* a mutex spins (LCB_F_SPIN) then sleeps on the same lock: one
+	 * contention, timed from the first begin; a begin nested under
+	 * another lock's wait is not timed (the outer one is) */
+	if (w) {
+		if (w->addr == (__u64)lock)
+			w->flags |= flags;
+		return 0;
+	}
+	return wait_begin(&lock_kernel_start, (__u64)lock, flags);
+}
+
+SEC("tp_btf/contention_end")
+int BPF_PROG(ap_lock_kernel_end, void *lock, int ret)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct wait_start *w = bpf_map_lookup_elem(&lock_kernel_start, &tid);
+	struct task_struct *task;
+	struct mm_struct *mm;
+	struct sighand_struct *sh;
+	struct ap_ev_lock *e;
+	struct wait_start s;
+
+	if (!w || w->addr != (__u64)lock)
+		return 0;
+	s = *w;
+	bpf_map_delete_elem(&lock_kernel_start, &tid);
+	e = lock_record(AP_EVLOCK_KERNEL, s.addr, bpf_ktime_get_ns() - s.ts,
+			s.flags, ret);
+	if (!e)
+		return 0;
+	/* locks inside per-task objects have no symbol: name the two that
+	 * matter most, as perf lock contention does */
+	task = (struct task_struct *)bpf_get_current_task();
+	mm = BPF_CORE_READ(task, mm);
+	sh = BPF_CORE_READ(task, sighand);
+	if (mm && (__u64)&mm->mmap_lock == s.addr)
+		e->cls = AP_EVLOCK_CLS_MMAP;
+	else if (sh && (__u64)&sh->siglock == s.addr)
+		e->cls = AP_EVLOCK_CLS_SIGHAND;
+	/* the first two kernel frames are this program and
+	 * bpf_trace_run2: skip them, the lock's slow path comes next */
+	e->st.kstack_sz = bpf_get_stack(ctx, e->st.ips,
+					AP_MAX_STACK * sizeof(__u64),
+					KSTACK_SKIP & BPF_F_SKIP_FIELD_MASK);
+	if (e->st.kstack_sz < 0)
+		ap_count(AP_STAT_KSTACK_ERR);
+	e->st.ustack_sz = bpf_get_stack(ctx, &e->st.ips[AP_MAX_STACK],
+					AP_MAX_STACK * sizeof(__u64),
+					BPF_F_USER_STACK);
+	if (e->st.ustack_sz < 0)
+		ap_count(AP_STAT_USTACK_ERR);
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+/* pthread_mutex_lock and pthread_mutex_trylock: entry (libbpf 1.1 has no
+ * BPF_UPROBE: the kprobe macros read the same pt_regs) */
+SEC("uprobe")
+int BPF_KPROBE(ap_lock_pthread_enter, void *mutex)
+{
+	return wait_begin(&lock_pthread_start, (__u64)mutex, 0);
+}
+
+static __always_inline int pthread_acquired(struct pt_regs *ctx, int ret,
+					    __u32 flags)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct wait_start *w = bpf_map_lookup_elem(&lock_pthread_start, &tid);
+	struct held_key k = {};
+	struct ap_ev_lock *e;
+	struct wait_start s;
+	struct held *h, *tmpl;
+	__u32 zero = 0;
+	__u64 now;
+
+	if (!w)
+		return 0;
+	s = *w;
+	bpf_map_delete_elem(&lock_pthread_start, &tid);
+	now = bpf_ktime_get_ns();
+	if (ret) {
+		/* trylock's EBUSY is not a wait; lock's errors are reported */
+		if (flags & AP_EVLOCK_F_TRYLOCK)
+			return 0;
+		e = lock_record(AP_EVLOCK_PTHREAD, s.addr, now - s.ts, flags,
+				-ret);
+		if (!e)
+			return 0;
+		ap_get_stacks(ctx, &e->st, 0, 1);
+		bpf_ringbuf_submit(e, 0);
+		return 0;
+	}
+	tmpl = bpf_map_lookup_elem(&lock_held_tmpl, &zero);
+	if (!tmpl)
+		return 0;
+	k.tid = tid;
+	k.addr = s.addr;
+	if (bpf_map_update_elem(&lock_held, &k, tmpl, BPF_ANY)) {
+		ap_count(AP_STAT_LOCK_TABLE_FULL);
+		return 0;
+	}
+	h = bpf_map_lookup_elem(&lock_held, &k);
+	if (!h)
+		return 0;
+	h->acquired = now;
+	h->wait_ns = now - s.ts;
+	h->flags = flags;
+	h->ustack_sz = bpf_get_stack(ctx, h->ips, sizeof(h->ips),
+				     BPF_F_USER_STACK);
+	if (h->ustack_sz < 0)
+		ap_count(AP_STAT_USTACK_ERR);
+	return 0;
+}
+
+SEC("uretprobe")
+int BPF_KRETPROBE(ap_lock_pthread_lock_ret, int ret)
+{
+	return pthread_acquired(ctx, ret, 0);
+}
+
+SEC("uretprobe")
+int BPF_KRETPROBE(ap_lock_pthread_trylock_ret, int ret)
+{
+	return pthread_acquired(ctx, ret, AP_EVLOCK_F_TRYLOCK);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(ap_lock_pthread_unlock, void *mutex)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct held_key k = {};
+	struct ap_ev_lock *e;
+	struct held *h;
+	__u64 now;
+
+	if (!ap_is_target(id >> 32))
+		return 0;
+	k.tid = (__u32)id;
+	k.addr = (__u64)mutex;
+	/* not seen taken (before recording began, or by trylock's twin in
+	 * another thread for error-checking mutexes): nothing to time */
+	h = bpf_map_lookup_elem(&lock_held, &k);
+	if (!h)
+		return 0;
+	now = bpf_ktime_get_ns();
+	e = lock_record(AP_EVLOCK_PTHREAD, k.addr, h->wait_ns, h->flags, 0);
+	if (e) {
+		e->hold_ns = now - h->acquired;
+		e->st.kstack_sz = 0;
+		e->st.ustack_sz = h->ustack_sz;
+		if (h->ustack_sz > 0)
+			bpf_probe_read_kernel(&e->st.ips[AP_MAX_STACK],
+					      sizeof(h->ips), h->ips);
+		bpf_ringbuf_submit(e, 0);
+	}
+	bpf_map_delete_elem(&lock_held, &k);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

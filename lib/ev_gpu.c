@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "ev_gpu.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "format.h"
+#include "gpu.h"
+#include "recorder.h"
+
+_Static_assert(AP_GPU_RUNTIME == AP_GPU_API_RUNTIME &&
+	       AP_GPU_DRIVER == AP_GPU_API_DRIVER &&
+	       AP_GPU_RUNTIME_EXC == AP_GPU_API_RUNTIME_EXC &&
+	       AP_GPU_DRIVER_EX == AP_GPU_API_DRIVER_EX,
+	       "file and BPF api numbers");
+_Static_assert(AP_GPU_NAME_MAX == AP_GPU_NAME_LEN, "name length");
+_Static_assert(AP_REC_GPU_MAPPED == AP_EV_GPU_MAPPED, "record type");
+
+void ap_gpu_launch__encode(const struct ap_gpu_launch *e, struct ap_buf *b)
+{
+	size_t mark, n = strnlen(e->name, sizeof(e->name));
+	int i;
+
+	ap_frame__begin(b, AP_TAG_GPU, &mark);
+	ap_buf__u64(b, e->ts);
+	ap_buf__u32(b, e->pid);
+	ap_buf__u32(b, e->tid);
+	ap_buf__u64(b, e->kernel);
+	ap_buf__u32(b, e->api);
+	for (i = 0; i < 3; i++)
+		ap_buf__u32(b, e->grid[i]);
+	for (i = 0; i < 3; i++)
+		ap_buf__u32(b, e->block[i]);
+	ap_buf__u64(b, e->shared_mem);
+	ap_buf__u64(b, e->stream);
+	ap_buf__u64(b, e->launch_ns);
+	ap_buf__u64(b, e->device_ns);
+	ap_buf__u32(b, e->stack_id);
+	ap_buf__u32(b, e->cpu);
+	ap_buf__u32(b, (uint32_t)e->result);
+	ap_buf__u16(b, (uint16_t)n);
+	ap_buf__put(b, e->name, n);
+	ap_frame__end(b, mark);
+}
+
+int ap_gpu_launch__decode(const void *p, size_t len, struct ap_gpu_launch *e)
+{
+	struct ap_cur c;
+	int i;
+
+	memset(e, 0, sizeof(*e));
+	ap_cur__init(&c, p, len);
+	e->ts = ap_cur__u64(&c);
+	e->pid = ap_cur__u32(&c);
+	e->tid = ap_cur__u32(&c);
+	e->kernel = ap_cur__u64(&c);
+	e->api = ap_cur__u32(&c);
+	for (i = 0; i < 3; i++)
+		e->grid[i] = ap_cur__u32(&c);
+	for (i = 0; i < 3; i++)
+		e->block[i] = ap_cur__u32(&c);
+	e->shared_mem = ap_cur__u64(&c);
+	e->stream = ap_cur__u64(&c);
+	e->launch_ns = ap_cur__u64(&c);
+	e->device_ns = ap_cur__u64(&c);
+	e->stack_id = ap_cur__u32(&c);
+	e->cpu = ap_cur__u32(&c);
+	e->result = (int32_t)ap_cur__u32(&c);
+	ap_cur__str(&c, e->name, sizeof(e->name));
+	return c.err;
+}
+
+const char *ap_gpu_api_name(uint32_t api)
+{
+	static const char *const names[] = {
+		[AP_GPU_RUNTIME] = "runtime",
+		[AP_GPU_DRIVER] = "driver",
+		[AP_GPU_RUNTIME_EXC] = "runtime-exc",
+		[AP_GPU_DRIVER_EX] = "driver-ex",
+	};
+
+	return api < sizeof(names) / sizeof(names[0]) ? names[api] : "unknown";
+}
+
+int ap_rec_gpu(struct ap_recorder *r, const void *data, size_t size)
+{
+	const struct ap_ev_gpu *e = data;
+	const struct ap_gpu_call *c = &e->call;
+	struct ap_gpu_launch l;
+	char comm[AP_COMM_MAX];
+	int err;
+
+	if (size < sizeof(*e))
+		return 0;
+	memcpy(comm, c->comm, sizeof(comm));
+	comm[AP_COMM_MAX - 1] = '\0';
+	err = ap_recorder__touch(r, c->hdr.pid, c->hdr.tid, comm);
+	if (err)
+		return err;
+	memset(&l, 0, sizeof(l));
+	l.ts = c->hdr.ts;
+	l.pid = c->hdr.pid;
+	l.tid = c->hdr.tid;
+	l.cpu = c->hdr.cpu;
+	l.kernel = c->kernel;
+	l.api = c->api;
+	memcpy(l.grid, c->grid, sizeof(l.grid));
+	memcpy(l.block, c->block, sizeof(l.block));
+	l.shared_mem = c->shared_mem;
+	l.stream = c->stream;
+	l.launch_ns = c->launch_ns;
+	l.result = c->result;
+	/* a host-side probe never sees the device: stays unknown */
+	l.device_ns = 0;
+	memcpy(l.name, c->name, sizeof(l.name));
+	l.name[sizeof(l.name) - 1] = '\0';
+	l.stack_id = ap_recorder__stack(r, c->hdr.pid, &e->st);
+	ap_gpu_launch__encode(&l, ap_recorder__buf(r));
+	return 0;
+}
+
+int ap_rec_gpu_mapped(struct ap_recorder *r, const void *data, size_t size)
+{
+	const struct ap_ev_gpu_mapped *e = data;
+
+	if (size < sizeof(*e))
+		return 0;
+	/* a target that is already gone: nothing left to read */
+	ap_recorder__rescan(r, e->hdr.pid);
+	return 0;
+}

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * AP_TAG_LOCK frames: encoder, decoder, names, and the recorder handler.
+ * Kernel lock addresses are named at record time from the data symbols of
+ * /proc/kallsyms (a static lock such as rtnl_mutex), because a report may
+ * run on another machine or after a reboot; user lock addresses are named
+ * at report time from the ELF files (lib/datasym.c).
+ */
+#include "ev_lock.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aperture.h"
+#include "format.h"
+#include "lock.h"
+#include "recorder.h"
+#include "symbolizer.h"
+
+void ap_lock_event__encode(const struct ap_lock_event *e, struct ap_buf *b)
+{
+	size_t mark, n = strnlen(e->sym, sizeof(e->sym));
+
+	ap_frame__begin(b, AP_TAG_LOCK, &mark);
+	ap_buf__u64(b, e->ts);
+	ap_buf__u32(b, e->pid);
+	ap_buf__u32(b, e->tid);
+	ap_buf__u64(b, e->lock_addr);
+	ap_buf__u64(b, e->hold_ns);
+	ap_buf__u64(b, e->wait_ns);
+	ap_buf__u32(b, e->stack_id);
+	ap_buf__u32(b, e->kind);
+	ap_buf__u32(b, e->flags);
+	ap_buf__u32(b, (uint32_t)e->result);
+	ap_buf__u32(b, e->cpu);
+	ap_buf__u16(b, (uint16_t)n);
+	ap_buf__put(b, e->sym, n);
+	ap_frame__end(b, mark);
+}
+
+int ap_lock_event__decode(const void *p, size_t len, struct ap_lock_event *e)
+{
+	struct ap_cur c;
+
+	ap_cur__init(&c, p, len);
+	memset(e, 0, sizeof(*e));
+	e->ts = ap_cur__u64(&c);
+	e->pid = ap_cur__u32(&c);
+	e->tid = ap_cur__u32(&c);
+	e->lock_addr = ap_cur__u64(&c);
+	e->hold_ns = ap_cur__u64(&c);
+	e->wait_ns = ap_cur__u64(&c);
+	e->stack_id = ap_cur__u32(&c);
+	e->kind = ap_cur__u32(&c);
+	e->flags = ap_cur__u32(&c);
+	e->result = (int32_t)ap_cur__u32(&c);
+	e->cpu = ap_cur__u32(&c);
+	ap_cur__str(&c, e->sym, sizeof(e->sym));
+	return c.err;
+}
+
+const char *ap_lock__kind_name(uint32_t kind)
+{
+	switch (kind) {
+	case AP_LOCK_FUTEX:
+		return "futex";
+	case AP_LOCK_KERNEL:
+		return "kernel";
+	case AP_LOCK_PTHREAD:
+		return "pthread";
+	}
+	return "?";
+}
+
+const char *ap_lock__kernel_type(uint32_t flags)
+{
+	/* perf's lock_type_table (tools/perf/builtin-lock.c); a mutex that
+	 * spun before sleeping carries both MUTEX and SPIN */
+	static const struct {
+		uint32_t flags;
+		const char *name;
+	} types[] = {
+		{ AP_LCB_F_SPIN, "spinlock" },
+		{ AP_LCB_F_SPIN | AP_LCB_F_READ, "rwlock:R" },
+		{ AP_LCB_F_SPIN | AP_LCB_F_WRITE, "rwlock:W" },
+		{ AP_LCB_F_READ, "rwsem:R" },
+		{ AP_LCB_F_WRITE, "rwsem:W" },
+		{ AP_LCB_F_RT, "rtmutex" },
+		{ AP_LCB_F_RT | AP_LCB_F_READ, "rwlock-rt:R" },
+		{ AP_LCB_F_RT | AP_LCB_F_WRITE, "rwlock-rt:W" },
+		{ AP_LCB_F_PERCPU | AP_LCB_F_READ, "pcpu-sem:R" },
+		{ AP_LCB_F_PERCPU | AP_LCB_F_WRITE, "pcpu-sem:W" },
+		{ AP_LCB_F_MUTEX, "mutex" },
+		{ AP_LCB_F_MUTEX | AP_LCB_F_SPIN, "mutex" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (types[i].flags == flags)
+			return types[i].name;
+	/* a rwsem or rwlock whose spin and sleep phases were merged */
+	if (flags & AP_LCB_F_MUTEX)
+		return "mutex";
+	if ((flags & (AP_LCB_F_READ | AP_LCB_F_WRITE)) && !(flags & AP_LCB_F_RT))
+		return flags & AP_LCB_F_WRITE ? "rwsem:W" : "rwsem:R";
+	return "unknown";
+}
+
+const char *ap_lock__futex_op(uint32_t op)
+{
+	switch (op & 0x7f) {	/* FUTEX_CMD_MASK */
+	case 0:
+		return "wait";
+	case 6:
+		return "lock_pi";
+	case 9:
+		return "wait_bitset";
+	case 11:
+		return "wait_requeue_pi";
+	case 13:
+		return "lock_pi2";
+	}
+	return "other";
+}
+
+/* "ffffffff82a0b3c0 b rtnl_mutex\t[mod]": data and bss symbols only */
+static int parse_data_line(char *line, struct ap_ksym *sym)
+{
+	char *p = line, *end, *name, *mod;
+	size_t n;
+	char type;
+
+	sym->addr = strtoull(p, &end, 16);
+	if (end == p || !isspace((unsigned char)*end))
+		return 0;
+	p = end;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	type = *p++;
+	if (type != 'd' && type != 'D' && type != 'b' && type != 'B')
+		return 0;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	name = p;
+	n = strcspn(name, " \t\r\n");
+	if (!n || !sym->addr)
+		return 0;
+	p = name + n;
+	if (n >= sizeof(sym->name))
+		n = sizeof(sym->name) - 1;
+	memcpy(sym->name, name, n);
+	sym->name[n] = '\0';
+	sym->module[0] = '\0';
+	mod = strchr(p, '[');
+	if (mod) {
+		mod++;
+		n = strcspn(mod, "]\r\n");
+		if (n >= sizeof(sym->module))
+			n = sizeof(sym->module) - 1;
+		memcpy(sym->module, mod, n);
+		sym->module[n] = '\0';
+	}
+	sym->size = 0;
+	return 1;
+}
+
+struct ap_kallsyms *ap_lock__kdata_load(const char *path, int *err)
+{
+	struct ap_kallsyms *k = ap_kallsyms__new();
+	struct ap_ksym sym;
+	char line[1024];
+	int ret = 0;
+	FILE *f;
+
+	if (!k) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	f = fopen(path, "re");
+	if (!f) {
+		ret = -errno;
+		goto out_free;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (!parse_data_line(line, &sym))
+			continue;
+		ret = ap_kallsyms__add(k, &sym);
+		if (ret)
+			break;
+	}
+	fclose(f);
+	if (!ret && !ap_kallsyms__count(k))
+		ret = -ENODATA;		/* kptr_restrict: all zero */
+	if (!ret)
+		goto out;
+out_free:
+	ap_kallsyms__free(k);
+	k = NULL;
+out:
+	if (err)
+		*err = ret;
+	return k;
+}
+
+/* the recorder keeps the data symbols for this handler; loaded on the
+ * first kernel lock, tried once */
+struct kdata {
+	struct ap_kallsyms *syms;
+	int tried;
+};
+
+static void kdata_free(void *p)
+{
+	struct kdata *kd = p;
+
+	if (!kd)
+		return;
+	ap_kallsyms__free(kd->syms);
+	free(kd);
+}
+
+static void kernel_lock_name(struct ap_recorder *r, const struct ap_ev_lock *e,
+			     char *buf, size_t len)
+{
+	void **slot = ap_recorder__priv(r, AP_TAG_LOCK, kdata_free);
+	const struct ap_ksym *k;
+	struct kdata *kd;
+
+	buf[0] = '\0';
+	if (e->cls == AP_EVLOCK_CLS_MMAP) {
+		snprintf(buf, len, "mmap_lock");
+		return;
+	}
+	if (e->cls == AP_EVLOCK_CLS_SIGHAND) {
+		snprintf(buf, len, "siglock");
+		return;
+	}
+	if (!slot)
+		return;
+	kd = *slot;
+	if (!kd) {
+		kd = calloc(1, sizeof(*kd));
+		if (!kd)
+			return;
+		*slot = kd;
+	}
+	if (!kd->tried) {
+		kd->tried = 1;
+		kd->syms = ap_lock__kdata_load("/proc/kallsyms", NULL);
+	}
+	k = kd->syms ? ap_kallsyms__find(kd->syms, e->lock_addr) : NULL;
+	/* a lock embedded in a big static object still names the object;
+	 * past 64 KiB the "symbol" is most likely the page after the last
+	 * one, not an object */
+	if (!k || e->lock_addr - k->addr >= 65536)
+		return;
+	if (e->lock_addr == k->addr)
+		snprintf(buf, len, "%s", k->name);
+	else
+		snprintf(buf, len, "%.100s+0x%llx", k->name,
+			 (unsigned long long)(e->lock_addr - k->addr));
+}
+
+int ap_rec_lock(struct ap_recorder *r, const void *data, size_t size)
+{
+	const struct ap_ev_lock *e = data;
+	struct ap_lock_event ev;
+	char comm[AP_COMM_LEN];
+	int err;
+
+	if (size < sizeof(*e))
+		return 0;
+	memcpy(comm, e->comm, sizeof(comm));
+	comm[sizeof(comm) - 1] = '\0';
+	err = ap_recorder__touch(r, e->hdr.pid, e->hdr.tid, comm);
+	if (err)
+		return err;
+	memset(&ev, 0, sizeof(ev));
+	ev.ts = e->hdr.ts;
+	ev.pid = e->hdr.pid;
+	ev.tid = e->hdr.tid;
+	ev.cpu = e->hdr.cpu;
+	ev.lock_addr = e->lock_addr;
+	ev.wait_ns = e->wait_ns;
+	ev.hold_ns = e->hold_ns;
+	ev.flags = e->flags;
+	ev.result = e->result;
+	switch (e->kind) {
+	case AP_EVLOCK_FUTEX:
+		ev.kind = AP_LOCK_FUTEX;
+		break;
+	case AP_EVLOCK_KERNEL:
+		ev.kind = AP_LOCK_KERNEL;
+		kernel_lock_name(r, e, ev.sym, sizeof(ev.sym));
+		break;
+	case AP_EVLOCK_PTHREAD:
+		ev.kind = AP_LOCK_PTHREAD;
+		ev.flags = e->flags & AP_EVLOCK_F_TRYLOCK ? AP_LOCK_F_TRYLOCK : 0;
+		break;
+	default:
+		return 0;
+	}
+	ev.stack_id = ap_recorder__stack(r, e->hdr.pid, &e->st);
+	ap_lock_event__encode(&ev, ap_recorder__buf(r));
+	return 0;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Finding the CUDA launch entry points the gpu sensor probes: which
+ * functions, which ELF files define them, and where the dynamic linker of
+ * a program would look for libcudart and libcuda.  Internal to lib/ (the
+ * gpu sensor and its unit tests); no privileges needed.
+ */
+#ifndef APERTURE_GPU_LIBS_H
+#define APERTURE_GPU_LIBS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* a function the gpu sensor probes */
+struct ap_gpu_func {
+	const char *name;
+	int api;		/* AP_GPU_API_*, or -1: not a launch */
+};
+
+/* launch entry points first, then the helpers (cuModuleGetFunction) */
+extern const struct ap_gpu_func ap_gpu_funcs[];
+extern const size_t ap_gpu_nr_funcs;
+/* bits of ap_gpu_funcs that are launch entry points */
+uint32_t ap_gpu_launch_mask(void);
+
+/* Which of ap_gpu_funcs the ELF file at path defines (.dynsym or
+ * .symtab, functions with a section): bit i for ap_gpu_funcs[i], and
+ * when offsets is not NULL, offsets[i] its file offset (what a uprobe is
+ * set at).  One pass over the symbols, however many functions.
+ * 0 or -errno (-ENOEXEC: not ELF). */
+int ap_gpu_elf_funcs(const char *path, uint32_t *mask, uint64_t *offsets);
+
+/* 1 when the file name is a CUDA runtime or driver library
+ * (libcudart.so*, libcuda.so*) */
+int ap_gpu_is_cuda_name(const char *path);
+
+/* Calls fn for each directory the dynamic linker would search for a
+ * library needed by the program exe, in its order: exe's DT_RPATH,
+ * ld_library_path, exe's DT_RUNPATH ($ORIGIN expanded), the directories of
+ * ld_so_conf (with its include lines), then, when defaults is set, the
+ * default directories.  Directories may repeat.  exe, ld_library_path and
+ * ld_so_conf may be NULL.  fn returning non-zero stops the walk and is
+ * returned. */
+typedef int (*ap_gpu_dir_fn)(void *ctx, const char *dir);
+int ap_gpu_search_dirs(const char *exe, const char *ld_library_path,
+		       const char *ld_so_conf, int defaults,
+		       ap_gpu_dir_fn fn, void *ctx);
+
+/* Calls fn with the path of each CUDA library file (by name) in dir. */
+int ap_gpu_dir_libs(const char *dir, ap_gpu_dir_fn fn, void *ctx);
+
+/* The file execvp would run for cmd (PATH search when it has no '/'),
+ * into buf; 0 or -ENOENT. */
+int ap_gpu_which(const char *cmd, const char *path_env, char *buf,
+		 size_t len);
+
+#endif /* APERTURE_GPU_LIBS_H */

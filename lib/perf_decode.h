@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Decoding what perf_event_open(2) writes into its mmap'd ring buffer, for
+ * sensors that read samples in user space (mem: AMD IBS op, page faults):
+ * records copied out of the ring (wrap-around included), PERF_RECORD_SAMPLE
+ * bodies laid out by sample_type, PERF_RECORD_LOST/LOST_SAMPLES counts,
+ * callchains split into aperture's kernel/user stacks, the IBS op
+ * registers of PERF_SAMPLE_RAW, and the sampling-period policy.
+ *
+ * No system calls here: everything is testable on crafted bytes, on a
+ * machine without IBS.
+ */
+#ifndef APERTURE_PERF_DECODE_H
+#define APERTURE_PERF_DECODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ap_stacks;
+struct ap_ev_mem;
+
+/* Copies the next record of a perf ring into buf.  data is the ring
+ * (size: a power of two), *tail our read position, head the kernel's.
+ * Returns the record size, 0 when the ring is empty, or -EBADMSG for a
+ * record that cannot be right (then *tail jumps to head: what is left is
+ * dropped, never misread). */
+int ap_perf_ring__read(const uint8_t *data, uint64_t size, uint64_t *tail,
+		       uint64_t head, void *buf, size_t buflen);
+
+struct ap_perf_sample {
+	uint64_t ip;
+	uint32_t pid, tid;
+	uint64_t time;
+	uint64_t addr;
+	uint32_t cpu;
+	uint64_t period;
+	uint64_t data_src;
+	uint64_t nr_callchain;
+	const uint8_t *callchain;	/* nr_callchain u64s, maybe unaligned */
+	uint32_t raw_size;
+	const uint8_t *raw;		/* raw_size bytes */
+};
+
+/* Parses a whole PERF_RECORD_SAMPLE (header included) written with
+ * sample_type.  Supported: IDENTIFIER, IP, TID, TIME, ADDR, ID, STREAM_ID,
+ * CPU, PERIOD, CALLCHAIN, RAW, WEIGHT, DATA_SRC; others: -EOPNOTSUPP.
+ * A record shorter than its fields: -EBADMSG. */
+int ap_perf_sample__parse(const void *rec, size_t size, uint64_t sample_type,
+			  struct ap_perf_sample *s);
+/* PERF_RECORD_LOST or PERF_RECORD_LOST_SAMPLES: the count lost; 0 or
+ * -EBADMSG (-EINVAL for another record type) */
+int ap_perf_lost__parse(const void *rec, size_t size, uint64_t *lost);
+
+/* Splits a callchain (PERF_CONTEXT_* markers included) into st: kernel
+ * frames first, then user frames, leaf first, sizes in bytes, as
+ * bpf_get_stack() fills them. */
+void ap_perf_callchain__split(const uint8_t *chain, uint64_t nr,
+			      struct ap_stacks *st);
+
+/* The IBS op registers as the kernel puts them in PERF_SAMPLE_RAW:
+ * u32 caps, then IbsOpCtl, IbsOpRip, IbsOpData, IbsOpData2, IbsOpData3,
+ * IbsDcLinAd, IbsDcPhysAd (and, per caps, IbsBrTarget, IbsOpData4). */
+struct ap_ibs_op {
+	uint32_t caps;
+	int nr_regs;
+	uint64_t ctl, rip, data, data2, data3, dc_lin_addr, dc_phys_addr;
+};
+
+/* 0, or -EBADMSG when raw holds less than caps + IbsOpCtl..IbsOpData3 */
+int ap_ibs_op__parse(const uint8_t *raw, uint32_t size, struct ap_ibs_op *op);
+
+/* IbsOpData3 bits, as in the AMD PPR (and perf's amd-ibs.h) */
+#define AP_IBS_LD_OP		(1ull << 0)
+#define AP_IBS_ST_OP		(1ull << 1)
+#define AP_IBS_DC_L1TLB_MISS	(1ull << 2)
+#define AP_IBS_DC_L2TLB_MISS	(1ull << 3)
+#define AP_IBS_DC_MISS		(1ull << 7)
+#define AP_IBS_DC_LOCKED_OP	(1ull << 15)
+#define AP_IBS_DC_LIN_ADDR_VALID (1ull << 17)
+#define AP_IBS_DC_PHY_ADDR_VALID (1ull << 18)
+#define AP_IBS_L2_MISS		(1ull << 20)
+#define AP_IBS_OP_MEM_WIDTH(d3)	(((d3) >> 22) & 0xf)
+#define AP_IBS_DC_MISS_LAT(d3)	(((d3) >> 32) & 0xffff)
+/* IbsOpData2: data source of a load that missed, lo 3 bits and (Zen 4)
+ * hi 2 bits at 6..7 */
+#define AP_IBS_DATA_SRC(d2)	(((d2) & 7) | ((((d2) >> 6) & 3) << 3))
+/* IbsOpData2 bit 4: the source is on another node */
+#define AP_IBS_RMT_NODE		(1ull << 4)
+
+/* Fills access, flags, latency, width, data_src (a perf_mem_data_src
+ * value) and, when the hardware says the linear address is valid and e
+ * has none, addr, from the IBS op registers. */
+void ap_ibs_op__decode(const struct ap_ibs_op *op, struct ap_ev_mem *e);
+
+/* "L1", "L2", "L3", "RAM", "remote RAM", "peer cache", "I/O", ... for a
+ * perf_mem_data_src value; "-" when it says nothing */
+const char *ap_mem_data_src__level(uint64_t data_src);
+
+/* Sampling periods.  IBS op counts dispatched ops (cnt_ctl=1) and needs a
+ * multiple of 16 up to AP_IBS_MAX_PERIOD; page faults count faults. */
+#define AP_IBS_MIN_PERIOD	0x90ull
+#define AP_IBS_MAX_PERIOD	0xffff0ull
+#define AP_FAULT_MAX_PERIOD	65536ull
+/* source: AP_MEM_SRC_*; density 0 low, 1 default, 2 high; user: -c (0:
+ * none).  The result is always valid for the source. */
+uint64_t ap_mem_period(uint32_t source, int density, uint64_t user);
+/* after samples were lost: double, up to the bound; returns the old
+ * period when it is already at the bound */
+uint64_t ap_mem_period_after_loss(uint32_t source, uint64_t period);
+
+#endif /* APERTURE_PERF_DECODE_H */

@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lock contention (-e lock): futex waits and kernel lock contention from
+ * tracepoints, always; with -e lock:pthread also uprobes on the
+ * pthread_mutex_* functions of each target's own C library, found in its
+ * /proc/PID/maps (never a fixed path), attached per (process, library)
+ * and caught up by target_changed when a process is forked or exec'd.
+ * With -a the uprobes go on every distinct C library seen, for every
+ * process (pid -1).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "aperture.skel.h"
+#include "datasym.h"
+#include "procfs.h"
+#include "sensor.h"
+
+#define NR_PFUNCS	3
+
+static const char *const pfuncs[NR_PFUNCS] = {
+	"pthread_mutex_lock", "pthread_mutex_trylock", "pthread_mutex_unlock",
+};
+
+/* uprobes of one C library in one process (pid -1: every process) */
+struct pattach {
+	pid_t pid;
+	uint64_t inode;
+	struct bpf_link *links[5];
+};
+
+struct lock_priv {
+	struct bpf_link *futex_enter, *futex_exit;
+	struct bpf_link *kbegin, *kend;
+	struct pattach *att;
+	size_t nr_att, cap_att;
+	int pthread_failed;		/* noted once */
+};
+
+static struct lock_priv *priv_of(struct ap_collector *c)
+{
+	int idx = ap_sensor_index(c, "lock");
+
+	return idx >= 0 ? c->priv[idx] : NULL;
+}
+
+static int lock_prepare(struct ap_collector *c, struct aperture_bpf *skel,
+			int enabled)
+{
+	int pthread = enabled && c->opts.lock_pthread;
+
+	bpf_program__set_autoload(skel->progs.ap_lock_futex_enter, enabled);
+	bpf_program__set_autoload(skel->progs.ap_lock_futex_exit, enabled);
+	bpf_program__set_autoload(skel->progs.ap_lock_kernel_begin, enabled);
+	bpf_program__set_autoload(skel->progs.ap_lock_kernel_end, enabled);
+	bpf_program__set_autoload(skel->progs.ap_lock_pthread_enter, pthread);
+	bpf_program__set_autoload(skel->progs.ap_lock_pthread_lock_ret,
+				  pthread);
+	bpf_program__set_autoload(skel->progs.ap_lock_pthread_trylock_ret,
+				  pthread);
+	bpf_program__set_autoload(skel->progs.ap_lock_pthread_unlock, pthread);
+	return 0;
+}
+
+/* the library of pid defining pthread_mutex_lock: libpthread where it
+ * still exists (glibc < 2.34), else libc (glibc, musl), else the
+ * executable itself (static) */
+struct libc_scan {
+	struct ap_mmap best;
+	int rank;			/* lower is better; 0: none yet */
+	struct ap_mmap exe;
+	int have_exe;
+};
+
+static int lib_rank(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	if (!strncmp(base, "libpthread.so", 13) ||
+	    !strncmp(base, "libpthread-", 11))
+		return 1;
+	if (!strncmp(base, "libc.so", 7) || !strncmp(base, "libc-", 5) ||
+	    !strncmp(base, "libc.musl", 9) || !strncmp(base, "ld-musl", 7))
+		return 2;
+	return 0;
+}
+
+static int on_exec_map(void *ctx, const struct ap_mmap *m)
+{
+	struct libc_scan *s = ctx;
+	int rank;
+
+	if (m->path[0] != '/')
+		return 0;
+	if (!s->have_exe) {
+		s->exe = *m;
+		s->have_exe = 1;
+	}
+	rank = lib_rank(m->path);
+	if (rank && (!s->rank || rank < s->rank)) {
+		s->best = *m;
+		s->rank = rank;
+	}
+	return 0;
+}
+
+/* "/proc/PID/root/usr/lib/..." (containers) where the pid is known */
+static void probe_path(pid_t pid, const char *path, char *buf, size_t len)
+{
+	if (pid > 0)
+		snprintf(buf, len, "/proc/%d/root%s", (int)pid, path);
+	else
+		snprintf(buf, len, "%s", path);
+}
+
+static int find_libc(pid_t pid, struct ap_mmap *out, char *why, size_t len)
+{
+	struct libc_scan *s = calloc(1, sizeof(*s));
+	uint64_t off;
+	char path[AP_PATH_MAX + 32];
+	int err;
+
+	if (!s)
+		return -ENOMEM;
+	err = ap_proc_maps(pid > 0 ? pid : getpid(), 1, on_exec_map, s);
+	if (err) {
+		snprintf(why, len, "reading /proc/%d/maps: %s",
+			 pid > 0 ? (int)pid : (int)getpid(), strerror(-err));
+		goto out;
+	}
+	err = -ENOENT;
+	if (s->rank) {
+		*out = s->best;
+		err = 0;
+	} else if (s->have_exe) {
+		/* statically linked: the executable has its own mutexes */
+		probe_path(pid, s->exe.path, path, sizeof(path));
+		if (!ap_elf_func_offset(path, pfuncs[0], &off)) {
+			*out = s->exe;
+			err = 0;
+		}
+	}
+	if (err)
+		snprintf(why, len,
+			 "process %d maps no C library defining pthread_mutex_lock",
+			 (int)pid);
+out:
+	free(s);
+	return err;
+}
+
+static int attach_pthread(struct lock_priv *p, struct aperture_bpf *skel,
+			  pid_t pid, const struct ap_mmap *lib, char *why,
+			  size_t len)
+{
+	struct bpf_program *progs[5] = {
+		skel->progs.ap_lock_pthread_enter,
+		skel->progs.ap_lock_pthread_lock_ret,
+		skel->progs.ap_lock_pthread_enter,
+		skel->progs.ap_lock_pthread_trylock_ret,
+		skel->progs.ap_lock_pthread_unlock,
+	};
+	static const int func_of[5] = { 0, 0, 1, 1, 2 };
+	static const int ret_of[5] = { 0, 1, 0, 1, 0 };
+	uint64_t off[NR_PFUNCS];
+	char path[AP_PATH_MAX + 32];
+	struct pattach *a;
+	size_t i;
+	int err;
+
+	for (i = 0; i < p->nr_att; i++)
+		if (p->att[i].pid == pid && p->att[i].inode == lib->inode)
+			return 0;
+	probe_path(pid, lib->path, path, sizeof(path));
+	for (i = 0; i < NR_PFUNCS; i++) {
+		err = ap_elf_func_offset(path, pfuncs[i], &off[i]);
+		if (err) {
+			snprintf(why, len, "%s in '%.160s': %s", pfuncs[i],
+				 lib->path,
+				 err == -ENOENT ? "no such function" :
+				 strerror(-err));
+			return err;
+		}
+	}
+	if (p->nr_att == p->cap_att) {
+		size_t cap = p->cap_att ? p->cap_att * 2 : 8;
+		struct pattach *v = realloc(p->att, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		p->att = v;
+		p->cap_att = cap;
+	}
+	a = &p->att[p->nr_att];
+	memset(a, 0, sizeof(*a));
+	a->pid = pid;
+	a->inode = lib->inode;
+	for (i = 0; i < 5; i++) {
+		a->links[i] = bpf_program__attach_uprobe(progs[i], ret_of[i],
+							 pid, path,
+							 off[func_of[i]]);
+		if (!a->links[i]) {
+			err = -errno;
+			snprintf(why, len, "uprobe on %s in '%.160s': %s",
+				 pfuncs[func_of[i]], lib->path, strerror(-err));
+			while (i-- > 0)
+				bpf_link__destroy(a->links[i]);
+			return err;
+		}
+	}
+	p->nr_att++;
+	return 0;
+}
+
+static void lock_target_changed(struct ap_collector *c,
+				struct aperture_bpf *skel, pid_t pid)
+{
+	struct lock_priv *p = priv_of(c);
+	struct ap_mmap *lib;
+	char why[256];
+	size_t i;
+	int err;
+
+	if (!p || !c->opts.lock_pthread)
+		return;
+	/* probes of processes that are gone */
+	for (i = 0; i < p->nr_att;) {
+		size_t j;
+
+		if (p->att[i].pid <= 0 || ap_proc_alive(p->att[i].pid)) {
+			i++;
+			continue;
+		}
+		for (j = 0; j < 5; j++)
+			bpf_link__destroy(p->att[i].links[j]);
+		p->att[i] = p->att[--p->nr_att];
+	}
+	lib = malloc(sizeof(*lib));
+	if (!lib)
+		return;
+	/* no C library yet is normal right after exec, before ld.so
+	 * maps it: the next change will have it */
+	err = find_libc(pid, lib, why, sizeof(why));
+	if (!err)
+		err = attach_pthread(p, skel, c->opts.system_wide ? -1 : pid,
+				     lib, why, sizeof(why));
+	else if (err == -ENOENT)
+		err = 0;
+	if (err && err != -ESRCH && !p->pthread_failed) {
+		p->pthread_failed = 1;
+		ap_collector__notef(c, "lock:pthread: %s", why);
+	}
+	free(lib);
+}
+
+/* the targets known when recording starts, from the BPF target set */
+static int attach_targets(struct ap_collector *c, struct aperture_bpf *skel,
+			  struct lock_priv *p, char *why, size_t len)
+{
+	int fd = bpf_map__fd(skel->maps.targets);
+	struct ap_mmap *lib = malloc(sizeof(*lib));
+	__u32 key, next, *prev = NULL;
+	int err = 0, ok = 0, seen = 0;
+
+	if (!lib)
+		return -ENOMEM;
+	if (c->opts.system_wide) {
+		/* the system's C library: the one aperture itself uses */
+		err = find_libc(0, lib, why, len);
+		if (!err)
+			err = attach_pthread(p, skel, -1, lib, why, len);
+		if (!err)
+			ap_collector__notef(c,
+					    "lock:pthread with -a probes every process using '%s' (and each other C library seen); give -p or a command to probe only the targets",
+					    lib->path);
+		free(lib);
+		return err;
+	}
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		seen++;
+		if (find_libc(key, lib, why, len) ||
+		    attach_pthread(p, skel, key, lib, why, len))
+			continue;
+		ok++;
+	}
+	free(lib);
+	if (seen && !ok)
+		return -ENOENT;
+	return 0;
+}
+
+static void add_reason(struct ap_sensor *st, const char *what)
+{
+	size_t n = strlen(st->reason);
+
+	snprintf(st->reason + n, sizeof(st->reason) - n, "%s%s",
+		 n ? "; " : "", what);
+}
+
+static int lock_attach(struct ap_collector *c, struct aperture_bpf *skel,
+		       struct ap_sensor *st)
+{
+	struct lock_priv *p = calloc(1, sizeof(*p));
+	char why[256];
+	int err = 0, futex_ok, kernel_ok, pthread_ok = 0;
+
+	if (!p)
+		return -ENOMEM;
+	c->priv[ap_sensor_index(c, "lock")] = p;
+	st->reason[0] = '\0';
+
+	p->futex_enter = bpf_program__attach(skel->progs.ap_lock_futex_enter);
+	p->futex_exit = p->futex_enter ?
+		bpf_program__attach(skel->progs.ap_lock_futex_exit) : NULL;
+	futex_ok = p->futex_exit != NULL;
+	if (!futex_ok) {
+		err = -errno;
+		snprintf(why, sizeof(why),
+			 "no futex waits: syscalls:sys_enter_futex: %s (needs CONFIG_FTRACE_SYSCALLS and tracefs)",
+			 strerror(-err));
+		add_reason(st, why);
+		bpf_link__destroy(p->futex_enter);
+		p->futex_enter = NULL;
+	}
+	p->kbegin = bpf_program__attach(skel->progs.ap_lock_kernel_begin);
+	p->kend = p->kbegin ?
+		bpf_program__attach(skel->progs.ap_lock_kernel_end) : NULL;
+	kernel_ok = p->kend != NULL;
+	if (!kernel_ok) {
+		err = -errno;
+		snprintf(why, sizeof(why),
+			 "no kernel lock contention: lock:contention_begin: %s (needs Linux 5.19 or later)",
+			 strerror(-err));
+		add_reason(st, why);
+		bpf_link__destroy(p->kbegin);
+		p->kbegin = NULL;
+	}
+	if (c->opts.lock_pthread) {
+		why[0] = '\0';
+		err = attach_targets(c, skel, p, why, sizeof(why));
+		pthread_ok = !err;
+		if (!pthread_ok) {
+			char msg[300];
+
+			p->pthread_failed = 1;
+			snprintf(msg, sizeof(msg), "no lock:pthread: %.256s",
+				 why[0] ? why : strerror(-err));
+			add_reason(st, msg);
+		}
+	}
+	if (!futex_ok && !kernel_ok && !pthread_ok)
+		return err ? err : -ENODEV;
+	snprintf(st->source, sizeof(st->source), "%s%s%s%s%s",
+		 futex_ok ? "futex" : "",
+		 futex_ok && kernel_ok ? "+" : "",
+		 kernel_ok ? "contention" : "",
+		 pthread_ok && (futex_ok || kernel_ok) ? "+" : "",
+		 pthread_ok ? "pthread" : "");
+	/* it runs, without a part: say which, keep the part that runs */
+	if (st->reason[0]) {
+		st->state = AP_SENSOR_FALLBACK;
+		ap_collector__notef(c, "lock: %s", st->reason);
+	}
+	return 0;
+}
+
+static void lock_close(struct ap_collector *c)
+{
+	int idx = ap_sensor_index(c, "lock");
+	struct lock_priv *p = idx >= 0 ? c->priv[idx] : NULL;
+	size_t i, j;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->nr_att; i++)
+		for (j = 0; j < 5; j++)
+			bpf_link__destroy(p->att[i].links[j]);
+	bpf_link__destroy(p->futex_enter);
+	bpf_link__destroy(p->futex_exit);
+	bpf_link__destroy(p->kbegin);
+	bpf_link__destroy(p->kend);
+	free(p->att);
+	free(p);
+	c->priv[idx] = NULL;
+}
+
+const struct ap_sensor_ops ap_sensor_lock = {
+	.name = "lock",
+	.tag = AP_TAG_LOCK,
+	.prepare = lock_prepare,
+	.attach = lock_attach,
+	.target_changed = lock_target_changed,
+	.close = lock_close,
+};

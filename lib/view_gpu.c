@@ -1,0 +1,760 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * GPU kernel launches per kernel: how many, with which grid and block
+ * shapes, how long the launch calls took on the host, and from where.
+ *
+ * Events are counted per kernel identity (address space, host stub or
+ * CUfunction, api) and per (identity, comm, stack); names are resolved
+ * once per identity at print time and identities with the same name are
+ * merged, so the cost grows with kernels and stacks, not launches.
+ *
+ * Times are host-side launch times (the launch call, entry to return):
+ * without a device-side source the kernel's execution is not seen, and
+ * the device column stays empty.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ev_gpu.h"
+#include "hmap.h"
+#include "session.h"
+#include "strtab.h"
+#include "symbolizer.h"
+#include "view.h"
+
+#define STACKS_SHOWN	3	/* per kernel in the table */
+#define FRAMES_SHOWN	6	/* per stack in the table */
+#define MAX_FRAMES	512
+
+struct ident {				/* a kernel as launched */
+	struct ap_addrspace *as;
+	uint64_t kernel;
+	uint32_t api;
+	const char *name;		/* driver name, interned, or NULL */
+	uint32_t row;			/* print time: index in rows */
+};
+
+struct site {
+	uint32_t ident;
+	uint32_t stack_id;
+	const char *comm;		/* interned */
+	double count;
+	double launch_ns;
+	double failed;			/* calls that returned an error */
+};
+
+struct shape {
+	uint32_t ident;
+	uint32_t grid[3], block[3];
+	uint64_t shared_mem;
+	double count;
+};
+
+struct vec {
+	void *v;
+	size_t nr, cap, size;
+};
+
+struct view_gpu {
+	const struct ap_report_opts *o;
+	struct ap_session *s;
+	struct ap_strtab *strs;
+	struct vec idents, sites, shapes;
+	/* interned key -> index in the vec */
+	struct ap_hmap ident_by, site_by, shape_by;
+	double total, launch_ns, device_ns;
+	uint64_t device_known;
+	uint64_t no_stack;
+};
+
+/* print time */
+struct krow {
+	const char *name;
+	uint32_t apis;			/* 1 << AP_GPU_* */
+	double count, launch_ns, device_ns, device_known, failed;
+	struct shape *shapes;		/* merged, sorted */
+	size_t nr_shapes;
+	struct kstack *stacks;
+	size_t nr_stacks;
+};
+
+struct kstack {
+	const char *frames;		/* "leaf <- ... <- root", interned */
+	const char *folded;		/* "root;...;leaf", interned */
+	double count;
+};
+
+static void *vec_push(struct vec *v)
+{
+	if (v->nr == v->cap) {
+		size_t cap = v->cap ? v->cap * 2 : 64;
+		void *n = realloc(v->v, cap * v->size);
+
+		if (!n)
+			return NULL;
+		v->v = n;
+		v->cap = cap;
+	}
+	memset((char *)v->v + v->nr * v->size, 0, v->size);
+	return (char *)v->v + v->nr++ * v->size;
+}
+
+#define VEC_AT(vec, type, i)	(&((type *)(vec).v)[i])
+
+static void *gpu_new(const struct ap_report_opts *o, struct ap_session *s)
+{
+	struct view_gpu *v = calloc(1, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	v->o = o;
+	v->s = s;
+	v->strs = ap_strtab__new();
+	v->idents.size = sizeof(struct ident);
+	v->sites.size = sizeof(struct site);
+	v->shapes.size = sizeof(struct shape);
+	ap_hmap__init(&v->ident_by);
+	ap_hmap__init(&v->site_by);
+	ap_hmap__init(&v->shape_by);
+	if (!v->strs) {
+		free(v);
+		return NULL;
+	}
+	return v;
+}
+
+static void gpu_free(void *p)
+{
+	struct view_gpu *v = p;
+
+	if (!v)
+		return;
+	ap_strtab__free(v->strs);
+	ap_hmap__free(&v->ident_by);
+	ap_hmap__free(&v->site_by);
+	ap_hmap__free(&v->shape_by);
+	free(v->idents.v);
+	free(v->sites.v);
+	free(v->shapes.v);
+	free(v);
+}
+
+/* index of the entry under key in vec, added (zeroed) when new */
+static long lookup(struct view_gpu *v, struct ap_hmap *m, struct vec *vec,
+		   const char *key, int *fresh)
+{
+	const char *k = ap_strtab__intern(v->strs, key, -1);
+	uint64_t *slot;
+
+	if (!k)
+		return -ENOMEM;
+	slot = ap_hmap__upsert(m, (uintptr_t)k, fresh);
+	if (!slot)
+		return -ENOMEM;
+	if (*fresh) {
+		if (!vec_push(vec))
+			return -ENOMEM;
+		*slot = vec->nr - 1;
+	}
+	return (long)*slot;
+}
+
+static int gpu_event(void *p, const struct ap_frame *f)
+{
+	struct view_gpu *v = p;
+	const struct ap_proc_info *pi;
+	struct ap_gpu_launch e;
+	struct ap_addrspace *as;
+	const char *comm, *name = NULL;
+	struct ident *id;
+	struct site *st;
+	struct shape *sh;
+	char key[256];
+	long ii, i;
+	int fresh;
+
+	if (ap_gpu_launch__decode(f->payload, f->len, &e))
+		return -EBADMSG;
+	if (!ap_report_opts__match(v->o, v->s, e.pid, e.tid))
+		return 0;
+	pi = ap_session__proc(v->s, e.pid);
+	as = pi ? pi->as : NULL;
+	comm = ap_session__comm(v->s, e.pid, e.tid);
+	if (e.name[0]) {
+		name = ap_strtab__intern(v->strs, e.name, -1);
+		if (!name)
+			return -ENOMEM;
+	}
+
+	snprintf(key, sizeof(key), "i/%p/%" PRIx64 "/%u/%p", (void *)as,
+		 e.kernel, e.api, (const void *)name);
+	ii = lookup(v, &v->ident_by, &v->idents, key, &fresh);
+	if (ii < 0)
+		return (int)ii;
+	id = VEC_AT(v->idents, struct ident, ii);
+	if (fresh)
+		*id = (struct ident){ as, e.kernel, e.api, name, 0 };
+
+	snprintf(key, sizeof(key), "s/%ld/%u/%p", ii, e.stack_id,
+		 (const void *)comm);
+	i = lookup(v, &v->site_by, &v->sites, key, &fresh);
+	if (i < 0)
+		return (int)i;
+	st = VEC_AT(v->sites, struct site, i);
+	if (fresh)
+		*st = (struct site){ (uint32_t)ii, e.stack_id, comm, 0, 0, 0 };
+	st->count += 1;
+	st->launch_ns += e.launch_ns;
+	if (e.result)
+		st->failed += 1;
+
+	snprintf(key, sizeof(key), "h/%ld/%u,%u,%u/%u,%u,%u/%" PRIu64, ii,
+		 e.grid[0], e.grid[1], e.grid[2], e.block[0], e.block[1],
+		 e.block[2], e.shared_mem);
+	i = lookup(v, &v->shape_by, &v->shapes, key, &fresh);
+	if (i < 0)
+		return (int)i;
+	sh = VEC_AT(v->shapes, struct shape, i);
+	if (fresh) {
+		sh->ident = (uint32_t)ii;
+		memcpy(sh->grid, e.grid, sizeof(sh->grid));
+		memcpy(sh->block, e.block, sizeof(sh->block));
+		sh->shared_mem = e.shared_mem;
+	}
+	sh->count += 1;
+
+	v->total += 1;
+	v->launch_ns += e.launch_ns;
+	if (e.device_ns) {
+		v->device_ns += e.device_ns;
+		v->device_known++;
+	}
+	if (!e.stack_id)
+		v->no_stack++;
+	return 0;
+}
+
+static void gpu_decay(void *p, unsigned num, unsigned den)
+{
+	struct view_gpu *v = p;
+	double k = den ? (double)num / den : 0;
+	size_t i;
+
+	for (i = 0; i < v->sites.nr; i++) {
+		struct site *s = VEC_AT(v->sites, struct site, i);
+
+		s->count *= k;
+		s->launch_ns *= k;
+		s->failed *= k;
+		if (s->count < 0.01)
+			s->count = s->launch_ns = s->failed = 0;
+	}
+	for (i = 0; i < v->shapes.nr; i++) {
+		struct shape *s = VEC_AT(v->shapes, struct shape, i);
+
+		s->count *= k;
+		if (s->count < 0.01)
+			s->count = 0;
+	}
+	v->total *= k;
+	v->launch_ns *= k;
+	v->device_ns *= k;
+}
+
+/* the display name of a kernel identity */
+static const char *ident_name(struct view_gpu *v, const struct ident *id)
+{
+	struct ap_symbolizer *sym = ap_session__symbolizer(v->s);
+	char buf[1024];
+
+	if (id->name)
+		return id->name;
+	if ((id->api == AP_GPU_RUNTIME || id->api == AP_GPU_RUNTIME_EXC) &&
+	    id->as) {
+		const struct ap_sym_loc *loc =
+			ap_symbolizer__user(sym, id->as, id->kernel, 0);
+
+		if (loc->nr_frames) {
+			ap_sym_loc__format(loc, loc->nr_frames - 1, buf,
+					   sizeof(buf));
+			return ap_strtab__intern(v->strs, buf, -1);
+		}
+	}
+	snprintf(buf, sizeof(buf), "%s 0x%" PRIx64,
+		 id->api == AP_GPU_DRIVER || id->api == AP_GPU_DRIVER_EX ?
+		 "CUfunction" : "stub", id->kernel);
+	return ap_strtab__intern(v->strs, buf, -1);
+}
+
+/* user frames of a stack, leaf first, interned, into out[max] */
+static long resolve(struct view_gpu *v, struct ap_addrspace *as,
+		    uint32_t stack_id, const char **out, size_t max)
+{
+	struct ap_symbolizer *sym = ap_session__symbolizer(v->s);
+	struct ap_stack st;
+	char buf[1024];
+	size_t n = 0;
+	int i, j;
+
+	if (!stack_id || !as || ap_session__stack(v->s, stack_id, &st))
+		return 0;
+	for (i = 0; i < st.nr_user && n < max; i++) {
+		const struct ap_sym_loc *loc = ap_symbolizer__user(
+			sym, as, st.ips[st.nr_kernel + i], i > 0);
+
+		for (j = 0; j < (loc->nr_frames ? loc->nr_frames : 1) &&
+			    n < max; j++) {
+			ap_sym_loc__format(loc, j, buf, sizeof(buf));
+			out[n] = ap_strtab__intern(v->strs, buf, -1);
+			if (!out[n])
+				return -ENOMEM;
+			n++;
+		}
+	}
+	return (long)n;
+}
+
+struct rows {
+	struct krow *v;
+	size_t nr;
+};
+
+static int by_count(const void *a, const void *b)
+{
+	const struct krow *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static int shape_by_count(const void *a, const void *b)
+{
+	const struct shape *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return memcmp(x->grid, y->grid, sizeof(x->grid) * 2);
+}
+
+static int stack_by_count(const void *a, const void *b)
+{
+	const struct kstack *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return strcmp(x->folded, y->folded);
+}
+
+static void free_rows(struct rows *rs)
+{
+	size_t i;
+
+	for (i = 0; i < rs->nr; i++) {
+		free(rs->v[i].shapes);
+		free(rs->v[i].stacks);
+	}
+	free(rs->v);
+	rs->v = NULL;
+	rs->nr = 0;
+}
+
+/* frames as "a <- b" (leaf first) and "root;...;leaf" */
+static int stack_strings(struct view_gpu *v, const char **fr, long n,
+			 const char **chain, const char **folded)
+{
+	size_t len = 1;
+	char *a, *b;
+	long i;
+	size_t oa = 0, ob = 0;
+
+	for (i = 0; i < n; i++)
+		len += strlen(fr[i]) + 4;
+	a = malloc(len);
+	b = malloc(len);
+	if (!a || !b) {
+		free(a);
+		free(b);
+		return -ENOMEM;
+	}
+	a[0] = b[0] = '\0';
+	/* the table skips frame 0, the CUDA entry point itself */
+	for (i = n > 1 ? 1 : 0; i < n && i <= FRAMES_SHOWN; i++)
+		oa += snprintf(a + oa, len - oa, "%s%s", oa ? " <- " : "",
+			       fr[i]);
+	for (i = n - 1; i >= 0; i--)
+		ob += snprintf(b + ob, len - ob, "%s%s", ob ? ";" : "", fr[i]);
+	*chain = ap_strtab__intern(v->strs, n ? a : "[no stack]", -1);
+	*folded = ap_strtab__intern(v->strs, b, -1);
+	free(a);
+	free(b);
+	return *chain && *folded ? 0 : -ENOMEM;
+}
+
+static int build_rows(struct view_gpu *v, struct rows *rs)
+{
+	const char **fr = NULL;
+	struct ap_hmap by_name;
+	size_t i, j;
+	int err = 0;
+
+	ap_hmap__init(&by_name);
+	rs->v = calloc(v->idents.nr ? v->idents.nr : 1, sizeof(*rs->v));
+	fr = malloc(MAX_FRAMES * sizeof(*fr));
+	if (!rs->v || !fr) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < v->idents.nr; i++) {
+		struct ident *id = VEC_AT(v->idents, struct ident, i);
+		const char *name = ident_name(v, id);
+		uint64_t *slot;
+		int fresh;
+
+		slot = name ? ap_hmap__upsert(&by_name, (uintptr_t)name,
+					      &fresh) : NULL;
+		if (!slot) {
+			err = -ENOMEM;
+			goto out;
+		}
+		if (fresh) {
+			rs->v[rs->nr].name = name;
+			*slot = rs->nr++;
+		}
+		id->row = (uint32_t)*slot;
+		rs->v[*slot].apis |= 1u << (id->api & 31);
+	}
+	/* sites: counts, times and stacks per row */
+	for (i = 0; i < v->sites.nr; i++) {
+		const struct site *s = VEC_AT(v->sites, struct site, i);
+		const struct ident *id = VEC_AT(v->idents, struct ident,
+						s->ident);
+		struct krow *r = &rs->v[id->row];
+		const char *chain, *folded;
+		struct kstack *k;
+		long n;
+
+		if (s->count <= 0)
+			continue;
+		r->count += s->count;
+		r->launch_ns += s->launch_ns;
+		r->failed += s->failed;
+		n = resolve(v, id->as, s->stack_id, fr, MAX_FRAMES);
+		if (n < 0 || stack_strings(v, fr, n, &chain, &folded)) {
+			err = -ENOMEM;
+			goto out;
+		}
+		for (j = 0; j < r->nr_stacks; j++)
+			if (r->stacks[j].folded == folded)
+				break;
+		if (j == r->nr_stacks) {
+			k = realloc(r->stacks, (j + 1) * sizeof(*k));
+			if (!k) {
+				err = -ENOMEM;
+				goto out;
+			}
+			r->stacks = k;
+			r->stacks[j] = (struct kstack){ chain, folded, 0 };
+			r->nr_stacks++;
+		}
+		r->stacks[j].count += s->count;
+	}
+	for (i = 0; i < v->shapes.nr; i++) {
+		const struct shape *s = VEC_AT(v->shapes, struct shape, i);
+		struct krow *r = &rs->v[VEC_AT(v->idents, struct ident,
+					       s->ident)->row];
+		struct shape *n;
+
+		if (s->count <= 0)
+			continue;
+		for (j = 0; j < r->nr_shapes; j++)
+			if (!memcmp(r->shapes[j].grid, s->grid,
+				    sizeof(s->grid)) &&
+			    !memcmp(r->shapes[j].block, s->block,
+				    sizeof(s->block)) &&
+			    r->shapes[j].shared_mem == s->shared_mem)
+				break;
+		if (j == r->nr_shapes) {
+			n = realloc(r->shapes, (j + 1) * sizeof(*n));
+			if (!n) {
+				err = -ENOMEM;
+				goto out;
+			}
+			r->shapes = n;
+			r->shapes[j] = *s;
+			r->shapes[j].count = 0;
+			r->nr_shapes++;
+		}
+		r->shapes[j].count += s->count;
+	}
+	for (i = 0; i < rs->nr; i++) {
+		qsort(rs->v[i].shapes, rs->v[i].nr_shapes,
+		      sizeof(*rs->v[i].shapes), shape_by_count);
+		qsort(rs->v[i].stacks, rs->v[i].nr_stacks,
+		      sizeof(*rs->v[i].stacks), stack_by_count);
+	}
+	qsort(rs->v, rs->nr, sizeof(*rs->v), by_count);
+	/* rows emptied by decay (top) are not shown */
+	while (rs->nr && rs->v[rs->nr - 1].count <= 0) {
+		rs->nr--;
+		free(rs->v[rs->nr].shapes);
+		free(rs->v[rs->nr].stacks);
+	}
+out:
+	free(fr);
+	ap_hmap__free(&by_name);
+	return err;
+}
+
+static void apis_str(uint32_t apis, char *buf, size_t len, const char *sep)
+{
+	size_t off = 0;
+	uint32_t a;
+
+	buf[0] = '\0';
+	for (a = 0; a < 32 && off < len; a++)
+		if (apis & (1u << a))
+			off += snprintf(buf + off, len - off, "%s%s",
+					off ? sep : "", ap_gpu_api_name(a));
+}
+
+static size_t shown(const struct view_gpu *v, size_t n)
+{
+	if (v->o->limit > 0 && (size_t)v->o->limit < n)
+		return v->o->limit;
+	return n;
+}
+
+static void print_table(struct view_gpu *v, struct rows *rs, FILE *out)
+{
+	size_t n = shown(v, rs->nr), r, i;
+	char tot[32], avg[32], dev[32], apis[64];
+
+	fprintf(out, "# GPU kernel launches: %.0f", v->total);
+	if (v->no_stack)
+		fprintf(out, " (%" PRIu64 " without a stack)", v->no_stack);
+	fprintf(out, "\n# Times are host-side launch calls (entry to return), not kernel execution\n"
+		"# on the device; Device stays '-' without a device-side source.\n#\n");
+	fprintf(out, "# %9s  %6s  %12s  %10s  %10s  %-12s %s\n", "Launches",
+		"Failed", "Launch total", "Launch avg", "Device", "API",
+		"Kernel");
+	fprintf(out, "#\n");
+	for (r = 0; r < n; r++) {
+		const struct krow *k = &rs->v[r];
+
+		ap_fmt_ns(tot, sizeof(tot), k->launch_ns);
+		ap_fmt_ns(avg, sizeof(avg),
+			  k->count ? k->launch_ns / k->count : 0);
+		if (k->device_known)
+			ap_fmt_ns(dev, sizeof(dev), k->device_ns);
+		else
+			snprintf(dev, sizeof(dev), "-");
+		apis_str(k->apis, apis, sizeof(apis), ",");
+		fprintf(out, "  %9.0f  %6.0f  %12s  %10s  %10s  %-12s %s\n",
+			k->count, k->failed, tot, avg, dev, apis, k->name);
+		for (i = 0; i < k->nr_shapes; i++) {
+			const struct shape *s = &k->shapes[i];
+
+			fprintf(out, "  %9s  %14.0f x grid(%u,%u,%u) block(%u,%u,%u) shared %" PRIu64 "\n",
+				"", s->count, s->grid[0], s->grid[1],
+				s->grid[2], s->block[0], s->block[1],
+				s->block[2], s->shared_mem);
+		}
+		for (i = 0; i < k->nr_stacks && i < STACKS_SHOWN; i++)
+			fprintf(out, "  %9s  %14.0f from %s\n", "",
+				k->stacks[i].count, k->stacks[i].frames);
+	}
+	if (!n)
+		fprintf(out, "# no GPU kernel launches%s\n",
+			v->o->nr_pids || v->o->nr_tids || v->o->comm ?
+			" match the filters" : " recorded");
+}
+
+/* "root;...;leaf" as a JSON array, leaf first */
+static void json_frames(FILE *out, const char *folded)
+{
+	char *dup = strdup(folded), *semi;
+	int first = 1;
+
+	if (!dup || !*dup) {
+		free(dup);
+		return;
+	}
+	for (;;) {
+		semi = strrchr(dup, ';');
+		fputs(first ? "" : ", ", out);
+		ap_json_str(out, semi ? semi + 1 : dup);
+		first = 0;
+		if (!semi)
+			break;
+		*semi = '\0';
+	}
+	free(dup);
+}
+
+static void print_json(struct view_gpu *v, struct rows *rs, FILE *out)
+{
+	size_t n = shown(v, rs->nr), r, i;
+
+	fprintf(out, "{\"launches\": %.0f, \"launch_ns\": %.0f, \"device_ns\": ",
+		v->total, v->launch_ns);
+	if (v->device_known)
+		fprintf(out, "%.0f", v->device_ns);
+	else
+		fputs("null", out);
+	fputs(", \"times\": \"host launch calls; device_ns is null without a device-side source\", \"kernels\": [",
+	      out);
+	for (r = 0; r < n; r++) {
+		const struct krow *k = &rs->v[r];
+		uint32_t a;
+		int first = 1;
+
+		fprintf(out, "%s\n    {\"name\": ", r ? "," : "");
+		ap_json_str(out, k->name);
+		fputs(", \"api\": [", out);
+		for (a = 0; a < 32; a++) {
+			if (!(k->apis & (1u << a)))
+				continue;
+			fprintf(out, "%s\"%s\"", first ? "" : ", ",
+				ap_gpu_api_name(a));
+			first = 0;
+		}
+		fprintf(out, "], \"launches\": %.0f, \"failed\": %.0f, \"launch_ns_total\": %.0f, \"launch_ns_avg\": %.1f, \"device_ns\": ",
+			k->count, k->failed, k->launch_ns,
+			k->count ? k->launch_ns / k->count : 0);
+		if (k->device_known)
+			fprintf(out, "%.0f", k->device_ns);
+		else
+			fputs("null", out);
+		fputs(", \"shapes\": [", out);
+		for (i = 0; i < k->nr_shapes; i++) {
+			const struct shape *s = &k->shapes[i];
+
+			fprintf(out, "%s{\"grid\": [%u, %u, %u], \"block\": [%u, %u, %u], \"shared_mem\": %" PRIu64 ", \"launches\": %.0f}",
+				i ? ", " : "", s->grid[0], s->grid[1],
+				s->grid[2], s->block[0], s->block[1],
+				s->block[2], s->shared_mem, s->count);
+		}
+		fputs("], \"stacks\": [", out);
+		for (i = 0; i < k->nr_stacks; i++) {
+			fprintf(out, "%s{\"launches\": %.0f, \"frames\": [",
+				i ? ", " : "", k->stacks[i].count);
+			json_frames(out, k->stacks[i].folded);
+			fputs("]}", out);
+		}
+		fputs("]}", out);
+	}
+	fprintf(out, "%s]}", n ? "\n  " : "");
+}
+
+struct line {
+	const char *s;
+	double n;
+};
+
+static int cmp_line(const void *a, const void *b)
+{
+	return strcmp(((const struct line *)a)->s, ((const struct line *)b)->s);
+}
+
+/* comm;root;...;leaf;KERNEL_[gpu] LAUNCHES */
+static int print_folded(struct view_gpu *v, FILE *out)
+{
+	const char **fr = malloc(MAX_FRAMES * sizeof(*fr));
+	struct ap_hmap by_line;
+	struct line *lines = NULL;
+	size_t nr = 0, i;
+	int err = 0;
+
+	if (!fr)
+		return -ENOMEM;
+	ap_hmap__init(&by_line);
+	for (i = 0; i < v->sites.nr; i++) {
+		const struct site *s = VEC_AT(v->sites, struct site, i);
+		const struct ident *id = VEC_AT(v->idents, struct ident,
+						s->ident);
+		const char *name = ident_name(v, id), *line, *chain, *folded;
+		uint64_t *slot;
+		size_t len;
+		char *buf;
+		long n;
+		int fresh;
+
+		if (s->count <= 0)
+			continue;
+		n = resolve(v, id->as, s->stack_id, fr, MAX_FRAMES);
+		if (n < 0 || stack_strings(v, fr, n, &chain, &folded)) {
+			err = -ENOMEM;
+			break;
+		}
+		len = strlen(s->comm) + strlen(folded) + strlen(name) + 16;
+		buf = malloc(len);
+		if (!buf) {
+			err = -ENOMEM;
+			break;
+		}
+		snprintf(buf, len, "%s;%s%s%s_[gpu]", s->comm, folded,
+			 *folded ? ";" : "", name);
+		line = ap_strtab__intern(v->strs, buf, -1);
+		free(buf);
+		slot = line ? ap_hmap__upsert(&by_line, (uintptr_t)line,
+					      &fresh) : NULL;
+		if (!slot) {
+			err = -ENOMEM;
+			break;
+		}
+		if (fresh) {
+			void *nl = realloc(lines, (nr + 1) * sizeof(*lines));
+
+			if (!nl) {
+				err = -ENOMEM;
+				break;
+			}
+			lines = nl;
+			lines[nr].s = line;
+			lines[nr].n = 0;
+			*slot = nr++;
+		}
+		lines[*slot].n += s->count;
+	}
+	if (!err)
+		qsort(lines, nr, sizeof(*lines), cmp_line);
+	for (i = 0; !err && i < nr; i++)
+		fprintf(out, "%s %.0f\n", lines[i].s, lines[i].n);
+	ap_hmap__free(&by_line);
+	free(lines);
+	free(fr);
+	return err;
+}
+
+static int gpu_print(void *p, FILE *out)
+{
+	struct view_gpu *v = p;
+	struct rows rs = { 0 };
+	int err;
+
+	if (v->o->format == AP_FMT_FOLDED)
+		return print_folded(v, out);
+	err = build_rows(v, &rs);
+	if (!err) {
+		if (v->o->format == AP_FMT_JSON)
+			print_json(v, &rs, out);
+		else
+			print_table(v, &rs, out);
+	}
+	free_rows(&rs);
+	return err;
+}
+
+const struct ap_view_ops ap_view_gpu = {
+	.name = "gpu",
+	.tag = AP_TAG_GPU,
+	.new = gpu_new,
+	.event = gpu_event,
+	.print = gpu_print,
+	.decay = gpu_decay,
+	.free = gpu_free,
+};

@@ -1,0 +1,683 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lock contention: waits summed per lock (kind, process, address; per
+ * thread with --per-thread) and per (lock, waiter stack) as frames
+ * arrive.  Lock addresses and stacks are symbolized once each at print
+ * time: a user lock by the variable covering it (lib/datasym.c) or the
+ * mapping it lives in, a kernel lock by the name recorded with it.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "datasym.h"
+#include "ev_lock.h"
+#include "hmap.h"
+#include "session.h"
+#include "strtab.h"
+#include "symbolizer.h"
+#include "view.h"
+
+#define TOP_STACKS	3	/* waiter stacks shown per lock */
+#define TABLE_FRAMES	8	/* frames of each of them in the table */
+
+struct lrow {
+	const char *key;		/* interned: identity of the row */
+	uint32_t kind;			/* AP_LOCK_* */
+	uint32_t pid, tid;		/* 0 where rows are merged */
+	uint64_t addr;
+	uint32_t flags;			/* kernel: LCB_F_*, part of the key */
+	const char *ksym;		/* recorded name, or NULL */
+	const char *comm;
+	struct ap_addrspace *as;
+	double count, wait, hold, holds, errors;
+	uint64_t wait_max;
+	/* print time */
+	const char *name;		/* variable or kernel symbol, or NULL */
+	const char *region;
+};
+
+struct lstk {
+	uint32_t row;
+	uint32_t stack_id;
+	const char *comm;
+	struct ap_addrspace *as;	/* of the waiter: maps its frames */
+	double wait, count;
+};
+
+struct sframe {
+	const char *sym;		/* interned */
+	int kernel;
+};
+
+struct view_lock {
+	const struct ap_report_opts *o;
+	struct ap_session *s;
+	struct ap_strtab *strs;
+	struct ap_datasym *ds;
+	struct lrow *rows;
+	size_t nr_rows, cap_rows;
+	struct ap_hmap row_by_key;
+	struct lstk *stks;
+	size_t nr_stks, cap_stks;
+	struct ap_hmap stk_by_key;
+	double total_wait, total_count;
+	double by_kind[4];		/* contentions per AP_LOCK_* */
+	struct sframe *frames;
+	size_t cap_frames;
+};
+
+static void *lock_new(const struct ap_report_opts *o, struct ap_session *s)
+{
+	struct view_lock *v = calloc(1, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	v->o = o;
+	v->s = s;
+	v->strs = ap_strtab__new();
+	v->ds = ap_datasym__new();
+	ap_hmap__init(&v->row_by_key);
+	ap_hmap__init(&v->stk_by_key);
+	if (!v->strs || !v->ds) {
+		ap_strtab__free(v->strs);
+		ap_datasym__free(v->ds);
+		free(v);
+		return NULL;
+	}
+	return v;
+}
+
+static void lock_free(void *p)
+{
+	struct view_lock *v = p;
+
+	if (!v)
+		return;
+	ap_strtab__free(v->strs);
+	ap_datasym__free(v->ds);
+	ap_hmap__free(&v->row_by_key);
+	ap_hmap__free(&v->stk_by_key);
+	free(v->rows);
+	free(v->stks);
+	free(v->frames);
+	free(v);
+}
+
+static long row_index(struct view_lock *v, const struct ap_lock_event *e)
+{
+	const struct ap_proc_info *pi = NULL;
+	struct ap_addrspace *as = NULL;
+	uint32_t pid = e->pid, tid = v->o->per_thread ? e->tid : 0;
+	const char *comm;
+	char key[128];
+	const char *k;
+	uint64_t *slot;
+	struct lrow *r;
+	int fresh;
+
+	if (e->kind == AP_LOCK_KERNEL) {
+		/* a kernel lock is one lock whoever waits for it */
+		if (!v->o->per_thread)
+			pid = 0;
+		comm = pid ? ap_session__comm(v->s, e->pid, tid ? tid : e->pid) :
+			     "[kernel]";
+	} else {
+		pi = ap_session__proc(v->s, pid);
+		as = pi ? pi->as : NULL;
+		comm = ap_session__comm(v->s, pid, tid ? tid : pid);
+	}
+	/* a kernel rwsem waited for as reader and as writer: two rows */
+	snprintf(key, sizeof(key), "%u/%u/%u/%p/%" PRIx64 "/%x", e->kind, pid,
+		 tid, (void *)as, e->lock_addr,
+		 e->kind == AP_LOCK_KERNEL ? e->flags : 0);
+	k = ap_strtab__intern(v->strs, key, -1);
+	if (!k)
+		return -ENOMEM;
+	slot = ap_hmap__upsert(&v->row_by_key, (uintptr_t)k, &fresh);
+	if (!slot)
+		return -ENOMEM;
+	if (!fresh)
+		return (long)*slot;
+	if (v->nr_rows == v->cap_rows) {
+		size_t cap = v->cap_rows ? v->cap_rows * 2 : 64;
+		struct lrow *n = realloc(v->rows, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		v->rows = n;
+		v->cap_rows = cap;
+	}
+	r = &v->rows[v->nr_rows];
+	memset(r, 0, sizeof(*r));
+	r->key = k;
+	r->kind = e->kind;
+	r->pid = pid;
+	r->tid = tid;
+	r->addr = e->lock_addr;
+	r->comm = comm;
+	r->as = as;
+	*slot = v->nr_rows;
+	return (long)v->nr_rows++;
+}
+
+static long stk_index(struct view_lock *v, uint32_t row,
+		      const struct ap_lock_event *e)
+{
+	const char *comm = ap_session__comm(v->s, e->pid, e->tid);
+	const struct ap_proc_info *pi = ap_session__proc(v->s, e->pid);
+	struct ap_addrspace *as = pi ? pi->as : NULL;
+	char key[128];
+	const char *k;
+	uint64_t *slot;
+	int fresh;
+
+	snprintf(key, sizeof(key), "%u/%u/%p/%p", row, e->stack_id,
+		 (const void *)comm, (void *)as);
+	k = ap_strtab__intern(v->strs, key, -1);
+	if (!k)
+		return -ENOMEM;
+	slot = ap_hmap__upsert(&v->stk_by_key, (uintptr_t)k, &fresh);
+	if (!slot)
+		return -ENOMEM;
+	if (!fresh)
+		return (long)*slot;
+	if (v->nr_stks == v->cap_stks) {
+		size_t cap = v->cap_stks ? v->cap_stks * 2 : 256;
+		struct lstk *n = realloc(v->stks, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		v->stks = n;
+		v->cap_stks = cap;
+	}
+	v->stks[v->nr_stks] = (struct lstk){ row, e->stack_id, comm, as, 0, 0 };
+	*slot = v->nr_stks;
+	return (long)v->nr_stks++;
+}
+
+static int lock_event(void *p, const struct ap_frame *f)
+{
+	struct view_lock *v = p;
+	struct ap_lock_event e;
+	struct lrow *r;
+	long ri, si;
+
+	if (ap_lock_event__decode(f->payload, f->len, &e))
+		return -EBADMSG;
+	if (e.kind < AP_LOCK_FUTEX || e.kind > AP_LOCK_PTHREAD)
+		return 0;	/* a kind from a newer aperture */
+	if (!ap_report_opts__match(v->o, v->s, e.pid, e.tid))
+		return 0;
+	ri = row_index(v, &e);
+	if (ri < 0)
+		return (int)ri;
+	si = stk_index(v, (uint32_t)ri, &e);
+	if (si < 0)
+		return (int)si;
+	r = &v->rows[ri];
+	r->count += 1;
+	r->wait += e.wait_ns;
+	if (e.wait_ns > r->wait_max)
+		r->wait_max = e.wait_ns;
+	if (e.hold_ns) {
+		r->hold += e.hold_ns;
+		r->holds += 1;
+	}
+	if (e.result)
+		r->errors += 1;
+	r->flags = e.flags;
+	if (e.sym[0] && !r->ksym)
+		r->ksym = ap_strtab__intern(v->strs, e.sym, -1);
+	v->stks[si].wait += e.wait_ns;
+	v->stks[si].count += 1;
+	v->total_wait += e.wait_ns;
+	v->total_count += 1;
+	v->by_kind[e.kind] += 1;
+	return 0;
+}
+
+static void lock_decay(void *p, unsigned num, unsigned den)
+{
+	struct view_lock *v = p;
+	double k = den ? (double)num / den : 0;
+	size_t i;
+
+	v->total_wait = v->total_count = 0;
+	for (i = 0; i < 4; i++)
+		v->by_kind[i] *= k;
+	for (i = 0; i < v->nr_rows; i++) {
+		struct lrow *r = &v->rows[i];
+
+		r->count *= k;
+		r->wait *= k;
+		r->hold *= k;
+		r->holds *= k;
+		r->errors *= k;
+		if (!k)
+			r->wait_max = 0;
+		v->total_wait += r->wait;
+		v->total_count += r->count;
+	}
+	for (i = 0; i < v->nr_stks; i++) {
+		v->stks[i].wait *= k;
+		v->stks[i].count *= k;
+	}
+}
+
+/* the name of a user lock: the variable covering it, else the mapping */
+static void name_user_lock(struct view_lock *v, struct lrow *r)
+{
+	const struct ap_mmap *m, *file;
+	char buf[AP_LOCK_SYM_MAX + 24];
+	uint64_t off;
+
+	m = r->as ? ap_addrspace__find(r->as, r->addr) : NULL;
+	r->region = ap_strtab__intern(v->strs, ap_datasym__region(m), -1);
+	if (!m)
+		return;
+	file = m;
+	/* a .bss larger than the file's last page continues in the
+	 * anonymous mapping right after the file's data mapping */
+	if (!m->path[0] && m->start)
+		file = ap_addrspace__find(r->as, m->start - 1);
+	if (!file || file->path[0] != '/')
+		return;
+	if (ap_datasym__lookup(v->ds, file, r->addr, buf, AP_LOCK_SYM_MAX,
+			       &off))
+		return;
+	if (file != m)
+		r->region = ap_strtab__intern(v->strs,
+					      ap_datasym__region(file), -1);
+	if (off) {
+		size_t n = strlen(buf);
+
+		snprintf(buf + n, sizeof(buf) - n, "+0x%" PRIx64, off);
+	}
+	r->name = ap_strtab__intern(v->strs, buf, -1);
+}
+
+static void name_rows(struct view_lock *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->nr_rows; i++) {
+		struct lrow *r = &v->rows[i];
+
+		if (r->kind == AP_LOCK_KERNEL) {
+			r->name = r->ksym;
+			r->region = "kernel";
+		} else if (!r->region) {
+			name_user_lock(v, r);
+		}
+	}
+}
+
+static const char *type_name(const struct lrow *r)
+{
+	if (r->kind == AP_LOCK_KERNEL)
+		return ap_lock__kernel_type(r->flags);
+	return ap_lock__kind_name(r->kind);
+}
+
+static void lock_label(const struct lrow *r, char *buf, size_t len)
+{
+	if (r->name)
+		snprintf(buf, len, "%s", r->name);
+	else if (r->kind == AP_LOCK_KERNEL)
+		snprintf(buf, len, "0x%" PRIx64, r->addr);
+	else
+		snprintf(buf, len, "0x%" PRIx64 " [%s]", r->addr, r->region);
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct lrow *x = *(const struct lrow *const *)a;
+	const struct lrow *y = *(const struct lrow *const *)b;
+
+	if (x->wait != y->wait)
+		return x->wait < y->wait ? 1 : -1;
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return strcmp(x->key, y->key);
+}
+
+static int cmp_stks(const void *a, const void *b)
+{
+	const struct lstk *x = *(const struct lstk *const *)a;
+	const struct lstk *y = *(const struct lstk *const *)b;
+
+	if (x->row != y->row)
+		return x->row < y->row ? -1 : 1;
+	if (x->wait != y->wait)
+		return x->wait < y->wait ? 1 : -1;
+	return x->stack_id < y->stack_id ? -1 : x->stack_id > y->stack_id;
+}
+
+static int push_frame(struct view_lock *v, size_t *n, const char *sym,
+		      int kernel)
+{
+	if (!sym)
+		return -ENOMEM;
+	if (*n == v->cap_frames) {
+		size_t cap = v->cap_frames ? v->cap_frames * 2 : 256;
+		struct sframe *f = realloc(v->frames, cap * sizeof(*f));
+
+		if (!f)
+			return -ENOMEM;
+		v->frames = f;
+		v->cap_frames = cap;
+	}
+	v->frames[*n].sym = sym;
+	v->frames[*n].kernel = kernel;
+	(*n)++;
+	return 0;
+}
+
+static int push_loc(struct view_lock *v, size_t *n,
+		    const struct ap_sym_loc *loc, int kernel)
+{
+	char buf[1024];
+	int i, err, nr = loc->nr_frames ? loc->nr_frames : 1;
+
+	for (i = 0; i < nr; i++) {
+		ap_sym_loc__format(loc, i, buf, sizeof(buf));
+		err = push_frame(v, n, ap_strtab__intern(v->strs, buf, -1),
+				 kernel);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* the frames of stack id, leaf first, into v->frames; returns the count */
+static long resolve(struct view_lock *v, struct ap_addrspace *as,
+		    uint32_t id)
+{
+	struct ap_symbolizer *sym = ap_session__symbolizer(v->s);
+	struct ap_stack st;
+	size_t n = 0;
+	int i, err;
+
+	if (!id || ap_session__stack(v->s, id, &st)) {
+		err = push_frame(v, &n, ap_strtab__intern(v->strs, "[unknown]",
+							  -1), 0);
+		return err ? err : (long)n;
+	}
+	if (!v->o->user_only) {
+		for (i = 0; i < st.nr_kernel; i++) {
+			err = push_loc(v, &n, ap_symbolizer__kernel(sym, st.ips[i]),
+				       1);
+			if (err)
+				return err;
+		}
+	}
+	for (i = 0; i < st.nr_user && as; i++) {
+		err = push_loc(v, &n, ap_symbolizer__user(sym, as,
+							  st.ips[st.nr_kernel + i],
+							  i > 0), 0);
+		if (err)
+			return err;
+	}
+	if (!n) {
+		err = push_frame(v, &n, ap_strtab__intern(v->strs, "[unknown]",
+							  -1), 0);
+		if (err)
+			return err;
+	}
+	return (long)n;
+}
+
+/* rows sorted by total wait, and each row's stacks sorted by wait */
+struct sorted {
+	struct lrow **rows;
+	size_t nr;
+	struct lstk **stks;		/* grouped by row index */
+	size_t *first;			/* per row index: first in stks */
+	size_t *count;
+};
+
+static void sorted_free(struct sorted *so)
+{
+	free(so->rows);
+	free(so->stks);
+	free(so->first);
+	free(so->count);
+}
+
+static int sort_all(struct view_lock *v, struct sorted *so)
+{
+	size_t i;
+
+	memset(so, 0, sizeof(*so));
+	so->rows = calloc(v->nr_rows + 1, sizeof(*so->rows));
+	so->stks = calloc(v->nr_stks + 1, sizeof(*so->stks));
+	so->first = calloc(v->nr_rows + 1, sizeof(*so->first));
+	so->count = calloc(v->nr_rows + 1, sizeof(*so->count));
+	if (!so->rows || !so->stks || !so->first || !so->count) {
+		sorted_free(so);
+		return -ENOMEM;
+	}
+	for (i = 0; i < v->nr_rows; i++)
+		if (v->rows[i].count > 0)
+			so->rows[so->nr++] = &v->rows[i];
+	qsort(so->rows, so->nr, sizeof(*so->rows), cmp_rows);
+	for (i = 0; i < v->nr_stks; i++)
+		so->stks[i] = &v->stks[i];
+	qsort(so->stks, v->nr_stks, sizeof(*so->stks), cmp_stks);
+	for (i = v->nr_stks; i-- > 0;) {
+		so->first[so->stks[i]->row] = i;
+		so->count[so->stks[i]->row]++;
+	}
+	name_rows(v);
+	return 0;
+}
+
+static size_t shown(const struct view_lock *v, size_t nr)
+{
+	if (v->o->limit > 0 && (size_t)v->o->limit < nr)
+		return v->o->limit;
+	return nr;
+}
+
+static void print_table(struct view_lock *v, struct sorted *so, FILE *out)
+{
+	char tw[16], mw[16], aw[16], ah[16], lbl[AP_LOCK_SYM_MAX + 64];
+	size_t n = shown(v, so->nr), i, j;
+	int per_thread = v->o->per_thread;
+
+	ap_fmt_ns(tw, sizeof(tw), v->total_wait);
+	fprintf(out, "# Lock contention: %.0f waits, %s total wait (futex %.0f, kernel %.0f, pthread %.0f)\n#\n",
+		v->total_count, tw, v->by_kind[AP_LOCK_FUTEX],
+		v->by_kind[AP_LOCK_KERNEL], v->by_kind[AP_LOCK_PTHREAD]);
+	fprintf(out, "# %9s  %10s  %10s  %10s  %10s  %-11s  %7s  %-15s  %s\n#\n",
+		"Contended", "Total wait", "Max wait", "Avg wait", "Avg hold",
+		"Type", per_thread ? "Tid" : "Pid", "Command", "Lock");
+	for (i = 0; i < n; i++) {
+		const struct lrow *r = so->rows[i];
+		size_t ri = r - v->rows, k;
+
+		ap_fmt_ns(tw, sizeof(tw), r->wait);
+		ap_fmt_ns(mw, sizeof(mw), r->wait_max);
+		ap_fmt_ns(aw, sizeof(aw), r->wait / r->count);
+		if (r->holds > 0)
+			ap_fmt_ns(ah, sizeof(ah), r->hold / r->holds);
+		else
+			snprintf(ah, sizeof(ah), "-");
+		lock_label(r, lbl, sizeof(lbl));
+		fprintf(out, "  %9.0f  %10s  %10s  %10s  %10s  %-11s  ", r->count,
+			tw, mw, aw, ah, type_name(r));
+		if (per_thread ? r->tid : r->pid)
+			fprintf(out, "%7u", per_thread ? r->tid : r->pid);
+		else
+			fprintf(out, "%7s", "-");
+		fprintf(out, "  %-15s  %s\n", r->comm, lbl);
+		for (j = 0; j < so->count[ri] && j < TOP_STACKS; j++) {
+			const struct lstk *st = so->stks[so->first[ri] + j];
+			char pct[16];
+			long nf = resolve(v, st->as, st->stack_id);
+
+			if (nf < 0 || st->wait <= 0)
+				break;
+			ap_pct(pct, sizeof(pct), st->wait, r->wait);
+			fprintf(out, "  %19s  %s", pct, st->comm);
+			for (k = 0; k < (size_t)nf && k < TABLE_FRAMES; k++)
+				fprintf(out, "%s%s%s", k ? " <- " : ": ",
+					v->frames[k].sym,
+					v->frames[k].kernel ? " [k]" : "");
+			if ((size_t)nf > TABLE_FRAMES)
+				fputs(" <- ...", out);
+			fputc('\n', out);
+		}
+	}
+	if (!n)
+		fprintf(out, "# no lock contention%s\n",
+			v->o->nr_pids || v->o->nr_tids || v->o->comm ?
+			" matches the filters" : " recorded");
+}
+
+static void print_json(struct view_lock *v, struct sorted *so, FILE *out)
+{
+	size_t n = shown(v, so->nr), i, j;
+	long k;
+
+	fprintf(out, "{\"contentions\": %.0f, \"total_wait_ns\": %.0f, \"by_kind\": {\"futex\": %.0f, \"kernel\": %.0f, \"pthread\": %.0f}, \"locks\": [",
+		v->total_count, v->total_wait, v->by_kind[AP_LOCK_FUTEX],
+		v->by_kind[AP_LOCK_KERNEL], v->by_kind[AP_LOCK_PTHREAD]);
+	for (i = 0; i < n; i++) {
+		const struct lrow *r = so->rows[i];
+		size_t ri = r - v->rows;
+
+		fprintf(out, "%s\n    {\"addr\": \"0x%" PRIx64 "\", \"name\": ",
+			i ? "," : "", r->addr);
+		if (r->name)
+			ap_json_str(out, r->name);
+		else
+			fputs("null", out);
+		fputs(", \"kind\": ", out);
+		ap_json_str(out, ap_lock__kind_name(r->kind));
+		fputs(", \"type\": ", out);
+		ap_json_str(out, type_name(r));
+		fprintf(out, ", \"flags\": %u, \"region\": ", r->flags);
+		ap_json_str(out, r->region);
+		fprintf(out, ", \"pid\": %u", r->pid);
+		if (v->o->per_thread)
+			fprintf(out, ", \"tid\": %u", r->tid);
+		fputs(", \"comm\": ", out);
+		ap_json_str(out, r->comm);
+		fprintf(out, ", \"contentions\": %.0f, \"total_wait_ns\": %.0f, \"max_wait_ns\": %" PRIu64 ", \"avg_wait_ns\": %.0f, \"errors\": %.0f, \"holds\": %.0f, \"avg_hold_ns\": ",
+			r->count, r->wait, r->wait_max, r->wait / r->count,
+			r->errors, r->holds);
+		if (r->holds > 0)
+			fprintf(out, "%.0f", r->hold / r->holds);
+		else
+			fputs("null", out);
+		fputs(", \"stacks\": [", out);
+		for (j = 0; j < so->count[ri] && j < TOP_STACKS; j++) {
+			const struct lstk *st = so->stks[so->first[ri] + j];
+			long nf = resolve(v, st->as, st->stack_id);
+
+			if (nf < 0)
+				break;
+			fprintf(out, "%s{\"share\": %.4f, \"wait_ns\": %.0f, \"count\": %.0f, \"comm\": ",
+				j ? ", " : "",
+				r->wait > 0 ? 100.0 * st->wait / r->wait : 0,
+				st->wait, st->count);
+			ap_json_str(out, st->comm);
+			fputs(", \"frames\": [", out);
+			for (k = 0; k < nf; k++) {
+				fputs(k ? ", " : "", out);
+				ap_json_str(out, v->frames[k].sym);
+			}
+			fputs("]}", out);
+		}
+		fputs("]}", out);
+	}
+	fprintf(out, "%s]}", n ? "\n  " : "");
+}
+
+/* comm;root;...;leaf;KIND:LOCK WAIT_NS: a contention flame graph; with
+ * lock:pthread a mutex shows twice, its futex sleeps inside its pthread
+ * waits, told apart by KIND */
+static int print_folded(struct view_lock *v, struct sorted *so, FILE *out)
+{
+	size_t i, buflen = 4096;
+	char *buf = malloc(buflen), lbl[AP_LOCK_SYM_MAX + 64];
+	int err = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	for (i = 0; i < v->nr_stks; i++) {
+		const struct lstk *st = so->stks[i];
+		const struct lrow *r = &v->rows[st->row];
+		size_t off;
+		long nf, k;
+
+		if (st->wait < 1)
+			continue;
+		nf = resolve(v, st->as, st->stack_id);
+		if (nf < 0) {
+			err = (int)nf;
+			break;
+		}
+		off = snprintf(buf, buflen, "%s", st->comm);
+		for (k = nf - 1; k >= 0; k--) {
+			size_t need = off + strlen(v->frames[k].sym) + 8;
+
+			if (need >= buflen) {
+				char *nb = realloc(buf, need * 2);
+
+				if (!nb) {
+					err = -ENOMEM;
+					goto out;
+				}
+				buf = nb;
+				buflen = need * 2;
+			}
+			off += snprintf(buf + off, buflen - off, ";%s%s",
+					v->frames[k].sym,
+					v->frames[k].kernel ? "_[k]" : "");
+		}
+		lock_label(r, lbl, sizeof(lbl));
+		/* flamegraph.pl splits on the last space: none in a frame */
+		for (k = 0; lbl[k]; k++)
+			if (lbl[k] == ' ')
+				lbl[k] = '_';
+		fprintf(out, "%s;%s:%s %.0f\n", buf,
+			ap_lock__kind_name(r->kind), lbl, st->wait);
+	}
+out:
+	free(buf);
+	return err;
+}
+
+static int lock_print(void *p, FILE *out)
+{
+	struct view_lock *v = p;
+	struct sorted so;
+	int err;
+
+	err = sort_all(v, &so);
+	if (err)
+		return err;
+	if (v->o->format == AP_FMT_FOLDED)
+		err = print_folded(v, &so, out);
+	else if (v->o->format == AP_FMT_JSON)
+		print_json(v, &so, out);
+	else
+		print_table(v, &so, out);
+	sorted_free(&so);
+	return err;
+}
+
+const struct ap_view_ops ap_view_lock = {
+	.name = "lock",
+	.tag = AP_TAG_LOCK,
+	.new = lock_new,
+	.event = lock_event,
+	.print = lock_print,
+	.decay = lock_decay,
+	.free = lock_free,
+};

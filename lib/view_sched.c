@@ -1,0 +1,802 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Scheduling view: per process and thread, on-CPU and off-CPU time
+ * (blocked / runnable), switches, wakeup latency and CPUs, from the
+ * threads' cumulative totals; and off-CPU time by stack from the
+ * intervals, for tables, JSON and off-CPU (or, with the CPU view,
+ * wall-clock) flame graphs.
+ *
+ * Thread totals are cumulative snapshots: the newest one of a thread
+ * counts, and the final totals of a thread that exited are added up, so
+ * that a tid reused by a new thread is not lost.  Intervals are summed
+ * per (thread context, stack, state) as they arrive; stacks are
+ * symbolized once each at print time.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ev_sched.h"
+#include "hmap.h"
+#include "session.h"
+#include "strtab.h"
+#include "symbolizer.h"
+#include "view.h"
+
+#define DEFAULT_STACK_ROWS	20
+#define SHOW_FRAMES		5	/* frames per stack in the table */
+
+struct thr {
+	uint32_t pid, tid;
+	uint64_t start_ticks;		/* with pid: the process's identity */
+	const char *comm;		/* interned, latest */
+	const char *pcomm;		/* the process's name */
+	struct ap_sched_thr done;	/* summed final totals (exited) */
+	struct ap_sched_thr live;	/* newest snapshot */
+	int has_live, has_done;
+	uint64_t exit_ts;
+	uint64_t iv_nr, iv_ns;		/* intervals >= min-block */
+};
+
+struct ctx {
+	uint32_t pid, tid;
+	const char *comm;
+	struct ap_addrspace *as;
+};
+
+struct agg {
+	uint32_t ctx;
+	uint32_t stack_id;
+	uint32_t state;
+	double ns;
+	double count;
+};
+
+struct rframe {
+	const char *sym;
+	const char *dso;
+	int kernel;
+};
+
+struct view_sched {
+	const struct ap_report_opts *o;
+	struct ap_session *s;
+	struct ap_strtab *strs;
+	struct thr *thrs;
+	size_t nr_thrs, cap_thrs;
+	struct ap_hmap thr_by_key;
+	struct ctx *ctxs;
+	size_t nr_ctxs, cap_ctxs;
+	struct ap_hmap ctx_by_key;
+	struct agg *aggs;
+	size_t nr_aggs, cap_aggs;
+	struct ap_hmap agg_by_key;
+	uint64_t iv_nr, iv_open;
+	double iv_ns;
+	struct rframe *frames;
+	size_t cap_frames;
+};
+
+static void *sched_new(const struct ap_report_opts *o, struct ap_session *s)
+{
+	struct view_sched *v = calloc(1, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	v->o = o;
+	v->s = s;
+	v->strs = ap_strtab__new();
+	ap_hmap__init(&v->thr_by_key);
+	ap_hmap__init(&v->ctx_by_key);
+	ap_hmap__init(&v->agg_by_key);
+	if (!v->strs) {
+		free(v);
+		return NULL;
+	}
+	return v;
+}
+
+static void sched_free(void *p)
+{
+	struct view_sched *v = p;
+
+	if (!v)
+		return;
+	ap_strtab__free(v->strs);
+	ap_hmap__free(&v->thr_by_key);
+	ap_hmap__free(&v->ctx_by_key);
+	ap_hmap__free(&v->agg_by_key);
+	free(v->thrs);
+	free(v->ctxs);
+	free(v->aggs);
+	free(v->frames);
+	free(v);
+}
+
+static int grow(void **arr, size_t *cap, size_t nr, size_t size)
+{
+	size_t ncap;
+	void *n;
+
+	if (nr < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 64;
+	n = realloc(*arr, ncap * size);
+	if (!n)
+		return -ENOMEM;
+	*arr = n;
+	*cap = ncap;
+	return 0;
+}
+
+static struct thr *thr_get(struct view_sched *v, uint32_t pid, uint32_t tid)
+{
+	const struct ap_proc_info *p = ap_session__proc(v->s, pid);
+	uint64_t start = p ? p->start_ticks : 0;
+	char key[64];
+	const char *k;
+	uint64_t *slot;
+	struct thr *t;
+	int fresh;
+
+	snprintf(key, sizeof(key), "%u/%" PRIu64 "/%u", pid, start, tid);
+	k = ap_strtab__intern(v->strs, key, -1);
+	slot = k ? ap_hmap__upsert(&v->thr_by_key, (uintptr_t)k, &fresh) : NULL;
+	if (!slot)
+		return NULL;
+	if (fresh) {
+		if (grow((void **)&v->thrs, &v->cap_thrs, v->nr_thrs,
+			 sizeof(*v->thrs))) {
+			ap_hmap__remove(&v->thr_by_key, (uintptr_t)k);
+			return NULL;
+		}
+		t = &v->thrs[v->nr_thrs];
+		memset(t, 0, sizeof(*t));
+		t->pid = pid;
+		t->tid = tid;
+		t->start_ticks = start;
+		*slot = v->nr_thrs++;
+	}
+	t = &v->thrs[*slot];
+	t->comm = ap_session__comm(v->s, pid, tid);
+	t->pcomm = p && p->comm ? p->comm : ap_session__comm(v->s, pid, pid);
+	return t;
+}
+
+static long ctx_index(struct view_sched *v, uint32_t pid, uint32_t tid)
+{
+	const struct ap_proc_info *p = ap_session__proc(v->s, pid);
+	struct ap_addrspace *as = p ? p->as : NULL;
+	const char *comm = ap_session__comm(v->s, pid, tid);
+	char key[96];
+	const char *k;
+	uint64_t *slot;
+	int fresh;
+
+	snprintf(key, sizeof(key), "%u/%u/%p/%p", pid, tid, (void *)as,
+		 (const void *)comm);
+	k = ap_strtab__intern(v->strs, key, -1);
+	slot = k ? ap_hmap__upsert(&v->ctx_by_key, (uintptr_t)k, &fresh) : NULL;
+	if (!slot)
+		return -ENOMEM;
+	if (!fresh)
+		return (long)*slot;
+	if (grow((void **)&v->ctxs, &v->cap_ctxs, v->nr_ctxs,
+		 sizeof(*v->ctxs))) {
+		ap_hmap__remove(&v->ctx_by_key, (uintptr_t)k);
+		return -ENOMEM;
+	}
+	v->ctxs[v->nr_ctxs] = (struct ctx){ pid, tid, comm, as };
+	*slot = v->nr_ctxs;
+	return (long)v->nr_ctxs++;
+}
+
+static void thr_add(struct ap_sched_thr *d, const struct ap_sched_thr *s)
+{
+	int i;
+
+	d->on_ns += s->on_ns;
+	d->blocked_ns += s->blocked_ns;
+	d->runnable_ns += s->runnable_ns;
+	d->vol += s->vol;
+	d->invol += s->invol;
+	d->wakeups += s->wakeups;
+	d->wakeup_total_ns += s->wakeup_total_ns;
+	if (s->wakeup_max_ns > d->wakeup_max_ns)
+		d->wakeup_max_ns = s->wakeup_max_ns;
+	d->migrations += s->migrations;
+	d->short_nr += s->short_nr;
+	d->short_ns += s->short_ns;
+	d->flags |= s->flags;
+	for (i = 0; i < AP_SCHED_MASK_WORDS; i++)
+		d->cpus[i] |= s->cpus[i];
+}
+
+/* a thread's totals: every finished instance plus the live one */
+static void thr_total(const struct thr *t, struct ap_sched_thr *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (t->has_done)
+		thr_add(out, &t->done);
+	if (t->has_live)
+		thr_add(out, &t->live);
+}
+
+static int on_thr(struct view_sched *v, const struct ap_sched_thr *e)
+{
+	struct thr *t = thr_get(v, e->pid, e->tid);
+
+	if (!t)
+		return -ENOMEM;
+	if (e->flags & AP_SCHED_THR_EXITED) {
+		thr_add(&t->done, e);
+		t->has_done = 1;
+		if (e->ts > t->exit_ts)
+			t->exit_ts = e->ts;
+		/* the live snapshot was of this same instance */
+		if (t->has_live && t->live.ts <= e->ts)
+			t->has_live = 0;
+		return 0;
+	}
+	if (t->has_done && e->ts <= t->exit_ts)
+		return 0;	/* taken before the exit, written after it */
+	if (!t->has_live || e->ts >= t->live.ts) {
+		t->live = *e;
+		t->has_live = 1;
+	}
+	return 0;
+}
+
+static int on_iv(struct view_sched *v, const struct ap_sched_iv *e)
+{
+	struct thr *t = thr_get(v, e->pid, e->tid);
+	uint64_t key, *slot;
+	long c;
+	int fresh;
+
+	if (!t)
+		return -ENOMEM;
+	t->iv_nr++;
+	t->iv_ns += e->off_ns;
+	v->iv_nr++;
+	v->iv_ns += e->off_ns;
+	if (e->flags & AP_SCHED_IV_OPEN)
+		v->iv_open++;
+	c = ctx_index(v, e->pid, e->tid);
+	if (c < 0)
+		return (int)c;
+	/* ctx (31 bits) | state (1 bit) | stack id (32 bits) */
+	key = (uint64_t)c << 33 | (uint64_t)(e->state & 1) << 32 | e->stack_id;
+	slot = ap_hmap__upsert(&v->agg_by_key, key, &fresh);
+	if (!slot)
+		return -ENOMEM;
+	if (fresh) {
+		if (grow((void **)&v->aggs, &v->cap_aggs, v->nr_aggs,
+			 sizeof(*v->aggs))) {
+			ap_hmap__remove(&v->agg_by_key, key);
+			return -ENOMEM;
+		}
+		v->aggs[v->nr_aggs] = (struct agg){ (uint32_t)c, e->stack_id,
+						    e->state & 1, 0, 0 };
+		*slot = v->nr_aggs++;
+	}
+	v->aggs[*slot].ns += e->off_ns;
+	v->aggs[*slot].count += 1;
+	return 0;
+}
+
+static int sched_event(void *p, const struct ap_frame *f)
+{
+	struct view_sched *v = p;
+	struct ap_sched_ev e;
+	int err = ap_sched__decode(f->payload, f->len, &e);
+
+	if (err == -ENOMSG)
+		return 0;	/* a newer kind: skipped */
+	if (err)
+		return -EBADMSG;
+	if (e.kind == AP_SCHED_THR) {
+		if (!ap_report_opts__match(v->o, v->s, e.thr.pid, e.thr.tid))
+			return 0;
+		return on_thr(v, &e.thr);
+	}
+	if (!ap_report_opts__match(v->o, v->s, e.iv.pid, e.iv.tid))
+		return 0;
+	return on_iv(v, &e.iv);
+}
+
+/* top: stacks fade; thread totals are cumulative and stay */
+static void sched_decay(void *p, unsigned num, unsigned den)
+{
+	struct view_sched *v = p;
+	size_t i;
+
+	v->iv_ns = 0;
+	for (i = 0; i < v->nr_aggs; i++) {
+		struct agg *a = &v->aggs[i];
+
+		a->ns = den ? a->ns * num / den : 0;
+		a->count = den ? a->count * num / den : 0;
+		if (a->ns < 1)
+			a->ns = a->count = 0;
+		v->iv_ns += a->ns;
+	}
+}
+
+static int push_frame(struct view_sched *v, size_t *n, const char *sym,
+		      const char *dso, int kernel)
+{
+	if (grow((void **)&v->frames, &v->cap_frames, *n, sizeof(*v->frames)))
+		return -ENOMEM;
+	if (!sym || !dso)
+		return -ENOMEM;
+	v->frames[*n] = (struct rframe){ sym, dso, kernel };
+	(*n)++;
+	return 0;
+}
+
+static int push_loc(struct view_sched *v, size_t *n,
+		    const struct ap_sym_loc *loc, int kernel)
+{
+	char buf[1024];
+	const char *dso;
+	int i, err;
+
+	dso = ap_strtab__intern(v->strs, loc->dso ? loc->dso : "[unknown]", -1);
+	if (!loc->nr_frames) {
+		ap_sym_loc__format(loc, 0, buf, sizeof(buf));
+		return push_frame(v, n, ap_strtab__intern(v->strs, buf, -1),
+				  dso, kernel);
+	}
+	for (i = 0; i < loc->nr_frames; i++) {
+		ap_sym_loc__format(loc, i, buf, sizeof(buf));
+		err = push_frame(v, n, ap_strtab__intern(v->strs, buf, -1),
+				 dso, kernel);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* the frames of a stack, leaf first, into v->frames; returns the count */
+static long resolve(struct view_sched *v, const struct ctx *c, uint32_t id)
+{
+	struct ap_symbolizer *sym = ap_session__symbolizer(v->s);
+	struct ap_stack st;
+	size_t n = 0;
+	int i, err;
+
+	if (!id || ap_session__stack(v->s, id, &st)) {
+		err = push_frame(v, &n, ap_strtab__intern(v->strs, "[unknown]", -1),
+				 ap_strtab__intern(v->strs, "[unknown]", -1), 0);
+		return err ? err : (long)n;
+	}
+	if (!v->o->user_only) {
+		for (i = 0; i < st.nr_kernel; i++) {
+			err = push_loc(v, &n, ap_symbolizer__kernel(sym, st.ips[i]),
+				       1);
+			if (err)
+				return err;
+		}
+	}
+	for (i = 0; i < st.nr_user && c->as; i++) {
+		err = push_loc(v, &n,
+			       ap_symbolizer__user(sym, c->as,
+						   st.ips[st.nr_kernel + i],
+						   i > 0), 0);
+		if (err)
+			return err;
+	}
+	if (!n) {
+		err = push_frame(v, &n, ap_strtab__intern(v->strs, "[kernel]", -1),
+				 ap_strtab__intern(v->strs, "[kernel.kallsyms]", -1),
+				 1);
+		if (err)
+			return err;
+	}
+	return (long)n;
+}
+
+static const char *state_name(uint32_t state)
+{
+	return state == AP_SCHED_ST_PREEMPTED ? "runnable" : "blocked";
+}
+
+/* the root frame that marks off-CPU time in folded output */
+static const char *state_root(uint32_t state)
+{
+	return state == AP_SCHED_ST_PREEMPTED ? "[runnable]" : "[off-cpu]";
+}
+
+/* processes: the threads of one (pid, start) summed; index of the first
+ * thread of each, threads sorted by process then tid */
+static int cmp_thr(const void *a, const void *b)
+{
+	const struct thr *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->start_ticks != y->start_ticks)
+		return x->start_ticks < y->start_ticks ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static int cmp_agg(const void *a, const void *b)
+{
+	const struct agg *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? 1 : -1;
+	if (x->ctx != y->ctx)
+		return x->ctx < y->ctx ? -1 : 1;
+	return x->stack_id < y->stack_id ? -1 : x->stack_id > y->stack_id;
+}
+
+static uint64_t lost_table(struct view_sched *v)
+{
+	return ap_session__lost_tag(v->s, AP_LOST_TABLE, AP_TAG_SCHED);
+}
+
+/* the hmaps index the arrays: sort copies, never the originals */
+static struct thr *sorted_thrs(struct view_sched *v)
+{
+	struct thr *t = malloc((v->nr_thrs ? v->nr_thrs : 1) * sizeof(*t));
+
+	if (!t)
+		return NULL;
+	memcpy(t, v->thrs, v->nr_thrs * sizeof(*t));
+	qsort(t, v->nr_thrs, sizeof(*t), cmp_thr);
+	return t;
+}
+
+static struct agg *sorted_aggs(struct view_sched *v)
+{
+	struct agg *a = malloc((v->nr_aggs ? v->nr_aggs : 1) * sizeof(*a));
+
+	if (!a)
+		return NULL;
+	memcpy(a, v->aggs, v->nr_aggs * sizeof(*a));
+	qsort(a, v->nr_aggs, sizeof(*a), cmp_agg);
+	return a;
+}
+
+static void print_row(FILE *out, const char *pid, const char *tid,
+		      const char *comm, const struct ap_sched_thr *s)
+{
+	char on[16], off[16], bl[16], rn[16], wa[16], wm[16], cpus[64];
+
+	ap_fmt_ns(on, sizeof(on), s->on_ns);
+	ap_fmt_ns(off, sizeof(off), s->blocked_ns + s->runnable_ns);
+	ap_fmt_ns(bl, sizeof(bl), s->blocked_ns);
+	ap_fmt_ns(rn, sizeof(rn), s->runnable_ns);
+	ap_fmt_ns(wa, sizeof(wa),
+		  s->wakeups ? (double)s->wakeup_total_ns / s->wakeups : 0);
+	ap_fmt_ns(wm, sizeof(wm), s->wakeup_max_ns);
+	ap_sched_cpus__format(s->cpus, s->flags & AP_SCHED_THR_CPU_OVER, cpus,
+			      sizeof(cpus));
+	fprintf(out, "  %7s %7s  %-16s %10s %10s %10s %10s %7" PRIu64
+		" %7" PRIu64 " %6" PRIu64 " %10s %10s  %s\n",
+		pid, tid, comm, on, off, bl, rn, s->vol, s->invol,
+		s->migrations, wa, wm, cpus);
+}
+
+static int print_stack_text(struct view_sched *v, const struct ctx *c,
+			    uint32_t id, FILE *out)
+{
+	long n = resolve(v, c, id), j, first_user = -1, shown = 0;
+
+	if (n < 0)
+		return (int)n;
+	for (j = 0; j < n; j++)
+		if (!v->frames[j].kernel) {
+			first_user = j;
+			break;
+		}
+	/* where the thread waited in its own code, leaf first; the kernel
+	 * path when it has no user frames */
+	for (j = first_user >= 0 ? first_user : 0; j < n && shown < SHOW_FRAMES;
+	     j++, shown++)
+		fprintf(out, "%s%s%s", shown ? " <- " : "", v->frames[j].sym,
+			v->frames[j].kernel ? "_[k]" : "");
+	if (j < n)
+		fputs(" <- ...", out);
+	return 0;
+}
+
+static int print_table(struct view_sched *v, FILE *out)
+{
+	const struct ap_report_opts *o = v->o;
+	struct thr *ts = sorted_thrs(v);
+	struct agg *as = sorted_aggs(v);
+	size_t i, j, nproc = 0, rows;
+	char buf[32], pidbuf[16], tidbuf[16];
+	int err = 0;
+
+	if (!ts || !as) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < v->nr_thrs; i++)
+		if (!i || ts[i].pid != ts[i - 1].pid ||
+		    ts[i].start_ticks != ts[i - 1].start_ticks)
+			nproc++;
+	ap_fmt_ns(buf, sizeof(buf), v->iv_ns);
+	fprintf(out, "# Scheduling: %zu processes, %zu threads; %" PRIu64
+		" off-CPU intervals >= min-block (%s",
+		nproc, v->nr_thrs, v->iv_nr, buf);
+	if (v->iv_open)
+		fprintf(out, ", %" PRIu64 " still open at the end", v->iv_open);
+	fputs(")\n", out);
+	if (lost_table(v))
+		fprintf(out, "# lost: %" PRIu64
+			" switches or threads not accounted (sched table full)\n",
+			lost_table(v));
+	fprintf(out, "#\n#  %7s %7s  %-16s %10s %10s %10s %10s %7s %7s %6s %10s %10s  %s\n",
+		"Pid", "Tid", "Command", "On-CPU", "Off-CPU", "Blocked",
+		"Runnable", "Vol", "Invol", "Migr", "Wake avg", "Wake max",
+		"CPUs");
+	for (i = 0; i < v->nr_thrs; i = j) {
+		struct ap_sched_thr sum, one;
+
+		memset(&sum, 0, sizeof(sum));
+		for (j = i; j < v->nr_thrs && ts[j].pid == ts[i].pid &&
+		     ts[j].start_ticks == ts[i].start_ticks; j++) {
+			thr_total(&ts[j], &one);
+			thr_add(&sum, &one);
+		}
+		snprintf(pidbuf, sizeof(pidbuf), "%u", ts[i].pid);
+		print_row(out, pidbuf, "-", ts[i].pcomm, &sum);
+		for (; i < j; i++) {
+			thr_total(&ts[i], &one);
+			snprintf(tidbuf, sizeof(tidbuf), "%u", ts[i].tid);
+			print_row(out, "", tidbuf, ts[i].comm, &one);
+		}
+	}
+	if (!v->nr_thrs)
+		fprintf(out, "# no scheduling events%s\n",
+			o->nr_pids || o->nr_tids || o->comm ?
+			" match the filters" : "");
+
+	rows = o->limit > 0 ? (size_t)o->limit : DEFAULT_STACK_ROWS;
+	if (rows > v->nr_aggs)
+		rows = v->nr_aggs;
+	if (!rows)
+		goto out;
+	fprintf(out, "\n# Off-CPU time by stack (top %zu of %zu; --format folded for all)\n#\n",
+		rows, v->nr_aggs);
+	fprintf(out, "# %10s %8s %8s  %-8s  %-16s  %s\n", "Time", "Share",
+		"Count", "State", "Command", "Stack (leaf first)");
+	for (i = 0; i < rows; i++) {
+		const struct agg *a = &as[i];
+		const struct ctx *c = &v->ctxs[a->ctx];
+		char pct[16];
+
+		ap_fmt_ns(buf, sizeof(buf), a->ns);
+		ap_pct(pct, sizeof(pct), a->ns, v->iv_ns);
+		fprintf(out, "  %10s %8s %8.0f  %-8s  %-16s  ", buf, pct,
+			a->count, state_name(a->state), c->comm);
+		err = print_stack_text(v, c, a->stack_id, out);
+		if (err)
+			goto out;
+		fputc('\n', out);
+	}
+out:
+	free(ts);
+	free(as);
+	return err;
+}
+
+static void json_thr(FILE *out, const struct ap_sched_thr *s)
+{
+	int cpu, first = 1;
+
+	fprintf(out, "\"on_cpu_ns\": %" PRIu64 ", \"off_cpu_ns\": %" PRIu64
+		", \"blocked_ns\": %" PRIu64 ", \"runnable_ns\": %" PRIu64
+		", \"voluntary\": %" PRIu64 ", \"involuntary\": %" PRIu64
+		", \"migrations\": %" PRIu64 ", \"wakeups\": %" PRIu64
+		", \"wakeup_avg_ns\": %.0f, \"wakeup_max_ns\": %" PRIu64
+		", \"short_intervals\": %" PRIu64 ", \"short_ns\": %" PRIu64
+		", \"cpus\": [",
+		s->on_ns, s->blocked_ns + s->runnable_ns, s->blocked_ns,
+		s->runnable_ns, s->vol, s->invol, s->migrations, s->wakeups,
+		s->wakeups ? (double)s->wakeup_total_ns / s->wakeups : 0.0,
+		s->wakeup_max_ns, s->short_nr, s->short_ns);
+	for (cpu = 0; cpu < AP_SCHED_MASK_WORDS * 64; cpu++) {
+		if (!(s->cpus[cpu / 64] >> (cpu % 64) & 1))
+			continue;
+		fprintf(out, "%s%d", first ? "" : ", ", cpu);
+		first = 0;
+	}
+	fprintf(out, "], \"more_cpus\": %s",
+		s->flags & AP_SCHED_THR_CPU_OVER ? "true" : "false");
+}
+
+static int print_json(struct view_sched *v, FILE *out)
+{
+	struct thr *ts = sorted_thrs(v);
+	struct agg *as = sorted_aggs(v);
+	size_t i, j, rows;
+	long n, k;
+	int err = 0;
+
+	if (!ts || !as) {
+		err = -ENOMEM;
+		goto out;
+	}
+	fprintf(out, "{\"unit\": \"ns\", \"intervals\": %" PRIu64
+		", \"interval_ns\": %.0f, \"open_intervals\": %" PRIu64
+		", \"lost\": %" PRIu64 ", \"processes\": [",
+		v->iv_nr, v->iv_ns, v->iv_open, lost_table(v));
+	for (i = 0; i < v->nr_thrs; i = j) {
+		struct ap_sched_thr sum, one;
+
+		memset(&sum, 0, sizeof(sum));
+		for (j = i; j < v->nr_thrs && ts[j].pid == ts[i].pid &&
+		     ts[j].start_ticks == ts[i].start_ticks; j++) {
+			thr_total(&ts[j], &one);
+			thr_add(&sum, &one);
+		}
+		fprintf(out, "%s\n    {\"pid\": %u, \"comm\": ", i ? "," : "",
+			ts[i].pid);
+		ap_json_str(out, ts[i].pcomm);
+		fputs(", ", out);
+		json_thr(out, &sum);
+		fputs(", \"threads\": [", out);
+		for (k = 0; i < j; i++, k++) {
+			thr_total(&ts[i], &one);
+			fprintf(out, "%s\n      {\"tid\": %u, \"comm\": ",
+				k ? "," : "", ts[i].tid);
+			ap_json_str(out, ts[i].comm);
+			fprintf(out, ", \"exited\": %s, \"intervals\": %" PRIu64
+				", \"interval_ns\": %" PRIu64 ", ",
+				ts[i].has_done && !ts[i].has_live ? "true" :
+								   "false",
+				ts[i].iv_nr, ts[i].iv_ns);
+			json_thr(out, &one);
+			fputc('}', out);
+		}
+		fputs("]}", out);
+	}
+	fputs("],\n  \"stacks\": [", out);
+	rows = v->o->limit > 0 && (size_t)v->o->limit < v->nr_aggs ?
+	       (size_t)v->o->limit : v->nr_aggs;
+	for (i = 0; i < rows; i++) {
+		const struct agg *a = &as[i];
+		const struct ctx *c = &v->ctxs[a->ctx];
+
+		n = resolve(v, c, a->stack_id);
+		if (n < 0) {
+			err = (int)n;
+			goto out;
+		}
+		fprintf(out, "%s\n    {\"pid\": %u, \"tid\": %u, \"comm\": ",
+			i ? "," : "", c->pid, c->tid);
+		ap_json_str(out, c->comm);
+		fprintf(out, ", \"state\": \"%s\", \"off_ns\": %.0f, \"count\": %.0f, \"frames\": [",
+			state_name(a->state), a->ns, a->count);
+		for (k = 0; k < n; k++) {
+			fprintf(out, "%s{\"sym\": ", k ? ", " : "");
+			ap_json_str(out, v->frames[k].sym);
+			fputs(", \"dso\": ", out);
+			ap_json_str(out, v->frames[k].dso);
+			fprintf(out, ", \"kernel\": %s}",
+				v->frames[k].kernel ? "true" : "false");
+		}
+		fputs("]}", out);
+	}
+	fprintf(out, "%s]}", rows ? "\n  " : "");
+out:
+	free(ts);
+	free(as);
+	return err;
+}
+
+struct line {
+	const char *s;
+	double ns;
+};
+
+static int cmp_line(const void *a, const void *b)
+{
+	return strcmp(((const struct line *)a)->s, ((const struct line *)b)->s);
+}
+
+/* comm;[off-cpu];root;...;leaf MICROSECONDS, kernel frames suffixed _[k];
+ * preempted time under [runnable] instead of [off-cpu] */
+static int print_folded(struct view_sched *v, FILE *out)
+{
+	struct ap_hmap by_line;
+	struct line *lines = NULL;
+	size_t nr = 0, cap = 0, i, buflen = 4096;
+	char *buf = malloc(buflen);
+	int err = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	ap_hmap__init(&by_line);
+	for (i = 0; i < v->nr_aggs; i++) {
+		const struct agg *a = &v->aggs[i];
+		const struct ctx *c = &v->ctxs[a->ctx];
+		const char *s;
+		uint64_t *slot;
+		size_t off;
+		long n, j;
+		int fresh;
+
+		if (a->ns <= 0)
+			continue;
+		n = resolve(v, c, a->stack_id);
+		if (n < 0) {
+			err = (int)n;
+			goto out;
+		}
+		off = snprintf(buf, buflen, "%s;%s", c->comm,
+			       state_root(a->state));
+		for (j = n - 1; j >= 0; j--) {
+			const struct rframe *f = &v->frames[j];
+			size_t need = off + strlen(f->sym) + 8;
+
+			if (need >= buflen) {
+				char *nb = realloc(buf, need * 2);
+
+				if (!nb) {
+					err = -ENOMEM;
+					goto out;
+				}
+				buf = nb;
+				buflen = need * 2;
+			}
+			off += snprintf(buf + off, buflen - off, ";%s%s",
+					f->sym, f->kernel ? "_[k]" : "");
+		}
+		s = ap_strtab__intern(v->strs, buf, off);
+		slot = s ? ap_hmap__upsert(&by_line, (uintptr_t)s, &fresh) : NULL;
+		if (!slot) {
+			err = -ENOMEM;
+			goto out;
+		}
+		if (fresh) {
+			if (grow((void **)&lines, &cap, nr, sizeof(*lines))) {
+				err = -ENOMEM;
+				goto out;
+			}
+			lines[nr] = (struct line){ s, 0 };
+			*slot = nr++;
+		}
+		lines[*slot].ns += a->ns;
+	}
+	qsort(lines, nr, sizeof(*lines), cmp_line);
+	for (i = 0; i < nr; i++)
+		fprintf(out, "%s %.0f\n", lines[i].s, lines[i].ns / 1000);
+out:
+	ap_hmap__free(&by_line);
+	free(lines);
+	free(buf);
+	return err;
+}
+
+static int sched_print(void *p, FILE *out)
+{
+	struct view_sched *v = p;
+
+	switch (v->o->format) {
+	case AP_FMT_FOLDED:
+		return print_folded(v, out);
+	case AP_FMT_JSON:
+		return print_json(v, out);
+	default:
+		return print_table(v, out);
+	}
+}
+
+const struct ap_view_ops ap_view_sched = {
+	.name = "sched",
+	.tag = AP_TAG_SCHED,
+	.new = sched_new,
+	.event = sched_event,
+	.print = sched_print,
+	.decay = sched_decay,
+	.free = sched_free,
+};
