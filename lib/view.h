@@ -74,6 +74,9 @@ struct ap_view_ops {
 	/* top: scale every count by num/den (0/1 clears) */
 	void (*decay)(void *v, unsigned num, unsigned den);
 	void (*free)(void *v);
+	/* top: the row orders ap_report_opts.top_sort selects, in order,
+	 * NULL-terminated; NULL: the view has one order */
+	const char *const *sort_names;
 };
 
 const struct ap_view_ops *ap_view__find(const char *name);

@@ -341,8 +341,44 @@ static int by_self(const void *a, const void *b)
 	return strcmp(x->key, y->key);
 }
 
+/* top cycles through these (ap_report_opts.top_sort) */
+static int by_children(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+
+	if (x->children != y->children)
+		return x->children < y->children ? 1 : -1;
+	return by_self(a, b);
+}
+
+static int by_comm(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+	int c = strcmp(x->c->comm, y->c->comm);
+
+	return c ? c : by_self(a, b);
+}
+
+static int by_sym(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+	int c = strcmp(x->f.sym, y->f.sym);
+
+	return c ? c : by_self(a, b);
+}
+
+static const char *const cpu_sorts[] = {
+	"self", "children", "comm", "symbol", NULL,
+};
+
+static int (*const cpu_cmp[])(const void *, const void *) = {
+	by_self, by_children, by_comm, by_sym,
+};
+
 static int build_rows(struct view_cpu *v, struct rows *rs)
 {
+	const char *filter = v->o->sym_filter;
+	int sort = v->o->top_sort;
 	size_t i;
 
 	for (i = 0; i < v->nr_aggs; i++) {
@@ -355,8 +391,11 @@ static int build_rows(struct view_cpu *v, struct rows *rs)
 			return (int)n;
 		for (j = 0; j < n; j++) {
 			const struct rframe *f = &v->frames[j];
-			struct row *r = get_row(rs, row_key(v, c, f), c, f);
+			struct row *r;
 
+			if (filter && *filter && !strstr(f->sym, filter))
+				continue;
+			r = get_row(rs, row_key(v, c, f), c, f);
 			if (!r)
 				return -ENOMEM;
 			if (j == 0)
@@ -368,7 +407,18 @@ static int build_rows(struct view_cpu *v, struct rows *rs)
 			}
 		}
 	}
-	qsort(rs->v, rs->nr, sizeof(*rs->v), by_self);
+	/* without the children column, a row of callers only says nothing */
+	if (v->o->no_children) {
+		size_t n = 0;
+
+		for (i = 0; i < rs->nr; i++)
+			if (rs->v[i].self > 0)
+				rs->v[n++] = rs->v[i];
+		rs->nr = n;
+	}
+	if (sort < 0 || sort >= (int)(sizeof(cpu_cmp) / sizeof(cpu_cmp[0])))
+		sort = 0;
+	qsort(rs->v, rs->nr, sizeof(*rs->v), cpu_cmp[sort]);
 	return 0;
 }
 
@@ -409,6 +459,8 @@ static void print_table(struct view_cpu *v, struct rows *rs, FILE *out)
 	if (!o->no_children)
 		fprintf(out, " %9s", "Children");
 	fprintf(out, " %9s", "Self");
+	if (o->show_samples)
+		fprintf(out, " %9s", "Samples");
 	for (i = 0; i < o->nr_keys; i++) {
 		switch (o->keys[i]) {
 		case AP_KEY_COMM:
@@ -438,6 +490,8 @@ static void print_table(struct view_cpu *v, struct rows *rs, FILE *out)
 		if (!o->no_children)
 			fprintf(out, " %9s", child);
 		fprintf(out, " %9s", self);
+		if (o->show_samples)
+			fprintf(out, " %9.0f", row->self);
 		for (i = 0; i < o->nr_keys; i++) {
 			switch (o->keys[i]) {
 			case AP_KEY_COMM:
@@ -462,7 +516,8 @@ static void print_table(struct view_cpu *v, struct rows *rs, FILE *out)
 	}
 	if (!n)
 		fprintf(out, "# no samples%s\n",
-			o->nr_pids || o->nr_tids || o->comm ?
+			o->nr_pids || o->nr_tids || o->comm ||
+			(o->sym_filter && *o->sym_filter) ?
 			" match the filters" : "");
 }
 
@@ -627,4 +682,5 @@ const struct ap_view_ops ap_view_cpu = {
 	.print = cpu_print,
 	.decay = cpu_decay,
 	.free = cpu_free,
+	.sort_names = cpu_sorts,
 };
