@@ -303,8 +303,17 @@ int ap_collector__start(struct ap_collector *c, char *err, size_t errlen)
 
 int ap_collector__poll(struct ap_collector *c, int timeout_ms)
 {
-	int i, n, total = 0;
+	int i, n, total;
 
+	/*
+	 * Busy sensors (syscall, gpu) submit without waking the reader, so
+	 * that it reads in batches instead of competing with the target for
+	 * the CPUs: take what is waiting on every pass, and still sleep in
+	 * epoll until a wakeup or the timeout.
+	 */
+	total = ring_buffer__consume(c->rb);
+	if (total < 0)
+		return total;
 	for (i = 0; i < c->nr; i++) {
 		if (!c->enabled[i] || !c->ops[i]->poll ||
 		    c->status[i].state == AP_SENSOR_UNAVAILABLE)

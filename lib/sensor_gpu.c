@@ -527,18 +527,15 @@ static void check_sent(struct ap_collector *c, struct gpu_priv *p)
 		update_status(p);
 }
 
-/*
- * Launches are sent without waking the reader (bpf/gpu.bpf.c): an epoll
- * wait would not see them, so they are taken from the ring here, on every
- * turn of the collector's loop.  Also keeps the status right.
- */
+/* Launches are sent without waking the reader (bpf/gpu.bpf.c): the
+ * collector takes them on every pass; here only the status is kept right. */
 static int gpu_poll(struct ap_collector *c)
 {
 	struct gpu_priv *p = priv_of(c);
 
 	if (p)
 		check_sent(c, p);
-	return ring_buffer__consume(c->rb);
+	return 0;
 }
 
 static void gpu_close(struct ap_collector *c)

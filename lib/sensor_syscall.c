@@ -116,21 +116,6 @@ static int syscall_attach(struct ap_collector *c, struct aperture_bpf *skel,
 	return 0;
 }
 
-/*
- * The BPF side submits without waking the reader except when half a MiB
- * is waiting (bpf/syscall.bpf.c): what it left unannounced is read here,
- * on every pass of the collector's loop.  The records are delivered but
- * not reported as activity, so that the loop goes on sleeping in epoll
- * until the next wakeup or its timeout: batches, not a busy reader
- * competing with the traced program for the CPUs.
- */
-static int syscall_poll(struct ap_collector *c)
-{
-	int n = ring_buffer__consume(c->rb);
-
-	return n < 0 ? n : 0;
-}
-
 static uint64_t mono_ns(void)
 {
 	struct timespec ts;
@@ -192,6 +177,5 @@ const struct ap_sensor_ops ap_sensor_syscall = {
 	.tag = AP_TAG_SYSCALL,
 	.prepare = syscall_prepare,
 	.attach = syscall_attach,
-	.poll = syscall_poll,
 	.finish = syscall_finish,
 };
