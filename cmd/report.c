@@ -50,7 +50,7 @@ static const struct argp_option options[] = {
 	{ "no-children", OPT_NO_CHILDREN, NULL, 0, "Omit the inclusive (children) column", 2 },
 	{ "user-only", OPT_USER_ONLY, NULL, 0, "Hide kernel frames", 2 },
 	{ "no-inline", OPT_NO_INLINE, NULL, 0, "Do not expand inlined functions (skips loading DWARF)", 2 },
-	{ "per-thread", OPT_PER_THREAD, NULL, 0, "syscall, lock: one table per thread", 2 },
+	{ "per-thread", OPT_PER_THREAD, NULL, 0, "syscall, lock: split by thread (syscall: a table per thread; lock: a row per lock and thread)", 2 },
 	{ "errors", OPT_ERRORS, NULL, 0, "syscall: errno breakdown per syscall", 2 },
 	{ "hist", OPT_HIST, NULL, 0, "syscall: log2 latency histogram per syscall", 2 },
 	{ NULL, 0, NULL, 0, "Filters:", 3 },
