@@ -12,6 +12,7 @@
 
 #include "hmap.h"
 #include "session.h"
+#include "stackres.h"
 #include "strtab.h"
 #include "symbolizer.h"
 #include "view.h"
@@ -28,16 +29,10 @@ struct agg {
 	double count;
 };
 
-struct rframe {
-	const char *sym;		/* interned, never NULL */
-	const char *dso;		/* interned, never NULL */
-	int kernel;
-};
-
 struct row {
 	const char *key;
 	const struct ctx *c;
-	struct rframe f;
+	struct ap_rframe f;
 	double self, children;
 	size_t stamp;			/* last sample that counted children */
 };
@@ -54,9 +49,7 @@ struct view_cpu {
 	struct ap_hmap agg_by_key;	/* ctx << 32 | stack -> index */
 	double total;
 	uint64_t no_stack;
-	/* print-time scratch */
-	struct rframe *frames;
-	size_t cap_frames;
+	struct ap_stackres res;		/* print-time scratch */
 };
 
 static void *cpu_new(const struct ap_report_opts *o, struct ap_session *s)
@@ -74,6 +67,7 @@ static void *cpu_new(const struct ap_report_opts *o, struct ap_session *s)
 		free(v);
 		return NULL;
 	}
+	ap_stackres__init(&v->res, v->strs);
 	return v;
 }
 
@@ -88,7 +82,7 @@ static void cpu_free(void *p)
 	ap_hmap__free(&v->agg_by_key);
 	free(v->ctxs);
 	free(v->aggs);
-	free(v->frames);
+	ap_stackres__free(&v->res);
 	free(v);
 }
 
@@ -179,94 +173,17 @@ static void cpu_decay(void *p, unsigned num, unsigned den)
 	}
 }
 
-static int push_frame(struct view_cpu *v, size_t *n, const char *sym,
-		      const char *dso, int kernel)
-{
-	if (*n == v->cap_frames) {
-		size_t cap = v->cap_frames ? v->cap_frames * 2 : 512;
-		struct rframe *f = realloc(v->frames, cap * sizeof(*f));
-
-		if (!f)
-			return -ENOMEM;
-		v->frames = f;
-		v->cap_frames = cap;
-	}
-	v->frames[*n].sym = sym;
-	v->frames[*n].dso = dso;
-	v->frames[*n].kernel = kernel;
-	(*n)++;
-	return 0;
-}
-
-static int push_loc(struct view_cpu *v, size_t *n,
-		    const struct ap_sym_loc *loc, int kernel)
-{
-	char buf[1024];
-	const char *dso;
-	int i, err;
-
-	dso = ap_strtab__intern(v->strs, loc->dso ? loc->dso : "[unknown]",
-				-1);
-	if (!loc->nr_frames) {
-		ap_sym_loc__format(loc, 0, buf, sizeof(buf));
-		return push_frame(v, n, ap_strtab__intern(v->strs, buf, -1),
-				  dso, kernel);
-	}
-	for (i = 0; i < loc->nr_frames; i++) {
-		ap_sym_loc__format(loc, i, buf, sizeof(buf));
-		err = push_frame(v, n, ap_strtab__intern(v->strs, buf, -1),
-				 dso, kernel);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-/* the frames of a stack, leaf first, into v->frames; returns the count */
+/* the frames of a stack, leaf first, into v->res; returns the count */
 static long resolve(struct view_cpu *v, const struct ctx *c, uint32_t id)
 {
-	struct ap_symbolizer *sym = ap_session__symbolizer(v->s);
-	struct ap_stack st;
-	size_t n = 0;
-	int i, err;
-
-	if (!id || ap_session__stack(v->s, id, &st)) {
-		err = push_frame(v, &n, ap_strtab__intern(v->strs, "[unknown]", -1),
-				 ap_strtab__intern(v->strs, "[unknown]", -1), 0);
-		return err ? err : (long)n;
-	}
-	if (!v->o->user_only) {
-		for (i = 0; i < st.nr_kernel; i++) {
-			err = push_loc(v, &n, ap_symbolizer__kernel(sym, st.ips[i]),
-				       1);
-			if (err)
-				return err;
-		}
-	}
-	for (i = 0; i < st.nr_user; i++) {
-		const struct ap_sym_loc *loc;
-
-		if (!c->as)
-			break;
-		loc = ap_symbolizer__user(sym, c->as, st.ips[st.nr_kernel + i],
-					  i > 0);
-		err = push_loc(v, &n, loc, 0);
-		if (err)
-			return err;
-	}
-	if (!n) {
-		/* --user-only and a sample entirely in the kernel */
-		err = push_frame(v, &n, ap_strtab__intern(v->strs, "[kernel]", -1),
-				 ap_strtab__intern(v->strs, "[kernel.kallsyms]", -1),
-				 1);
-		if (err)
-			return err;
-	}
-	return (long)n;
+	return ap_stackres__resolve(&v->res, v->s, c->as, id,
+				    AP_STACKRES_UNKNOWN | AP_STACKRES_KERNEL |
+				    (v->o->user_only ?
+				     AP_STACKRES_USER_ONLY : 0));
 }
 
 static const char *row_key(struct view_cpu *v, const struct ctx *c,
-			   const struct rframe *f)
+			   const struct ap_rframe *f)
 {
 	char key[2048];
 	size_t off = 0;
@@ -306,7 +223,7 @@ struct rows {
 };
 
 static struct row *get_row(struct rows *rs, const char *key,
-			   const struct ctx *c, const struct rframe *f)
+			   const struct ctx *c, const struct ap_rframe *f)
 {
 	uint64_t *slot;
 	int fresh;
@@ -390,7 +307,7 @@ static int build_rows(struct view_cpu *v, struct rows *rs)
 		if (n < 0)
 			return (int)n;
 		for (j = 0; j < n; j++) {
-			const struct rframe *f = &v->frames[j];
+			const struct ap_rframe *f = &v->res.frames[j];
 			struct row *r;
 
 			if (filter && *filter && !strstr(f->sym, filter))
@@ -562,36 +479,19 @@ static void print_json(struct view_cpu *v, struct rows *rs, FILE *out)
 	fprintf(out, "%s]}", n ? "\n  " : "");
 }
 
-struct line {
-	const char *s;
-	double count;
-};
-
-static int cmp_line(const void *a, const void *b)
-{
-	return strcmp(((const struct line *)a)->s, ((const struct line *)b)->s);
-}
-
 /* comm;root;...;leaf COUNT, kernel frames suffixed _[k] */
 static int print_folded(struct view_cpu *v, FILE *out)
 {
-	struct ap_hmap by_line;
-	struct line *lines = NULL;
-	size_t nr = 0, cap = 0, i, buflen = 4096;
-	char *buf = malloc(buflen);
+	struct ap_fbuf b = { 0 };
+	struct ap_folded fo;
+	size_t i;
 	int err = 0;
 
-	if (!buf)
-		return -ENOMEM;
-	ap_hmap__init(&by_line);
+	ap_folded__init(&fo);
 	for (i = 0; i < v->nr_aggs; i++) {
 		const struct agg *a = &v->aggs[i];
 		const struct ctx *c = &v->ctxs[a->ctx];
-		long n, j;
-		size_t off;
-		uint64_t *slot;
-		const char *s;
-		int fresh;
+		long n;
 
 		if (a->count <= 0)
 			continue;
@@ -600,56 +500,25 @@ static int print_folded(struct view_cpu *v, FILE *out)
 			err = (int)n;
 			goto out;
 		}
-		off = snprintf(buf, buflen, "%s", c->comm);
-		for (j = n - 1; j >= 0; j--) {
-			const struct rframe *f = &v->frames[j];
-			size_t need = off + strlen(f->sym) + 8;
-
-			if (need >= buflen) {
-				char *nb = realloc(buf, need * 2);
-
-				if (!nb) {
-					err = -ENOMEM;
-					goto out;
-				}
-				buf = nb;
-				buflen = need * 2;
-			}
-			off += snprintf(buf + off, buflen - off, ";%s%s",
-					f->sym, f->kernel ? "_[k]" : "");
-		}
-		s = ap_strtab__intern(v->strs, buf, off);
-		slot = s ? ap_hmap__upsert(&by_line, (uintptr_t)s, &fresh) : NULL;
-		if (!slot) {
-			err = -ENOMEM;
+		b.len = 0;
+		err = ap_fbuf__add(&b, "", c->comm, "");
+		if (!err)
+			err = ap_fbuf__frames(&b, v->res.frames, n);
+		if (!err)
+			err = ap_folded__add(&fo, ap_fbuf__intern(&b, v->strs),
+					     a->count);
+		if (err)
 			goto out;
-		}
-		if (fresh) {
-			if (nr == cap) {
-				struct line *nl;
-
-				cap = cap ? cap * 2 : 256;
-				nl = realloc(lines, cap * sizeof(*nl));
-				if (!nl) {
-					err = -ENOMEM;
-					goto out;
-				}
-				lines = nl;
-			}
-			lines[nr] = (struct line){ s, 0 };
-			*slot = nr++;
-		}
-		lines[*slot].count += a->count;
 	}
-	qsort(lines, nr, sizeof(*lines), cmp_line);
-	for (i = 0; i < nr; i++)
-		fprintf(out, "%s %.0f\n", lines[i].s,
+	ap_folded__sort(&fo);
+	for (i = 0; i < fo.nr; i++)
+		fprintf(out, "%s %.0f\n", fo.lines[i].s,
 			v->o->folded_us && v->o->freq ?
-			lines[i].count * 1e6 / v->o->freq : lines[i].count);
+			fo.lines[i].weight * 1e6 / v->o->freq :
+			fo.lines[i].weight);
 out:
-	ap_hmap__free(&by_line);
-	free(lines);
-	free(buf);
+	ap_folded__free(&fo);
+	free(b.p);
 	return err;
 }
 

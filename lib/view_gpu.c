@@ -21,6 +21,7 @@
 #include "ev_gpu.h"
 #include "hmap.h"
 #include "session.h"
+#include "stackres.h"
 #include "strtab.h"
 #include "symbolizer.h"
 #include "view.h"
@@ -68,6 +69,7 @@ struct view_gpu {
 	double total, launch_ns, device_ns;
 	uint64_t device_known;
 	uint64_t no_stack;
+	struct ap_stackres res;		/* print-time scratch */
 };
 
 /* print time */
@@ -123,6 +125,7 @@ static void *gpu_new(const struct ap_report_opts *o, struct ap_session *s)
 		free(v);
 		return NULL;
 	}
+	ap_stackres__init(&v->res, v->strs);
 	return v;
 }
 
@@ -132,6 +135,7 @@ static void gpu_free(void *p)
 
 	if (!v)
 		return;
+	ap_stackres__free(&v->res);
 	ap_strtab__free(v->strs);
 	ap_hmap__free(&v->ident_by);
 	ap_hmap__free(&v->site_by);
@@ -293,28 +297,13 @@ static const char *ident_name(struct view_gpu *v, const struct ident *id)
 static long resolve(struct view_gpu *v, struct ap_addrspace *as,
 		    uint32_t stack_id, const char **out, size_t max)
 {
-	struct ap_symbolizer *sym = ap_session__symbolizer(v->s);
-	struct ap_stack st;
-	char buf[1024];
-	size_t n = 0;
-	int i, j;
+	long n, i;
 
-	if (!stack_id || !as || ap_session__stack(v->s, stack_id, &st))
-		return 0;
-	for (i = 0; i < st.nr_user && n < max; i++) {
-		const struct ap_sym_loc *loc = ap_symbolizer__user(
-			sym, as, st.ips[st.nr_kernel + i], i > 0);
-
-		for (j = 0; j < (loc->nr_frames ? loc->nr_frames : 1) &&
-			    n < max; j++) {
-			ap_sym_loc__format(loc, j, buf, sizeof(buf));
-			out[n] = ap_strtab__intern(v->strs, buf, -1);
-			if (!out[n])
-				return -ENOMEM;
-			n++;
-		}
-	}
-	return (long)n;
+	n = ap_stackres__resolve(&v->res, v->s, as, stack_id,
+				 AP_STACKRES_USER_ONLY);
+	for (i = 0; i < n && (size_t)i < max; i++)
+		out[i] = v->res.frames[i].sym;
+	return n < 0 ? n : i;
 }
 
 struct rows {

@@ -16,6 +16,7 @@
 #include "ev_lock.h"
 #include "hmap.h"
 #include "session.h"
+#include "stackres.h"
 #include "strtab.h"
 #include "symbolizer.h"
 #include "view.h"
@@ -47,11 +48,6 @@ struct lstk {
 	double wait, count;
 };
 
-struct sframe {
-	const char *sym;		/* interned */
-	int kernel;
-};
-
 struct view_lock {
 	const struct ap_report_opts *o;
 	struct ap_session *s;
@@ -65,8 +61,7 @@ struct view_lock {
 	struct ap_hmap stk_by_key;
 	double total_wait, total_count;
 	double by_kind[4];		/* contentions per AP_LOCK_* */
-	struct sframe *frames;
-	size_t cap_frames;
+	struct ap_stackres res;		/* print-time scratch */
 };
 
 static void *lock_new(const struct ap_report_opts *o, struct ap_session *s)
@@ -87,6 +82,7 @@ static void *lock_new(const struct ap_report_opts *o, struct ap_session *s)
 		free(v);
 		return NULL;
 	}
+	ap_stackres__init(&v->res, v->strs);
 	return v;
 }
 
@@ -102,7 +98,7 @@ static void lock_free(void *p)
 	ap_hmap__free(&v->stk_by_key);
 	free(v->rows);
 	free(v->stks);
-	free(v->frames);
+	ap_stackres__free(&v->res);
 	free(v);
 }
 
@@ -356,78 +352,20 @@ static int cmp_stks(const void *a, const void *b)
 	return x->stack_id < y->stack_id ? -1 : x->stack_id > y->stack_id;
 }
 
-static int push_frame(struct view_lock *v, size_t *n, const char *sym,
-		      int kernel)
-{
-	if (!sym)
-		return -ENOMEM;
-	if (*n == v->cap_frames) {
-		size_t cap = v->cap_frames ? v->cap_frames * 2 : 256;
-		struct sframe *f = realloc(v->frames, cap * sizeof(*f));
-
-		if (!f)
-			return -ENOMEM;
-		v->frames = f;
-		v->cap_frames = cap;
-	}
-	v->frames[*n].sym = sym;
-	v->frames[*n].kernel = kernel;
-	(*n)++;
-	return 0;
-}
-
-static int push_loc(struct view_lock *v, size_t *n,
-		    const struct ap_sym_loc *loc, int kernel)
-{
-	char buf[1024];
-	int i, err, nr = loc->nr_frames ? loc->nr_frames : 1;
-
-	for (i = 0; i < nr; i++) {
-		ap_sym_loc__format(loc, i, buf, sizeof(buf));
-		err = push_frame(v, n, ap_strtab__intern(v->strs, buf, -1),
-				 kernel);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-/* the frames of stack id, leaf first, into v->frames; returns the count */
+/* the frames of stack id, leaf first, into v->res; returns the count */
 static long resolve(struct view_lock *v, struct ap_addrspace *as,
 		    uint32_t id)
 {
-	struct ap_symbolizer *sym = ap_session__symbolizer(v->s);
-	struct ap_stack st;
-	size_t n = 0;
-	int i, err;
+	long n;
+	int err;
 
-	if (!id || ap_session__stack(v->s, id, &st)) {
-		err = push_frame(v, &n, ap_strtab__intern(v->strs, "[unknown]",
-							  -1), 0);
-		return err ? err : (long)n;
-	}
-	if (!v->o->user_only) {
-		for (i = 0; i < st.nr_kernel; i++) {
-			err = push_loc(v, &n, ap_symbolizer__kernel(sym, st.ips[i]),
-				       1);
-			if (err)
-				return err;
-		}
-	}
-	for (i = 0; i < st.nr_user && as; i++) {
-		err = push_loc(v, &n, ap_symbolizer__user(sym, as,
-							  st.ips[st.nr_kernel + i],
-							  i > 0), 0);
-		if (err)
-			return err;
-	}
-	if (!n) {
-		err = push_frame(v, &n, ap_strtab__intern(v->strs, "[unknown]",
-							  -1), 0);
-		if (err)
-			return err;
-	}
-	return (long)n;
+	n = ap_stackres__resolve(&v->res, v->s, as, id,
+				 v->o->user_only ? AP_STACKRES_USER_ONLY : 0);
+	if (n)
+		return n;
+	/* no stack, or nothing of it left */
+	err = ap_stackres__push(&v->res, "[unknown]", "[unknown]", 0);
+	return err ? err : 1;
 }
 
 /* rows sorted by total wait, and each row's stacks sorted by wait */
@@ -525,8 +463,8 @@ static void print_table(struct view_lock *v, struct sorted *so, FILE *out)
 			fprintf(out, "  %19s  %s", pct, st->comm);
 			for (k = 0; k < (size_t)nf && k < TABLE_FRAMES; k++)
 				fprintf(out, "%s%s%s", k ? " <- " : ": ",
-					v->frames[k].sym,
-					v->frames[k].kernel ? " [k]" : "");
+					v->res.frames[k].sym,
+					v->res.frames[k].kernel ? " [k]" : "");
 			if ((size_t)nf > TABLE_FRAMES)
 				fputs(" <- ...", out);
 			fputc('\n', out);
@@ -589,7 +527,7 @@ static void print_json(struct view_lock *v, struct sorted *so, FILE *out)
 			fputs(", \"frames\": [", out);
 			for (k = 0; k < nf; k++) {
 				fputs(k ? ", " : "", out);
-				ap_json_str(out, v->frames[k].sym);
+				ap_json_str(out, v->res.frames[k].sym);
 			}
 			fputs("]}", out);
 		}
@@ -603,16 +541,14 @@ static void print_json(struct view_lock *v, struct sorted *so, FILE *out)
  * waits, told apart by KIND */
 static int print_folded(struct view_lock *v, struct sorted *so, FILE *out)
 {
-	size_t i, buflen = 4096;
-	char *buf = malloc(buflen), lbl[AP_LOCK_SYM_MAX + 64];
+	char lbl[AP_LOCK_SYM_MAX + 64];
+	struct ap_fbuf b = { 0 };
+	size_t i;
 	int err = 0;
 
-	if (!buf)
-		return -ENOMEM;
 	for (i = 0; i < v->nr_stks; i++) {
 		const struct lstk *st = so->stks[i];
 		const struct lrow *r = &v->rows[st->row];
-		size_t off;
 		long nf, k;
 
 		if (st->wait < 1)
@@ -622,34 +558,21 @@ static int print_folded(struct view_lock *v, struct sorted *so, FILE *out)
 			err = (int)nf;
 			break;
 		}
-		off = snprintf(buf, buflen, "%s", st->comm);
-		for (k = nf - 1; k >= 0; k--) {
-			size_t need = off + strlen(v->frames[k].sym) + 8;
-
-			if (need >= buflen) {
-				char *nb = realloc(buf, need * 2);
-
-				if (!nb) {
-					err = -ENOMEM;
-					goto out;
-				}
-				buf = nb;
-				buflen = need * 2;
-			}
-			off += snprintf(buf + off, buflen - off, ";%s%s",
-					v->frames[k].sym,
-					v->frames[k].kernel ? "_[k]" : "");
-		}
+		b.len = 0;
+		err = ap_fbuf__add(&b, "", st->comm, "");
+		if (!err)
+			err = ap_fbuf__frames(&b, v->res.frames, nf);
+		if (err)
+			break;
 		lock_label(r, lbl, sizeof(lbl));
 		/* flamegraph.pl splits on the last space: none in a frame */
 		for (k = 0; lbl[k]; k++)
 			if (lbl[k] == ' ')
 				lbl[k] = '_';
-		fprintf(out, "%s;%s:%s %.0f\n", buf,
+		fprintf(out, "%s;%s:%s %.0f\n", b.p,
 			ap_lock__kind_name(r->kind), lbl, st->wait);
 	}
-out:
-	free(buf);
+	free(b.p);
 	return err;
 }
 

@@ -26,6 +26,7 @@
 #include "mem.h"
 #include "perf_decode.h"
 #include "session.h"
+#include "stackres.h"
 #include "strtab.h"
 #include "symbolizer.h"
 #include "view.h"
@@ -92,10 +93,7 @@ struct view_mem {
 	double unres[UNRES_NR];		/* samples */
 	uint32_t sources;		/* 1 << AP_MEM_SRC_* seen */
 	uint64_t first_period, period, period_changes, lost;
-	/* print-time scratch */
-	const char **frames;
-	int *kernel;
-	size_t cap_frames;
+	struct ap_stackres res;		/* print-time scratch */
 };
 
 static void *mem_new(const struct ap_report_opts *o, struct ap_session *s)
@@ -120,6 +118,7 @@ static void *mem_new(const struct ap_report_opts *o, struct ap_session *s)
 		free(v);
 		return NULL;
 	}
+	ap_stackres__init(&v->res, v->strs);
 	return v;
 }
 
@@ -143,8 +142,7 @@ static void mem_free(void *p)
 	ap_hmap__free(&v->stk_by_key);
 	free(v->ctxs);
 	free(v->stks);
-	free(v->frames);
-	free(v->kernel);
+	ap_stackres__free(&v->res);
 	ap_datasym__free(v->ds);
 	ap_strtab__free(v->strs);
 	free(v);
@@ -627,118 +625,47 @@ static void print_json(struct view_mem *v, FILE *out)
 	fputc('}', out);
 }
 
-static int push(struct view_mem *v, size_t *n, const char *sym, int kernel)
-{
-	if (*n == v->cap_frames) {
-		size_t cap = v->cap_frames ? v->cap_frames * 2 : 256;
-		const char **f = realloc(v->frames, cap * sizeof(*f));
-		int *k;
-
-		if (!f)
-			return -ENOMEM;
-		v->frames = f;
-		k = realloc(v->kernel, cap * sizeof(*k));
-		if (!k)
-			return -ENOMEM;
-		v->kernel = k;
-		v->cap_frames = cap;
-	}
-	v->frames[*n] = sym;
-	v->kernel[*n] = kernel;
-	(*n)++;
-	return 0;
-}
-
-static int push_loc(struct view_mem *v, size_t *n,
-		    const struct ap_sym_loc *loc, int kernel)
-{
-	char buf[1024];
-	int i, err;
-
-	if (!loc->nr_frames) {
-		ap_sym_loc__format(loc, 0, buf, sizeof(buf));
-		return push(v, n, intern(v, buf), kernel);
-	}
-	for (i = 0; i < loc->nr_frames; i++) {
-		ap_sym_loc__format(loc, i, buf, sizeof(buf));
-		err = push(v, n, intern(v, buf), kernel);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-/* frames of a folded line, leaf first, into v->frames */
+/* frames of a folded line, leaf first, into v->res */
 static long resolve(struct view_mem *v, const struct stk *k)
 {
 	struct ap_symbolizer *sym = ap_session__symbolizer(v->s);
 	const struct ctx *c = &v->ctxs[k->ctx];
 	struct ap_stack st;
-	size_t n = 0;
-	int i, err = 0;
+	int err;
 
-	if (!k->stack_id || ap_session__stack(v->s, k->stack_id, &st)) {
-		/* the accessing instruction alone */
-		if (k->ip >= 0xffff800000000000ull)
-			err = push_loc(v, &n, ap_symbolizer__kernel(sym, k->ip),
-				       1);
-		else if (c->as)
-			err = push_loc(v, &n,
-				       ap_symbolizer__user(sym, c->as, k->ip, 0),
-				       0);
-		else
-			err = push(v, &n, intern(v, "[unknown]"), 0);
-		return err ? err : (long)n;
-	}
-	if (!v->o->user_only) {
-		for (i = 0; i < st.nr_kernel; i++) {
-			err = push_loc(v, &n, ap_symbolizer__kernel(sym, st.ips[i]),
-				       1);
-			if (err)
-				return err;
-		}
-	}
-	for (i = 0; i < st.nr_user && c->as; i++) {
-		err = push_loc(v, &n, ap_symbolizer__user(sym, c->as,
-							  st.ips[st.nr_kernel + i],
-							  i > 0), 0);
-		if (err)
-			return err;
-	}
-	if (!n)
-		err = push(v, &n, intern(v, "[kernel]"), 1);
-	return err ? err : (long)n;
-}
-
-struct line {
-	const char *s;
-	double weight;
-};
-
-static int cmp_line(const void *a, const void *b)
-{
-	return strcmp(((const struct line *)a)->s, ((const struct line *)b)->s);
+	if (k->stack_id && !ap_session__stack(v->s, k->stack_id, &st))
+		return ap_stackres__resolve_stack(&v->res, v->s, c->as, &st,
+						  AP_STACKRES_KERNEL |
+						  (v->o->user_only ?
+						   AP_STACKRES_USER_ONLY : 0));
+	/* the accessing instruction alone */
+	ap_stackres__clear(&v->res);
+	if (k->ip >= 0xffff800000000000ull)
+		err = ap_stackres__push_loc(&v->res,
+					    ap_symbolizer__kernel(sym, k->ip),
+					    1);
+	else if (c->as)
+		err = ap_stackres__push_loc(&v->res,
+					    ap_symbolizer__user(sym, c->as,
+								k->ip, 0),
+					    0);
+	else
+		err = ap_stackres__push(&v->res, "[unknown]", "[unknown]", 0);
+	return err ? err : (long)v->res.nr;
 }
 
 /* comm;root;...;leaf WEIGHT, kernel frames suffixed _[k] */
 static int print_folded(struct view_mem *v, FILE *out)
 {
-	struct ap_hmap by_line;
-	struct line *lines = NULL;
-	size_t nr = 0, cap = 0, i, buflen = 4096;
-	char *buf = malloc(buflen);
+	struct ap_fbuf b = { 0 };
+	struct ap_folded fo;
+	size_t i;
 	int err = 0;
 
-	if (!buf)
-		return -ENOMEM;
-	ap_hmap__init(&by_line);
+	ap_folded__init(&fo);
 	for (i = 0; i < v->nr_stks; i++) {
 		const struct stk *k = &v->stks[i];
-		long n, j;
-		size_t off;
-		uint64_t *slot;
-		const char *s;
-		int fresh;
+		long n;
 
 		if (k->weight < 0.5)
 			continue;
@@ -747,53 +674,22 @@ static int print_folded(struct view_mem *v, FILE *out)
 			err = (int)n;
 			goto out;
 		}
-		off = snprintf(buf, buflen, "%s", v->ctxs[k->ctx].comm);
-		for (j = n - 1; j >= 0; j--) {
-			size_t need = off + strlen(v->frames[j]) + 8;
-
-			if (need >= buflen) {
-				char *nb = realloc(buf, need * 2);
-
-				if (!nb) {
-					err = -ENOMEM;
-					goto out;
-				}
-				buf = nb;
-				buflen = need * 2;
-			}
-			off += snprintf(buf + off, buflen - off, ";%s%s",
-					v->frames[j], v->kernel[j] ? "_[k]" : "");
-		}
-		s = ap_strtab__intern(v->strs, buf, off);
-		slot = s ? ap_hmap__upsert(&by_line, (uintptr_t)s, &fresh) : NULL;
-		if (!slot) {
-			err = -ENOMEM;
+		b.len = 0;
+		err = ap_fbuf__add(&b, "", v->ctxs[k->ctx].comm, "");
+		if (!err)
+			err = ap_fbuf__frames(&b, v->res.frames, n);
+		if (!err)
+			err = ap_folded__add(&fo, ap_fbuf__intern(&b, v->strs),
+					     k->weight);
+		if (err)
 			goto out;
-		}
-		if (fresh) {
-			if (nr == cap) {
-				struct line *nl;
-
-				cap = cap ? cap * 2 : 256;
-				nl = realloc(lines, cap * sizeof(*nl));
-				if (!nl) {
-					err = -ENOMEM;
-					goto out;
-				}
-				lines = nl;
-			}
-			lines[nr] = (struct line){ s, 0 };
-			*slot = nr++;
-		}
-		lines[*slot].weight += k->weight;
 	}
-	qsort(lines, nr, sizeof(*lines), cmp_line);
-	for (i = 0; i < nr; i++)
-		fprintf(out, "%s %.0f\n", lines[i].s, lines[i].weight);
+	ap_folded__sort(&fo);
+	for (i = 0; i < fo.nr; i++)
+		fprintf(out, "%s %.0f\n", fo.lines[i].s, fo.lines[i].weight);
 out:
-	ap_hmap__free(&by_line);
-	free(lines);
-	free(buf);
+	ap_folded__free(&fo);
+	free(b.p);
 	return err;
 }
 

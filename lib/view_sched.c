@@ -21,6 +21,7 @@
 #include "ev_sched.h"
 #include "hmap.h"
 #include "session.h"
+#include "stackres.h"
 #include "strtab.h"
 #include "symbolizer.h"
 #include "view.h"
@@ -54,12 +55,6 @@ struct agg {
 	double count;
 };
 
-struct rframe {
-	const char *sym;
-	const char *dso;
-	int kernel;
-};
-
 struct view_sched {
 	const struct ap_report_opts *o;
 	struct ap_session *s;
@@ -75,8 +70,7 @@ struct view_sched {
 	struct ap_hmap agg_by_key;
 	uint64_t iv_nr, iv_open;
 	double iv_ns;
-	struct rframe *frames;
-	size_t cap_frames;
+	struct ap_stackres res;		/* print-time scratch */
 };
 
 static void *sched_new(const struct ap_report_opts *o, struct ap_session *s)
@@ -95,6 +89,7 @@ static void *sched_new(const struct ap_report_opts *o, struct ap_session *s)
 		free(v);
 		return NULL;
 	}
+	ap_stackres__init(&v->res, v->strs);
 	return v;
 }
 
@@ -111,7 +106,7 @@ static void sched_free(void *p)
 	free(v->thrs);
 	free(v->ctxs);
 	free(v->aggs);
-	free(v->frames);
+	ap_stackres__free(&v->res);
 	free(v);
 }
 
@@ -325,78 +320,13 @@ static void sched_decay(void *p, unsigned num, unsigned den)
 	}
 }
 
-static int push_frame(struct view_sched *v, size_t *n, const char *sym,
-		      const char *dso, int kernel)
-{
-	if (grow((void **)&v->frames, &v->cap_frames, *n, sizeof(*v->frames)))
-		return -ENOMEM;
-	if (!sym || !dso)
-		return -ENOMEM;
-	v->frames[*n] = (struct rframe){ sym, dso, kernel };
-	(*n)++;
-	return 0;
-}
-
-static int push_loc(struct view_sched *v, size_t *n,
-		    const struct ap_sym_loc *loc, int kernel)
-{
-	char buf[1024];
-	const char *dso;
-	int i, err;
-
-	dso = ap_strtab__intern(v->strs, loc->dso ? loc->dso : "[unknown]", -1);
-	if (!loc->nr_frames) {
-		ap_sym_loc__format(loc, 0, buf, sizeof(buf));
-		return push_frame(v, n, ap_strtab__intern(v->strs, buf, -1),
-				  dso, kernel);
-	}
-	for (i = 0; i < loc->nr_frames; i++) {
-		ap_sym_loc__format(loc, i, buf, sizeof(buf));
-		err = push_frame(v, n, ap_strtab__intern(v->strs, buf, -1),
-				 dso, kernel);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-/* the frames of a stack, leaf first, into v->frames; returns the count */
+/* the frames of a stack, leaf first, into v->res; returns the count */
 static long resolve(struct view_sched *v, const struct ctx *c, uint32_t id)
 {
-	struct ap_symbolizer *sym = ap_session__symbolizer(v->s);
-	struct ap_stack st;
-	size_t n = 0;
-	int i, err;
-
-	if (!id || ap_session__stack(v->s, id, &st)) {
-		err = push_frame(v, &n, ap_strtab__intern(v->strs, "[unknown]", -1),
-				 ap_strtab__intern(v->strs, "[unknown]", -1), 0);
-		return err ? err : (long)n;
-	}
-	if (!v->o->user_only) {
-		for (i = 0; i < st.nr_kernel; i++) {
-			err = push_loc(v, &n, ap_symbolizer__kernel(sym, st.ips[i]),
-				       1);
-			if (err)
-				return err;
-		}
-	}
-	for (i = 0; i < st.nr_user && c->as; i++) {
-		err = push_loc(v, &n,
-			       ap_symbolizer__user(sym, c->as,
-						   st.ips[st.nr_kernel + i],
-						   i > 0), 0);
-		if (err)
-			return err;
-	}
-	if (!n) {
-		err = push_frame(v, &n, ap_strtab__intern(v->strs, "[kernel]", -1),
-				 ap_strtab__intern(v->strs, "[kernel.kallsyms]", -1),
-				 1);
-		if (err)
-			return err;
-	}
-	return (long)n;
+	return ap_stackres__resolve(&v->res, v->s, c->as, id,
+				    AP_STACKRES_UNKNOWN | AP_STACKRES_KERNEL |
+				    (v->o->user_only ?
+				     AP_STACKRES_USER_ONLY : 0));
 }
 
 static const char *state_name(uint32_t state)
@@ -490,7 +420,7 @@ static int print_stack_text(struct view_sched *v, const struct ctx *c,
 	if (n < 0)
 		return (int)n;
 	for (j = 0; j < n; j++)
-		if (!v->frames[j].kernel) {
+		if (!v->res.frames[j].kernel) {
 			first_user = j;
 			break;
 		}
@@ -498,8 +428,9 @@ static int print_stack_text(struct view_sched *v, const struct ctx *c,
 	 * path when it has no user frames */
 	for (j = first_user >= 0 ? first_user : 0; j < n && shown < SHOW_FRAMES;
 	     j++, shown++)
-		fprintf(out, "%s%s%s", shown ? " <- " : "", v->frames[j].sym,
-			v->frames[j].kernel ? "_[k]" : "");
+		fprintf(out, "%s%s%s", shown ? " <- " : "",
+			v->res.frames[j].sym,
+			v->res.frames[j].kernel ? "_[k]" : "");
 	if (j < n)
 		fputs(" <- ...", out);
 	return 0;
@@ -678,11 +609,11 @@ static int print_json(struct view_sched *v, FILE *out)
 			state_name(a->state), a->ns, a->count);
 		for (k = 0; k < n; k++) {
 			fprintf(out, "%s{\"sym\": ", k ? ", " : "");
-			ap_json_str(out, v->frames[k].sym);
+			ap_json_str(out, v->res.frames[k].sym);
 			fputs(", \"dso\": ", out);
-			ap_json_str(out, v->frames[k].dso);
+			ap_json_str(out, v->res.frames[k].dso);
 			fprintf(out, ", \"kernel\": %s}",
-				v->frames[k].kernel ? "true" : "false");
+				v->res.frames[k].kernel ? "true" : "false");
 		}
 		fputs("]}", out);
 	}
@@ -693,37 +624,20 @@ out:
 	return err;
 }
 
-struct line {
-	const char *s;
-	double ns;
-};
-
-static int cmp_line(const void *a, const void *b)
-{
-	return strcmp(((const struct line *)a)->s, ((const struct line *)b)->s);
-}
-
 /* comm;[off-cpu];root;...;leaf MICROSECONDS, kernel frames suffixed _[k];
  * preempted time under [runnable] instead of [off-cpu] */
 static int print_folded(struct view_sched *v, FILE *out)
 {
-	struct ap_hmap by_line;
-	struct line *lines = NULL;
-	size_t nr = 0, cap = 0, i, buflen = 4096;
-	char *buf = malloc(buflen);
+	struct ap_fbuf b = { 0 };
+	struct ap_folded fo;
+	size_t i;
 	int err = 0;
 
-	if (!buf)
-		return -ENOMEM;
-	ap_hmap__init(&by_line);
+	ap_folded__init(&fo);
 	for (i = 0; i < v->nr_aggs; i++) {
 		const struct agg *a = &v->aggs[i];
 		const struct ctx *c = &v->ctxs[a->ctx];
-		const char *s;
-		uint64_t *slot;
-		size_t off;
-		long n, j;
-		int fresh;
+		long n;
 
 		if (a->ns <= 0)
 			continue;
@@ -732,48 +646,25 @@ static int print_folded(struct view_sched *v, FILE *out)
 			err = (int)n;
 			goto out;
 		}
-		off = snprintf(buf, buflen, "%s;%s", c->comm,
-			       state_root(a->state));
-		for (j = n - 1; j >= 0; j--) {
-			const struct rframe *f = &v->frames[j];
-			size_t need = off + strlen(f->sym) + 8;
-
-			if (need >= buflen) {
-				char *nb = realloc(buf, need * 2);
-
-				if (!nb) {
-					err = -ENOMEM;
-					goto out;
-				}
-				buf = nb;
-				buflen = need * 2;
-			}
-			off += snprintf(buf + off, buflen - off, ";%s%s",
-					f->sym, f->kernel ? "_[k]" : "");
-		}
-		s = ap_strtab__intern(v->strs, buf, off);
-		slot = s ? ap_hmap__upsert(&by_line, (uintptr_t)s, &fresh) : NULL;
-		if (!slot) {
-			err = -ENOMEM;
+		b.len = 0;
+		err = ap_fbuf__add(&b, "", c->comm, "");
+		if (!err)
+			err = ap_fbuf__add(&b, ";", state_root(a->state), "");
+		if (!err)
+			err = ap_fbuf__frames(&b, v->res.frames, n);
+		if (!err)
+			err = ap_folded__add(&fo, ap_fbuf__intern(&b, v->strs),
+					     a->ns);
+		if (err)
 			goto out;
-		}
-		if (fresh) {
-			if (grow((void **)&lines, &cap, nr, sizeof(*lines))) {
-				err = -ENOMEM;
-				goto out;
-			}
-			lines[nr] = (struct line){ s, 0 };
-			*slot = nr++;
-		}
-		lines[*slot].ns += a->ns;
 	}
-	qsort(lines, nr, sizeof(*lines), cmp_line);
-	for (i = 0; i < nr; i++)
-		fprintf(out, "%s %.0f\n", lines[i].s, lines[i].ns / 1000);
+	ap_folded__sort(&fo);
+	for (i = 0; i < fo.nr; i++)
+		fprintf(out, "%s %.0f\n", fo.lines[i].s,
+			fo.lines[i].weight / 1000);
 out:
-	ap_hmap__free(&by_line);
-	free(lines);
-	free(buf);
+	ap_folded__free(&fo);
+	free(b.p);
 	return err;
 }
 

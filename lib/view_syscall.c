@@ -18,6 +18,7 @@
 #include "ev_syscall.h"
 #include "hmap.h"
 #include "session.h"
+#include "stackres.h"
 #include "strtab.h"
 #include "symbolizer.h"
 #include "syscalls.h"
@@ -58,6 +59,7 @@ struct view_sc {
 	double calls, errors, inflight;
 	uint64_t no_stack;		/* folded: calls without a stack */
 	struct ap_strtab *strs;		/* print-time strings */
+	struct ap_stackres res;		/* print-time scratch */
 };
 
 static void *sc_new(const struct ap_report_opts *o, struct ap_session *s)
@@ -76,6 +78,7 @@ static void *sc_new(const struct ap_report_opts *o, struct ap_session *s)
 		free(v);
 		return NULL;
 	}
+	ap_stackres__init(&v->res, v->strs);
 	return v;
 }
 
@@ -95,6 +98,7 @@ static void sc_free(void *p)
 	ap_hmap__free(&v->by_key);
 	ap_hmap__free(&v->errs);
 	ap_hmap__free(&v->ctx_of);
+	ap_stackres__free(&v->res);
 	ap_strtab__free(v->strs);
 	free(v);
 }
@@ -749,67 +753,19 @@ static int cmp_line(const void *a, const void *b)
 	return strcmp(((const struct line *)a)->s, ((const struct line *)b)->s);
 }
 
-struct fbuf {
-	char *p;
-	size_t len, cap;
-};
-
-static int fb_add(struct fbuf *b, const char *sep, const char *s,
-		  const char *suffix)
-{
-	size_t need = b->len + strlen(sep) + strlen(s) + strlen(suffix) + 1;
-
-	if (need > b->cap) {
-		size_t cap = need * 2;
-		char *n = realloc(b->p, cap);
-
-		if (!n)
-			return -ENOMEM;
-		b->p = n;
-		b->cap = cap;
-	}
-	b->len += snprintf(b->p + b->len, b->cap - b->len, "%s%s%s", sep, s,
-			   suffix);
-	return 0;
-}
-
 /* the user frames of a stack, root first, appended to b */
-static int add_stack(struct view_sc *v, struct fbuf *b, const struct sctx *c,
+static int add_stack(struct view_sc *v, struct ap_fbuf *b, const struct sctx *c,
 		     uint32_t id)
 {
-	struct ap_symbolizer *sym = ap_session__symbolizer(v->s);
-	char buf[1024];
-	struct ap_stack st;
-	int i, j, err;
+	long n = ap_stackres__resolve(&v->res, v->s, c->as, id,
+				      AP_STACKRES_USER_ONLY);
 
-	if (!id || ap_session__stack(v->s, id, &st) || !c->as)
-		return 0;
-	for (i = st.nr_user - 1; i >= 0; i--) {
-		const struct ap_sym_loc *loc;
-
-		loc = ap_symbolizer__user(sym, c->as, st.ips[st.nr_kernel + i],
-					  i > 0);
-		if (!loc->nr_frames) {
-			ap_sym_loc__format(loc, 0, buf, sizeof(buf));
-			err = fb_add(b, ";", buf, "");
-			if (err)
-				return err;
-			continue;
-		}
-		/* frames[0] is the innermost: root first means last first */
-		for (j = loc->nr_frames - 1; j >= 0; j--) {
-			ap_sym_loc__format(loc, j, buf, sizeof(buf));
-			err = fb_add(b, ";", buf, "");
-			if (err)
-				return err;
-		}
-	}
-	return 0;
+	return n < 0 ? (int)n : ap_fbuf__frames(b, v->res.frames, n);
 }
 
 static int print_folded(struct view_sc *v, FILE *out)
 {
-	struct fbuf b = { 0 };
+	struct ap_fbuf b = { 0 };
 	struct ap_hmap by_line;
 	struct line *lines = NULL;
 	size_t nr = 0, cap = 0, i, it;
@@ -830,14 +786,14 @@ static int print_folded(struct view_sc *v, FILE *out)
 			if (!ns)
 				continue;
 			b.len = 0;
-			err = fb_add(&b, "", c->comm, "");
+			err = ap_fbuf__add(&b, "", c->comm, "");
 			if (!err)
 				err = add_stack(v, &b, c, (uint32_t)k);
 			if (!err)
-				err = fb_add(&b, ";", leaf, "_[k]");
+				err = ap_fbuf__add(&b, ";", leaf, "_[k]");
 			if (err)
 				goto out;
-			s = ap_strtab__intern(v->strs, b.p, (long)b.len);
+			s = ap_fbuf__intern(&b, v->strs);
 			slot = s ? ap_hmap__upsert(&by_line, (uintptr_t)s,
 						   &fresh) : NULL;
 			if (!slot) {

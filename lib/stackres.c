@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Stack resolution shared by the views: frames leaf first, names interned,
+ * and the folded-line helpers built on them.
+ */
+#include "stackres.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "session.h"
+#include "strtab.h"
+#include "symbolizer.h"
+
+void ap_stackres__init(struct ap_stackres *r, struct ap_strtab *strs)
+{
+	memset(r, 0, sizeof(*r));
+	r->strs = strs;
+}
+
+void ap_stackres__free(struct ap_stackres *r)
+{
+	if (!r)
+		return;
+	free(r->frames);
+	r->frames = NULL;
+	r->nr = r->cap = 0;
+}
+
+void ap_stackres__clear(struct ap_stackres *r)
+{
+	r->nr = 0;
+}
+
+int ap_stackres__push(struct ap_stackres *r, const char *sym, const char *dso,
+		      int kernel)
+{
+	if (r->nr == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 256;
+		struct ap_rframe *f = realloc(r->frames, cap * sizeof(*f));
+
+		if (!f)
+			return -ENOMEM;
+		r->frames = f;
+		r->cap = cap;
+	}
+	sym = ap_strtab__intern(r->strs, sym, -1);
+	dso = ap_strtab__intern(r->strs, dso, -1);
+	if (!sym || !dso)
+		return -ENOMEM;
+	r->frames[r->nr++] = (struct ap_rframe){ sym, dso, kernel };
+	return 0;
+}
+
+int ap_stackres__push_loc(struct ap_stackres *r, const struct ap_sym_loc *loc,
+			  int kernel)
+{
+	const char *dso = loc->dso ? loc->dso : "[unknown]";
+	int i, err, nr = loc->nr_frames ? loc->nr_frames : 1;
+	char buf[1024];
+
+	for (i = 0; i < nr; i++) {
+		ap_sym_loc__format(loc, i, buf, sizeof(buf));
+		err = ap_stackres__push(r, buf, dso, kernel);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+long ap_stackres__resolve_stack(struct ap_stackres *r, struct ap_session *s,
+				struct ap_addrspace *as,
+				const struct ap_stack *st, int flags)
+{
+	struct ap_symbolizer *sym = ap_session__symbolizer(s);
+	int i, err;
+
+	ap_stackres__clear(r);
+	if (!(flags & AP_STACKRES_USER_ONLY)) {
+		for (i = 0; i < st->nr_kernel; i++) {
+			err = ap_stackres__push_loc(r,
+					ap_symbolizer__kernel(sym, st->ips[i]),
+					1);
+			if (err)
+				return err;
+		}
+	}
+	for (i = 0; i < st->nr_user && as; i++) {
+		/* callers are looked up at ip - 1: all but the leaf */
+		err = ap_stackres__push_loc(r,
+				ap_symbolizer__user(sym, as,
+						    st->ips[st->nr_kernel + i],
+						    i > 0), 0);
+		if (err)
+			return err;
+	}
+	if (!r->nr && (flags & AP_STACKRES_KERNEL)) {
+		err = ap_stackres__push(r, "[kernel]", "[kernel.kallsyms]", 1);
+		if (err)
+			return err;
+	}
+	return (long)r->nr;
+}
+
+long ap_stackres__resolve(struct ap_stackres *r, struct ap_session *s,
+			  struct ap_addrspace *as, uint32_t stack_id,
+			  int flags)
+{
+	struct ap_stack st;
+	int err;
+
+	if (!stack_id || ap_session__stack(s, stack_id, &st)) {
+		ap_stackres__clear(r);
+		if (!(flags & AP_STACKRES_UNKNOWN))
+			return 0;
+		err = ap_stackres__push(r, "[unknown]", "[unknown]", 0);
+		return err ? err : (long)r->nr;
+	}
+	return ap_stackres__resolve_stack(r, s, as, &st, flags);
+}
+
+int ap_fbuf__add(struct ap_fbuf *b, const char *sep, const char *s,
+		 const char *suffix)
+{
+	size_t need = b->len + strlen(sep) + strlen(s) + strlen(suffix) + 1;
+
+	if (need > b->cap) {
+		size_t cap = need * 2;
+		char *n = realloc(b->p, cap);
+
+		if (!n)
+			return -ENOMEM;
+		b->p = n;
+		b->cap = cap;
+	}
+	b->len += snprintf(b->p + b->len, b->cap - b->len, "%s%s%s", sep, s,
+			   suffix);
+	return 0;
+}
+
+int ap_fbuf__frames(struct ap_fbuf *b, const struct ap_rframe *frames,
+		    long n)
+{
+	long j;
+	int err;
+
+	for (j = n - 1; j >= 0; j--) {
+		err = ap_fbuf__add(b, ";", frames[j].sym,
+				   frames[j].kernel ? "_[k]" : "");
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+const char *ap_fbuf__intern(const struct ap_fbuf *b, struct ap_strtab *strs)
+{
+	return ap_strtab__intern(strs, b->p ? b->p : "", (long)b->len);
+}
+
+void ap_folded__init(struct ap_folded *f)
+{
+	memset(f, 0, sizeof(*f));
+	ap_hmap__init(&f->by_line);
+}
+
+void ap_folded__free(struct ap_folded *f)
+{
+	if (!f)
+		return;
+	ap_hmap__free(&f->by_line);
+	free(f->lines);
+	f->lines = NULL;
+	f->nr = f->cap = 0;
+}
+
+int ap_folded__add(struct ap_folded *f, const char *line, double weight)
+{
+	uint64_t *slot;
+	int fresh;
+
+	slot = line ? ap_hmap__upsert(&f->by_line, (uintptr_t)line, &fresh) :
+		      NULL;
+	if (!slot)
+		return -ENOMEM;
+	if (fresh) {
+		if (f->nr == f->cap) {
+			size_t cap = f->cap ? f->cap * 2 : 256;
+			struct ap_fline *n = realloc(f->lines,
+						     cap * sizeof(*n));
+
+			if (!n) {
+				ap_hmap__remove(&f->by_line, (uintptr_t)line);
+				return -ENOMEM;
+			}
+			f->lines = n;
+			f->cap = cap;
+		}
+		f->lines[f->nr] = (struct ap_fline){ line, 0 };
+		*slot = f->nr++;
+	}
+	f->lines[*slot].weight += weight;
+	return 0;
+}
+
+static int cmp_fline(const void *a, const void *b)
+{
+	return strcmp(((const struct ap_fline *)a)->s,
+		      ((const struct ap_fline *)b)->s);
+}
+
+void ap_folded__sort(struct ap_folded *f)
+{
+	if (f->nr)
+		qsort(f->lines, f->nr, sizeof(*f->lines), cmp_fline);
+}

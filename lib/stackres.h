@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Stack resolution for the views: a stack id of the session turned into
+ * frames, leaf first, with interned names, and the folded lines
+ * (comm;root;...;leaf WEIGHT) that flame graphs read.
+ */
+#ifndef APERTURE_STACKRES_H
+#define APERTURE_STACKRES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format.h"
+#include "hmap.h"
+
+struct ap_addrspace;
+struct ap_session;
+struct ap_strtab;
+struct ap_sym_loc;
+
+struct ap_rframe {
+	const char *sym;		/* interned, never NULL */
+	const char *dso;		/* interned, never NULL */
+	int kernel;
+};
+
+/* frames of the last resolve; names interned in strs, which the caller
+ * owns and which must outlive every use of a frame */
+struct ap_stackres {
+	struct ap_strtab *strs;
+	struct ap_rframe *frames;
+	size_t nr, cap;
+};
+
+/* no kernel frames (--user-only) */
+#define AP_STACKRES_USER_ONLY	(1 << 0)
+/* a stack id of 0 or one the session lacks: one "[unknown]" frame */
+#define AP_STACKRES_UNKNOWN	(1 << 1)
+/* nothing left (every frame was in the kernel): one "[kernel]" frame */
+#define AP_STACKRES_KERNEL	(1 << 2)
+
+void ap_stackres__init(struct ap_stackres *r, struct ap_strtab *strs);
+void ap_stackres__free(struct ap_stackres *r);
+/* drop the frames, keep the array */
+void ap_stackres__clear(struct ap_stackres *r);
+/* append a frame, interning sym and dso */
+int ap_stackres__push(struct ap_stackres *r, const char *sym, const char *dso,
+		      int kernel);
+/* append the frames of loc, inlined ones first; one when it has none */
+int ap_stackres__push_loc(struct ap_stackres *r, const struct ap_sym_loc *loc,
+			  int kernel);
+/* Frames of st into r->frames, leaf first: kernel frames, then user frames
+ * mapped through as (none when as is NULL) with inlined functions
+ * expanded.  Returns the count or -errno. */
+long ap_stackres__resolve_stack(struct ap_stackres *r, struct ap_session *s,
+				struct ap_addrspace *as,
+				const struct ap_stack *st, int flags);
+/* the same for stack id of session s; flags AP_STACKRES_* */
+long ap_stackres__resolve(struct ap_stackres *r, struct ap_session *s,
+			  struct ap_addrspace *as, uint32_t stack_id,
+			  int flags);
+
+/* a growable string for building folded lines */
+struct ap_fbuf {
+	char *p;
+	size_t len, cap;
+};
+
+/* append sep, s and suffix */
+int ap_fbuf__add(struct ap_fbuf *b, const char *sep, const char *s,
+		 const char *suffix);
+/* append ";sym" for frames[n - 1] down to frames[0] (root first), kernel
+ * frames suffixed "_[k]" */
+int ap_fbuf__frames(struct ap_fbuf *b, const struct ap_rframe *frames,
+		    long n);
+/* the interned copy of the line so far; NULL when out of memory */
+const char *ap_fbuf__intern(const struct ap_fbuf *b, struct ap_strtab *strs);
+
+/* folded lines summed by line, printed sorted */
+struct ap_fline {
+	const char *s;			/* interned */
+	double weight;
+};
+
+struct ap_folded {
+	struct ap_fline *lines;
+	size_t nr, cap;
+	struct ap_hmap by_line;		/* line pointer -> index */
+};
+
+void ap_folded__init(struct ap_folded *f);
+void ap_folded__free(struct ap_folded *f);
+/* add weight to line, an interned string (NULL: -ENOMEM) */
+int ap_folded__add(struct ap_folded *f, const char *line, double weight);
+/* lines in strcmp order */
+void ap_folded__sort(struct ap_folded *f);
+
+#endif /* APERTURE_STACKRES_H */
