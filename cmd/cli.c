@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +56,51 @@ int ap_parse_u64(const char *s, unsigned long long min,
 		return -EINVAL;
 	*out = v;
 	return 0;
+}
+
+void ap_cli_add_pids(struct argp_state *state, const char *list, int *pids,
+		     int *nr, int max)
+{
+	char *dup = strdup(list), *tok, *save = NULL;
+
+	if (!dup)
+		ap_cli_usage_error(state, "out of memory");
+	for (tok = strtok_r(dup, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		unsigned long long v;
+
+		if (ap_parse_u64(tok, 1, INT32_MAX, &v))
+			ap_cli_usage_error(state, "invalid pid '%s'", tok);
+		if (*nr == max)
+			ap_cli_usage_error(state, "at most %d pids", max);
+		pids[(*nr)++] = (int)v;
+	}
+	free(dup);
+}
+
+static unsigned int max_sample_rate(void)
+{
+	unsigned long long v = 100000;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+
+	if (f) {
+		if (fscanf(f, "%llu", &v) != 1)
+			v = 100000;
+		fclose(f);
+	}
+	return (unsigned int)v;
+}
+
+unsigned int ap_cli_parse_freq(struct argp_state *state, const char *arg)
+{
+	unsigned int max = max_sample_rate();
+	unsigned long long v;
+
+	if (ap_parse_u64(arg, 1, max, &v))
+		ap_cli_usage_error(state,
+				   "bad frequency '%s': give 1 to %u Hz (perf_event_max_sample_rate)",
+				   arg, max);
+	return (unsigned int)v;
 }
 
 /* does the option named by arg exist, and take an argument? */

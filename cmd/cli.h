@@ -34,6 +34,12 @@ void ap_cli_usage_error(struct argp_state *state, const char *fmt, ...)
 /* "aperture: MESSAGE" on stderr */
 void ap_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ap_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "PID[,PID..]" appended to pids[*nr] (at most max); usage error on a bad
+ * or excess pid */
+void ap_cli_add_pids(struct argp_state *state, const char *list, int *pids,
+		     int *nr, int max);
+/* -F HZ: 1 to perf_event_max_sample_rate, else a usage error */
+unsigned int ap_cli_parse_freq(struct argp_state *state, const char *arg);
 /* parse a positive integer within [min, max]; 0 or -EINVAL */
 int ap_parse_u64(const char *s, unsigned long long min,
 		 unsigned long long max, unsigned long long *out);

@@ -93,39 +93,6 @@ static const char doc[] =
 	"  aperture top -e syscall -p 1234\n"
 	"  aperture top -b -n 3 -p 1234 --limit 10 > snapshots.txt\n";
 
-static void add_pids(struct argp_state *state, struct top_opts *o,
-		     const char *list)
-{
-	char *dup = strdup(list), *tok, *save = NULL;
-
-	if (!dup)
-		ap_cli_usage_error(state, "out of memory");
-	for (tok = strtok_r(dup, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		unsigned long long v;
-
-		if (ap_parse_u64(tok, 1, INT32_MAX, &v))
-			ap_cli_usage_error(state, "invalid pid '%s'", tok);
-		if (o->nr_pids == MAX_PIDS)
-			ap_cli_usage_error(state, "at most %d pids", MAX_PIDS);
-		o->pids[o->nr_pids++] = (pid_t)v;
-	}
-	free(dup);
-}
-
-static uint32_t max_sample_rate(void)
-{
-	unsigned long long v = 100000;
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
-
-	if (f) {
-		if (fscanf(f, "%llu", &v) != 1)
-			v = 100000;
-		fclose(f);
-	}
-	return (uint32_t)v;
-}
-
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct top_opts *o = state->input;
@@ -135,7 +102,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case 'p':
-		add_pids(state, o, arg);
+		ap_cli_add_pids(state, arg, o->pids, &o->nr_pids, MAX_PIDS);
 		break;
 	case 'a':
 		o->system_wide = 1;
@@ -152,11 +119,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 					   ap_events__valid());
 		break;
 	case 'F':
-		if (ap_parse_u64(arg, 1, max_sample_rate(), &v))
-			ap_cli_usage_error(state,
-					   "bad frequency '%s': give 1 to %u Hz (perf_event_max_sample_rate)",
-					   arg, max_sample_rate());
-		o->freq = v;
+		o->freq = ap_cli_parse_freq(state, arg);
 		break;
 	case 'd':
 		errno = 0;
