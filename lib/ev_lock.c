@@ -127,82 +127,9 @@ const char *ap_lock__futex_op(uint32_t op)
 }
 
 /* "ffffffff82a0b3c0 b rtnl_mutex\t[mod]": data and bss symbols only */
-static int parse_data_line(char *line, struct ap_ksym *sym)
-{
-	char *p = line, *end, *name, *mod;
-	size_t n;
-	char type;
-
-	sym->addr = strtoull(p, &end, 16);
-	if (end == p || !isspace((unsigned char)*end))
-		return 0;
-	p = end;
-	while (*p == ' ' || *p == '\t')
-		p++;
-	type = *p++;
-	if (type != 'd' && type != 'D' && type != 'b' && type != 'B')
-		return 0;
-	while (*p == ' ' || *p == '\t')
-		p++;
-	name = p;
-	n = strcspn(name, " \t\r\n");
-	if (!n || !sym->addr)
-		return 0;
-	p = name + n;
-	if (n >= sizeof(sym->name))
-		n = sizeof(sym->name) - 1;
-	memcpy(sym->name, name, n);
-	sym->name[n] = '\0';
-	sym->module[0] = '\0';
-	mod = strchr(p, '[');
-	if (mod) {
-		mod++;
-		n = strcspn(mod, "]\r\n");
-		if (n >= sizeof(sym->module))
-			n = sizeof(sym->module) - 1;
-		memcpy(sym->module, mod, n);
-		sym->module[n] = '\0';
-	}
-	sym->size = 0;
-	return 1;
-}
-
 struct ap_kallsyms *ap_lock__kdata_load(const char *path, int *err)
 {
-	struct ap_kallsyms *k = ap_kallsyms__new();
-	struct ap_ksym sym;
-	char line[1024];
-	int ret = 0;
-	FILE *f;
-
-	if (!k) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	f = fopen(path, "re");
-	if (!f) {
-		ret = -errno;
-		goto out_free;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		if (!parse_data_line(line, &sym))
-			continue;
-		ret = ap_kallsyms__add(k, &sym);
-		if (ret)
-			break;
-	}
-	fclose(f);
-	if (!ret && !ap_kallsyms__count(k))
-		ret = -ENODATA;		/* kptr_restrict: all zero */
-	if (!ret)
-		goto out;
-out_free:
-	ap_kallsyms__free(k);
-	k = NULL;
-out:
-	if (err)
-		*err = ret;
-	return k;
+	return ap_kallsyms__load_types(path, "dDbB", err);
 }
 
 /* the recorder keeps the data symbols for this handler; loaded on the

@@ -179,9 +179,10 @@ const struct ap_ksym *ap_kallsyms__find(struct ap_kallsyms *k, uint64_t addr)
 	return NULL;
 }
 
-/* "ffffffff81000000 T _stext\t[module]"; returns 1 for a text symbol,
- * 0 for a line to skip. */
-static int kallsyms__parse_line(char *line, struct ap_ksym *sym)
+/* "ffffffff81000000 T _stext\t[module]"; returns 1 for a symbol whose
+ * type letter is in types, 0 for a line to skip. */
+static int kallsyms__parse_line(char *line, const char *types,
+				struct ap_ksym *sym)
 {
 	char *p = line, *end, *name, *mod;
 	char type;
@@ -194,7 +195,7 @@ static int kallsyms__parse_line(char *line, struct ap_ksym *sym)
 	while (*p == ' ' || *p == '\t')
 		p++;
 	type = *p++;
-	if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+	if (!type || !strchr(types, type))
 		return 0;
 	if (*p != ' ' && *p != '\t')
 		return 0;
@@ -226,6 +227,12 @@ static int kallsyms__parse_line(char *line, struct ap_ksym *sym)
 
 struct ap_kallsyms *ap_kallsyms__load(const char *path, int *err)
 {
+	return ap_kallsyms__load_types(path, "tTwW", err);
+}
+
+struct ap_kallsyms *ap_kallsyms__load_types(const char *path,
+					    const char *types, int *err)
+{
 	struct ap_kallsyms *k;
 	struct ap_ksym sym;
 	size_t zero = 0;
@@ -256,7 +263,7 @@ struct ap_kallsyms *ap_kallsyms__load(const char *path, int *err)
 			while ((c = fgetc(f)) != EOF && c != '\n')
 				;
 		}
-		if (!kallsyms__parse_line(line, &sym))
+		if (!kallsyms__parse_line(line, types, &sym))
 			continue;
 		if (sym.addr == 0) {
 			zero++;

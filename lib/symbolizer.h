@@ -92,6 +92,10 @@ int ap_sym_loc__format(const struct ap_sym_loc *loc, int frame, char *buf,
 /* kallsyms: sorted table of kernel symbols, for record (which writes the
  * symbols a recording hits) and for the symbolizer. */
 struct ap_kallsyms *ap_kallsyms__load(const char *path, int *err);
+/* the same for the symbols whose nm type letter is in types ("dDbB":
+ * data and bss, for naming kernel locks) */
+struct ap_kallsyms *ap_kallsyms__load_types(const char *path,
+					    const char *types, int *err);
 struct ap_kallsyms *ap_kallsyms__new(void);
 int ap_kallsyms__add(struct ap_kallsyms *k, const struct ap_ksym *sym);
 /* the symbol covering addr, or NULL; stable pointer */
