@@ -91,6 +91,10 @@ const char *ap_events__valid(void)
 	for (i = 0; i < NR_SENSORS && off < sizeof(buf); i++)
 		off += snprintf(buf + off, sizeof(buf) - off, "%s%s",
 				i ? ", " : "", sensor_table[i]->name);
+	for (i = 0; i < sizeof(variants) / sizeof(variants[0]) &&
+		    off < sizeof(buf); i++)
+		off += snprintf(buf + off, sizeof(buf) - off, ", %s",
+				variants[i].name);
 	return buf;
 }
 
