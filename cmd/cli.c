@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "cli.h"
 
+#include "collector.h"
+
 #include <errno.h>
 #include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "collector.h"
 
 void ap_cli_usage_error(struct argp_state *state, const char *fmt, ...)
 {
@@ -89,6 +93,16 @@ static unsigned int max_sample_rate(void)
 		fclose(f);
 	}
 	return (unsigned int)v;
+}
+
+void ap_cli_parse_events(struct argp_state *state, const char *arg,
+			 uint32_t *mask, struct ap_collect_opts *o)
+{
+	char bad[128];
+
+	if (ap_events__parse(arg, mask, o, bad, sizeof(bad)))
+		ap_cli_usage_error(state, "unknown event '%s'; valid events: %s",
+				   bad, ap_events__valid());
 }
 
 unsigned int ap_cli_parse_freq(struct argp_state *state, const char *arg)

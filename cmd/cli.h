@@ -4,6 +4,7 @@
 #define APERTURE_CLI_H
 
 #include <argp.h>
+#include <stdint.h>
 
 #define EXIT_USAGE	64	/* sysexits EX_USAGE */
 
@@ -38,6 +39,11 @@ void ap_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * or excess pid */
 void ap_cli_add_pids(struct argp_state *state, const char *list, int *pids,
 		     int *nr, int max);
+struct ap_collect_opts;
+/* -e LIST into *mask and the options qualified names turn on; an unknown
+ * name is a usage error listing the valid ones */
+void ap_cli_parse_events(struct argp_state *state, const char *arg,
+			 uint32_t *mask, struct ap_collect_opts *o);
 /* -F HZ: 1 to perf_event_max_sample_rate, else a usage error */
 unsigned int ap_cli_parse_freq(struct argp_state *state, const char *arg);
 /* parse a positive integer within [min, max]; 0 or -EINVAL */

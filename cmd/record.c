@@ -91,7 +91,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct record_opts *o = state->input;
 	unsigned long long v;
-	char bad[128];
 	char *end;
 
 	switch (key) {
@@ -102,11 +101,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->system_wide = 1;
 		break;
 	case 'e':
-		if (ap_events__parse(arg, &o->events, &o->collect, bad,
-				     sizeof(bad)))
-			ap_cli_usage_error(state,
-					   "unknown event '%s'; valid events: %s",
-					   bad, ap_events__valid());
+		ap_cli_parse_events(state, arg, &o->events, &o->collect);
 		break;
 	case 'F':
 		o->freq = ap_cli_parse_freq(state, arg);

@@ -97,7 +97,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct top_opts *o = state->input;
 	unsigned long long v;
-	char bad[128];
 	char *end;
 
 	switch (key) {
@@ -108,11 +107,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->system_wide = 1;
 		break;
 	case 'e':
-		if (ap_events__parse(arg, &o->events, &o->collect, bad,
-				     sizeof(bad)))
-			ap_cli_usage_error(state,
-					   "unknown event '%s'; valid events: %s",
-					   bad, ap_events__valid());
+		ap_cli_parse_events(state, arg, &o->events, &o->collect);
 		if (o->events & (o->events - 1))
 			ap_cli_usage_error(state,
 					   "top shows one event at a time: give one of %s",
