@@ -13,6 +13,7 @@
 #include "session.h"
 #include "strtab.h"
 #include "symbolizer.h"
+#include "vec.h"
 
 void ap_stackres__init(struct ap_stackres *r, struct ap_strtab *strs)
 {
@@ -37,15 +38,9 @@ void ap_stackres__clear(struct ap_stackres *r)
 int ap_stackres__push(struct ap_stackres *r, const char *sym, const char *dso,
 		      int kernel)
 {
-	if (r->nr == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 256;
-		struct ap_rframe *f = realloc(r->frames, cap * sizeof(*f));
-
-		if (!f)
-			return -ENOMEM;
-		r->frames = f;
-		r->cap = cap;
-	}
+	if (ap_grow((void **)&r->frames, &r->cap, r->nr, sizeof(*r->frames),
+		    256))
+		return -ENOMEM;
 	sym = ap_strtab__intern(r->strs, sym, -1);
 	dso = ap_strtab__intern(r->strs, dso, -1);
 	if (!sym || !dso)
@@ -186,17 +181,10 @@ int ap_folded__add(struct ap_folded *f, const char *line, double weight)
 	if (!slot)
 		return -ENOMEM;
 	if (fresh) {
-		if (f->nr == f->cap) {
-			size_t cap = f->cap ? f->cap * 2 : 256;
-			struct ap_fline *n = realloc(f->lines,
-						     cap * sizeof(*n));
-
-			if (!n) {
-				ap_hmap__remove(&f->by_line, (uintptr_t)line);
-				return -ENOMEM;
-			}
-			f->lines = n;
-			f->cap = cap;
+		if (ap_grow((void **)&f->lines, &f->cap, f->nr,
+			    sizeof(*f->lines), 256)) {
+			ap_hmap__remove(&f->by_line, (uintptr_t)line);
+			return -ENOMEM;
 		}
 		f->lines[f->nr] = (struct ap_fline){ line, 0 };
 		*slot = f->nr++;

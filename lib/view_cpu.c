@@ -10,18 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctxtab.h"
 #include "hmap.h"
 #include "session.h"
 #include "stackres.h"
 #include "strtab.h"
 #include "symbolizer.h"
+#include "vec.h"
 #include "view.h"
-
-struct ctx {				/* who was sampled */
-	uint32_t pid, tid;
-	const char *comm;		/* interned */
-	struct ap_addrspace *as;
-};
 
 struct agg {
 	uint32_t ctx;			/* index in ctxs */
@@ -31,7 +27,7 @@ struct agg {
 
 struct row {
 	const char *key;
-	const struct ctx *c;
+	const struct ap_ctx *c;
 	struct ap_rframe f;
 	double self, children;
 	size_t stamp;			/* last sample that counted children */
@@ -41,9 +37,7 @@ struct view_cpu {
 	const struct ap_report_opts *o;
 	struct ap_session *s;
 	struct ap_strtab *strs;
-	struct ctx *ctxs;
-	size_t nr_ctxs, cap_ctxs;
-	struct ap_hmap ctx_by_key;	/* interned ctx key string -> index */
+	struct ap_ctxtab ctxs;		/* who was sampled */
 	struct agg *aggs;
 	size_t nr_aggs, cap_aggs;
 	struct ap_hmap agg_by_key;	/* ctx << 32 | stack -> index */
@@ -61,12 +55,12 @@ static void *cpu_new(const struct ap_report_opts *o, struct ap_session *s)
 	v->o = o;
 	v->s = s;
 	v->strs = ap_strtab__new();
-	ap_hmap__init(&v->ctx_by_key);
 	ap_hmap__init(&v->agg_by_key);
 	if (!v->strs) {
 		free(v);
 		return NULL;
 	}
+	ap_ctxtab__init(&v->ctxs, v->strs);
 	ap_stackres__init(&v->res, v->strs);
 	return v;
 }
@@ -78,46 +72,11 @@ static void cpu_free(void *p)
 	if (!v)
 		return;
 	ap_strtab__free(v->strs);
-	ap_hmap__free(&v->ctx_by_key);
 	ap_hmap__free(&v->agg_by_key);
-	free(v->ctxs);
+	ap_ctxtab__free(&v->ctxs);
 	free(v->aggs);
 	ap_stackres__free(&v->res);
 	free(v);
-}
-
-static long ctx_index(struct view_cpu *v, uint32_t pid, uint32_t tid)
-{
-	const struct ap_proc_info *p = ap_session__proc(v->s, pid);
-	struct ap_addrspace *as = p ? p->as : NULL;
-	const char *comm = ap_session__comm(v->s, pid, tid);
-	char key[96];
-	const char *k;
-	uint64_t *slot;
-	int fresh;
-
-	snprintf(key, sizeof(key), "%u/%u/%p/%p", pid, tid, (void *)as,
-		 (const void *)comm);
-	k = ap_strtab__intern(v->strs, key, -1);
-	if (!k)
-		return -ENOMEM;
-	slot = ap_hmap__upsert(&v->ctx_by_key, (uintptr_t)k, &fresh);
-	if (!slot)
-		return -ENOMEM;
-	if (!fresh)
-		return (long)*slot;
-	if (v->nr_ctxs == v->cap_ctxs) {
-		size_t cap = v->cap_ctxs ? v->cap_ctxs * 2 : 64;
-		struct ctx *n = realloc(v->ctxs, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		v->ctxs = n;
-		v->cap_ctxs = cap;
-	}
-	v->ctxs[v->nr_ctxs] = (struct ctx){ pid, tid, comm, as };
-	*slot = v->nr_ctxs;
-	return (long)v->nr_ctxs++;
 }
 
 static int cpu_event(void *p, const struct ap_frame *f)
@@ -132,7 +91,7 @@ static int cpu_event(void *p, const struct ap_frame *f)
 		return -EBADMSG;
 	if (!ap_report_opts__match(v->o, v->s, e.pid, e.tid))
 		return 0;
-	c = ctx_index(v, e.pid, e.tid);
+	c = ap_ctxtab__index(&v->ctxs, v->s, e.pid, e.tid);
 	if (c < 0)
 		return (int)c;
 	slot = ap_hmap__upsert(&v->agg_by_key,
@@ -140,15 +99,9 @@ static int cpu_event(void *p, const struct ap_frame *f)
 	if (!slot)
 		return -ENOMEM;
 	if (fresh) {
-		if (v->nr_aggs == v->cap_aggs) {
-			size_t cap = v->cap_aggs ? v->cap_aggs * 2 : 256;
-			struct agg *n = realloc(v->aggs, cap * sizeof(*n));
-
-			if (!n)
-				return -ENOMEM;
-			v->aggs = n;
-			v->cap_aggs = cap;
-		}
+		if (ap_grow((void **)&v->aggs, &v->cap_aggs, v->nr_aggs,
+			    sizeof(*v->aggs), 256))
+			return -ENOMEM;
 		v->aggs[v->nr_aggs] = (struct agg){ (uint32_t)c, e.stack_id, 0 };
 		*slot = v->nr_aggs++;
 	}
@@ -174,7 +127,7 @@ static void cpu_decay(void *p, unsigned num, unsigned den)
 }
 
 /* the frames of a stack, leaf first, into v->res; returns the count */
-static long resolve(struct view_cpu *v, const struct ctx *c, uint32_t id)
+static long resolve(struct view_cpu *v, const struct ap_ctx *c, uint32_t id)
 {
 	return ap_stackres__resolve(&v->res, v->s, c->as, id,
 				    AP_STACKRES_UNKNOWN | AP_STACKRES_KERNEL |
@@ -182,7 +135,7 @@ static long resolve(struct view_cpu *v, const struct ctx *c, uint32_t id)
 				     AP_STACKRES_USER_ONLY : 0));
 }
 
-static const char *row_key(struct view_cpu *v, const struct ctx *c,
+static const char *row_key(struct view_cpu *v, const struct ap_ctx *c,
 			   const struct ap_rframe *f)
 {
 	char key[2048];
@@ -223,7 +176,7 @@ struct rows {
 };
 
 static struct row *get_row(struct rows *rs, const char *key,
-			   const struct ctx *c, const struct ap_rframe *f)
+			   const struct ap_ctx *c, const struct ap_rframe *f)
 {
 	uint64_t *slot;
 	int fresh;
@@ -233,15 +186,8 @@ static struct row *get_row(struct rows *rs, const char *key,
 		return NULL;
 	if (!fresh)
 		return &rs->v[*slot];
-	if (rs->nr == rs->cap) {
-		size_t cap = rs->cap ? rs->cap * 2 : 256;
-		struct row *n = realloc(rs->v, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		rs->v = n;
-		rs->cap = cap;
-	}
+	if (ap_grow((void **)&rs->v, &rs->cap, rs->nr, sizeof(*rs->v), 256))
+		return NULL;
 	rs->v[rs->nr] = (struct row){ .key = key, .c = c, .f = *f };
 	*slot = rs->nr;
 	return &rs->v[rs->nr++];
@@ -300,7 +246,7 @@ static int build_rows(struct view_cpu *v, struct rows *rs)
 
 	for (i = 0; i < v->nr_aggs; i++) {
 		const struct agg *a = &v->aggs[i];
-		const struct ctx *c = &v->ctxs[a->ctx];
+		const struct ap_ctx *c = ap_ctxtab__get(&v->ctxs, a->ctx);
 		long n = a->count > 0 ? resolve(v, c, a->stack_id) : 0;
 		long j;
 
@@ -490,7 +436,7 @@ static int print_folded(struct view_cpu *v, FILE *out)
 	ap_folded__init(&fo);
 	for (i = 0; i < v->nr_aggs; i++) {
 		const struct agg *a = &v->aggs[i];
-		const struct ctx *c = &v->ctxs[a->ctx];
+		const struct ap_ctx *c = ap_ctxtab__get(&v->ctxs, a->ctx);
 		long n;
 
 		if (a->count <= 0)

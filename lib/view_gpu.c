@@ -24,6 +24,7 @@
 #include "stackres.h"
 #include "strtab.h"
 #include "symbolizer.h"
+#include "vec.h"
 #include "view.h"
 
 #define STACKS_SHOWN	3	/* per kernel in the table */
@@ -91,15 +92,8 @@ struct kstack {
 
 static void *vec_push(struct vec *v)
 {
-	if (v->nr == v->cap) {
-		size_t cap = v->cap ? v->cap * 2 : 64;
-		void *n = realloc(v->v, cap * v->size);
-
-		if (!n)
-			return NULL;
-		v->v = n;
-		v->cap = cap;
-	}
+	if (ap_grow(&v->v, &v->cap, v->nr, v->size, 64))
+		return NULL;
 	memset((char *)v->v + v->nr * v->size, 0, v->size);
 	return (char *)v->v + v->nr++ * v->size;
 }

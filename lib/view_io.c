@@ -19,6 +19,7 @@
 #include "hmap.h"
 #include "session.h"
 #include "strtab.h"
+#include "vec.h"
 #include "view.h"
 
 struct io_res {
@@ -177,15 +178,9 @@ static long res_index(struct view_io *v, const struct ap_io *e,
 			v->res[*slot].peer_ino = e->peer_ino;
 		return (long)*slot;
 	}
-	if (v->nr_res == v->cap_res) {
-		size_t cap = v->cap_res ? v->cap_res * 2 : 64;
-		struct io_res *n = realloc(v->res, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		v->res = n;
-		v->cap_res = cap;
-	}
+	if (ap_grow((void **)&v->res, &v->cap_res, v->nr_res, sizeof(*v->res),
+		    64))
+		return -ENOMEM;
 	v->res[v->nr_res].label = l;
 	memcpy(&v->res[v->nr_res].id, &id, offsetof(struct ap_io, name));
 	v->res[v->nr_res].id.name[0] = '\0';
@@ -218,16 +213,9 @@ static struct io_row *get_row(struct io_rows *rs, uint32_t res, uint32_t pid,
 			return r;
 		h = (h + 2) & ~1ull;
 	}
-	if (rs->nr == rs->cap) {
-		size_t cap = rs->cap ? rs->cap * 2 : 128;
-		struct io_row *n = realloc(rs->v, cap * sizeof(*n));
-
-		if (!n) {
-			ap_hmap__remove(&rs->by_key, h);
-			return NULL;
-		}
-		rs->v = n;
-		rs->cap = cap;
+	if (ap_grow((void **)&rs->v, &rs->cap, rs->nr, sizeof(*rs->v), 128)) {
+		ap_hmap__remove(&rs->by_key, h);
+		return NULL;
 	}
 	memset(&rs->v[rs->nr], 0, sizeof(rs->v[0]));
 	rs->v[rs->nr].res = res;
@@ -440,16 +428,10 @@ static int build_pairs(struct view_io *v, struct io_pair **out, size_t *nr)
 			if (r->dir != AP_IO_READ || !r->bytes ||
 			    !linked(wr, &v->res[r->res]))
 				continue;
-			if (n == cap) {
-				struct io_pair *np;
-
-				cap = cap ? cap * 2 : 16;
-				np = realloc(pairs, cap * sizeof(*np));
-				if (!np) {
-					free(pairs);
-					return -ENOMEM;
-				}
-				pairs = np;
+			if (ap_grow((void **)&pairs, &cap, n, sizeof(*pairs),
+				    16)) {
+				free(pairs);
+				return -ENOMEM;
 			}
 			pairs[n++] = (struct io_pair){ w, r, wr };
 		}

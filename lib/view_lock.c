@@ -19,6 +19,7 @@
 #include "stackres.h"
 #include "strtab.h"
 #include "symbolizer.h"
+#include "vec.h"
 #include "view.h"
 
 #define TOP_STACKS	3	/* waiter stacks shown per lock */
@@ -137,15 +138,9 @@ static long row_index(struct view_lock *v, const struct ap_lock_event *e)
 		return -ENOMEM;
 	if (!fresh)
 		return (long)*slot;
-	if (v->nr_rows == v->cap_rows) {
-		size_t cap = v->cap_rows ? v->cap_rows * 2 : 64;
-		struct lrow *n = realloc(v->rows, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		v->rows = n;
-		v->cap_rows = cap;
-	}
+	if (ap_grow((void **)&v->rows, &v->cap_rows, v->nr_rows,
+		    sizeof(*v->rows), 64))
+		return -ENOMEM;
 	r = &v->rows[v->nr_rows];
 	memset(r, 0, sizeof(*r));
 	r->key = k;
@@ -180,15 +175,9 @@ static long stk_index(struct view_lock *v, uint32_t row,
 		return -ENOMEM;
 	if (!fresh)
 		return (long)*slot;
-	if (v->nr_stks == v->cap_stks) {
-		size_t cap = v->cap_stks ? v->cap_stks * 2 : 256;
-		struct lstk *n = realloc(v->stks, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		v->stks = n;
-		v->cap_stks = cap;
-	}
+	if (ap_grow((void **)&v->stks, &v->cap_stks, v->nr_stks,
+		    sizeof(*v->stks), 256))
+		return -ENOMEM;
 	v->stks[v->nr_stks] = (struct lstk){ row, e->stack_id, comm, as, 0, 0 };
 	*slot = v->nr_stks;
 	return (long)v->nr_stks++;

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctxtab.h"
 #include "datasym.h"
 #include "ev_mem.h"
 #include "hmap.h"
@@ -29,6 +30,7 @@
 #include "stackres.h"
 #include "strtab.h"
 #include "symbolizer.h"
+#include "vec.h"
 #include "view.h"
 
 #define PAGE_SHIFT	12
@@ -64,12 +66,6 @@ struct table {
 	struct ap_hmap by_key;		/* interned key -> index */
 };
 
-struct ctx {				/* who made the access */
-	uint32_t pid, tid;
-	const char *comm;
-	struct ap_addrspace *as;
-};
-
 struct stk {
 	uint32_t ctx;
 	uint32_t stack_id;
@@ -83,9 +79,7 @@ struct view_mem {
 	struct ap_strtab *strs;
 	struct ap_datasym *ds;
 	struct table objects, mappings, pages, levels;
-	struct ctx *ctxs;
-	size_t nr_ctxs, cap_ctxs;
-	struct ap_hmap ctx_by_key;
+	struct ap_ctxtab ctxs;		/* who made the access */
 	struct stk *stks;
 	size_t nr_stks, cap_stks;
 	struct ap_hmap stk_by_key;
@@ -110,7 +104,6 @@ static void *mem_new(const struct ap_report_opts *o, struct ap_session *s)
 	ap_hmap__init(&v->mappings.by_key);
 	ap_hmap__init(&v->pages.by_key);
 	ap_hmap__init(&v->levels.by_key);
-	ap_hmap__init(&v->ctx_by_key);
 	ap_hmap__init(&v->stk_by_key);
 	if (!v->strs || !v->ds) {
 		ap_strtab__free(v->strs);
@@ -118,6 +111,7 @@ static void *mem_new(const struct ap_report_opts *o, struct ap_session *s)
 		free(v);
 		return NULL;
 	}
+	ap_ctxtab__init(&v->ctxs, v->strs);
 	ap_stackres__init(&v->res, v->strs);
 	return v;
 }
@@ -138,9 +132,8 @@ static void mem_free(void *p)
 	table_free(&v->mappings);
 	table_free(&v->pages);
 	table_free(&v->levels);
-	ap_hmap__free(&v->ctx_by_key);
 	ap_hmap__free(&v->stk_by_key);
-	free(v->ctxs);
+	ap_ctxtab__free(&v->ctxs);
 	free(v->stks);
 	ap_stackres__free(&v->res);
 	ap_datasym__free(v->ds);
@@ -167,15 +160,8 @@ static struct row *table_get(struct view_mem *v, struct table *t,
 		return NULL;
 	if (!fresh)
 		return &t->v[*slot];
-	if (t->nr == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		struct row *n = realloc(t->v, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		t->v = n;
-		t->cap = cap;
-	}
+	if (ap_grow((void **)&t->v, &t->cap, t->nr, sizeof(*t->v), 64))
+		return NULL;
 	memset(&t->v[t->nr], 0, sizeof(t->v[0]));
 	t->v[t->nr].key = k;
 	*slot = t->nr;
@@ -192,40 +178,9 @@ static void count(struct row *r, const struct ap_mem_event *e)
 		r->store += e->period;
 }
 
-static long ctx_index(struct view_mem *v, uint32_t pid, uint32_t tid)
-{
-	const struct ap_proc_info *p = ap_session__proc(v->s, pid);
-	struct ap_addrspace *as = p ? p->as : NULL;
-	const char *comm = ap_session__comm(v->s, pid, tid);
-	char key[96];
-	uint64_t *slot;
-	int fresh;
-
-	snprintf(key, sizeof(key), "%u/%u/%p/%p", pid, tid, (void *)as,
-		 (const void *)comm);
-	slot = ap_hmap__upsert(&v->ctx_by_key, (uintptr_t)intern(v, key),
-			       &fresh);
-	if (!slot)
-		return -ENOMEM;
-	if (!fresh)
-		return (long)*slot;
-	if (v->nr_ctxs == v->cap_ctxs) {
-		size_t cap = v->cap_ctxs ? v->cap_ctxs * 2 : 64;
-		struct ctx *n = realloc(v->ctxs, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		v->ctxs = n;
-		v->cap_ctxs = cap;
-	}
-	v->ctxs[v->nr_ctxs] = (struct ctx){ pid, tid, comm, as };
-	*slot = v->nr_ctxs;
-	return (long)v->nr_ctxs++;
-}
-
 static int add_stack(struct view_mem *v, const struct ap_mem_event *e)
 {
-	long c = ctx_index(v, e->pid, e->tid);
+	long c = ap_ctxtab__index(&v->ctxs, v->s, e->pid, e->tid);
 	uint64_t key, *slot;
 	int fresh;
 
@@ -240,15 +195,9 @@ static int add_stack(struct view_mem *v, const struct ap_mem_event *e)
 	if (!slot)
 		return -ENOMEM;
 	if (fresh) {
-		if (v->nr_stks == v->cap_stks) {
-			size_t cap = v->cap_stks ? v->cap_stks * 2 : 256;
-			struct stk *n = realloc(v->stks, cap * sizeof(*n));
-
-			if (!n)
-				return -ENOMEM;
-			v->stks = n;
-			v->cap_stks = cap;
-		}
+		if (ap_grow((void **)&v->stks, &v->cap_stks, v->nr_stks,
+			    sizeof(*v->stks), 256))
+			return -ENOMEM;
 		v->stks[v->nr_stks] = (struct stk){ (uint32_t)c, e->stack_id,
 						    e->ip, 0 };
 		*slot = v->nr_stks++;
@@ -629,7 +578,7 @@ static void print_json(struct view_mem *v, FILE *out)
 static long resolve(struct view_mem *v, const struct stk *k)
 {
 	struct ap_symbolizer *sym = ap_session__symbolizer(v->s);
-	const struct ctx *c = &v->ctxs[k->ctx];
+	const struct ap_ctx *c = ap_ctxtab__get(&v->ctxs, k->ctx);
 	struct ap_stack st;
 	int err;
 
@@ -665,6 +614,7 @@ static int print_folded(struct view_mem *v, FILE *out)
 	ap_folded__init(&fo);
 	for (i = 0; i < v->nr_stks; i++) {
 		const struct stk *k = &v->stks[i];
+		const struct ap_ctx *c = ap_ctxtab__get(&v->ctxs, k->ctx);
 		long n;
 
 		if (k->weight < 0.5)
@@ -675,7 +625,7 @@ static int print_folded(struct view_mem *v, FILE *out)
 			goto out;
 		}
 		b.len = 0;
-		err = ap_fbuf__add(&b, "", v->ctxs[k->ctx].comm, "");
+		err = ap_fbuf__add(&b, "", c->comm, "");
 		if (!err)
 			err = ap_fbuf__frames(&b, v->res.frames, n);
 		if (!err)

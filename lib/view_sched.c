@@ -18,12 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctxtab.h"
 #include "ev_sched.h"
 #include "hmap.h"
 #include "session.h"
 #include "stackres.h"
 #include "strtab.h"
 #include "symbolizer.h"
+#include "vec.h"
 #include "view.h"
 
 #define DEFAULT_STACK_ROWS	20
@@ -41,12 +43,6 @@ struct thr {
 	uint64_t iv_nr, iv_ns;		/* intervals >= min-block */
 };
 
-struct ctx {
-	uint32_t pid, tid;
-	const char *comm;
-	struct ap_addrspace *as;
-};
-
 struct agg {
 	uint32_t ctx;
 	uint32_t stack_id;
@@ -62,9 +58,7 @@ struct view_sched {
 	struct thr *thrs;
 	size_t nr_thrs, cap_thrs;
 	struct ap_hmap thr_by_key;
-	struct ctx *ctxs;
-	size_t nr_ctxs, cap_ctxs;
-	struct ap_hmap ctx_by_key;
+	struct ap_ctxtab ctxs;
 	struct agg *aggs;
 	size_t nr_aggs, cap_aggs;
 	struct ap_hmap agg_by_key;
@@ -83,12 +77,12 @@ static void *sched_new(const struct ap_report_opts *o, struct ap_session *s)
 	v->s = s;
 	v->strs = ap_strtab__new();
 	ap_hmap__init(&v->thr_by_key);
-	ap_hmap__init(&v->ctx_by_key);
 	ap_hmap__init(&v->agg_by_key);
 	if (!v->strs) {
 		free(v);
 		return NULL;
 	}
+	ap_ctxtab__init(&v->ctxs, v->strs);
 	ap_stackres__init(&v->res, v->strs);
 	return v;
 }
@@ -101,29 +95,12 @@ static void sched_free(void *p)
 		return;
 	ap_strtab__free(v->strs);
 	ap_hmap__free(&v->thr_by_key);
-	ap_hmap__free(&v->ctx_by_key);
 	ap_hmap__free(&v->agg_by_key);
 	free(v->thrs);
-	free(v->ctxs);
+	ap_ctxtab__free(&v->ctxs);
 	free(v->aggs);
 	ap_stackres__free(&v->res);
 	free(v);
-}
-
-static int grow(void **arr, size_t *cap, size_t nr, size_t size)
-{
-	size_t ncap;
-	void *n;
-
-	if (nr < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 64;
-	n = realloc(*arr, ncap * size);
-	if (!n)
-		return -ENOMEM;
-	*arr = n;
-	*cap = ncap;
-	return 0;
 }
 
 static struct thr *thr_get(struct view_sched *v, uint32_t pid, uint32_t tid)
@@ -142,8 +119,8 @@ static struct thr *thr_get(struct view_sched *v, uint32_t pid, uint32_t tid)
 	if (!slot)
 		return NULL;
 	if (fresh) {
-		if (grow((void **)&v->thrs, &v->cap_thrs, v->nr_thrs,
-			 sizeof(*v->thrs))) {
+		if (ap_grow((void **)&v->thrs, &v->cap_thrs, v->nr_thrs,
+			    sizeof(*v->thrs), 64)) {
 			ap_hmap__remove(&v->thr_by_key, (uintptr_t)k);
 			return NULL;
 		}
@@ -158,34 +135,6 @@ static struct thr *thr_get(struct view_sched *v, uint32_t pid, uint32_t tid)
 	t->comm = ap_session__comm(v->s, pid, tid);
 	t->pcomm = p && p->comm ? p->comm : ap_session__comm(v->s, pid, pid);
 	return t;
-}
-
-static long ctx_index(struct view_sched *v, uint32_t pid, uint32_t tid)
-{
-	const struct ap_proc_info *p = ap_session__proc(v->s, pid);
-	struct ap_addrspace *as = p ? p->as : NULL;
-	const char *comm = ap_session__comm(v->s, pid, tid);
-	char key[96];
-	const char *k;
-	uint64_t *slot;
-	int fresh;
-
-	snprintf(key, sizeof(key), "%u/%u/%p/%p", pid, tid, (void *)as,
-		 (const void *)comm);
-	k = ap_strtab__intern(v->strs, key, -1);
-	slot = k ? ap_hmap__upsert(&v->ctx_by_key, (uintptr_t)k, &fresh) : NULL;
-	if (!slot)
-		return -ENOMEM;
-	if (!fresh)
-		return (long)*slot;
-	if (grow((void **)&v->ctxs, &v->cap_ctxs, v->nr_ctxs,
-		 sizeof(*v->ctxs))) {
-		ap_hmap__remove(&v->ctx_by_key, (uintptr_t)k);
-		return -ENOMEM;
-	}
-	v->ctxs[v->nr_ctxs] = (struct ctx){ pid, tid, comm, as };
-	*slot = v->nr_ctxs;
-	return (long)v->nr_ctxs++;
 }
 
 static void thr_add(struct ap_sched_thr *d, const struct ap_sched_thr *s)
@@ -259,7 +208,7 @@ static int on_iv(struct view_sched *v, const struct ap_sched_iv *e)
 	v->iv_ns += e->off_ns;
 	if (e->flags & AP_SCHED_IV_OPEN)
 		v->iv_open++;
-	c = ctx_index(v, e->pid, e->tid);
+	c = ap_ctxtab__index(&v->ctxs, v->s, e->pid, e->tid);
 	if (c < 0)
 		return (int)c;
 	/* ctx (31 bits) | state (1 bit) | stack id (32 bits) */
@@ -268,8 +217,8 @@ static int on_iv(struct view_sched *v, const struct ap_sched_iv *e)
 	if (!slot)
 		return -ENOMEM;
 	if (fresh) {
-		if (grow((void **)&v->aggs, &v->cap_aggs, v->nr_aggs,
-			 sizeof(*v->aggs))) {
+		if (ap_grow((void **)&v->aggs, &v->cap_aggs, v->nr_aggs,
+			    sizeof(*v->aggs), 64)) {
 			ap_hmap__remove(&v->agg_by_key, key);
 			return -ENOMEM;
 		}
@@ -321,7 +270,7 @@ static void sched_decay(void *p, unsigned num, unsigned den)
 }
 
 /* the frames of a stack, leaf first, into v->res; returns the count */
-static long resolve(struct view_sched *v, const struct ctx *c, uint32_t id)
+static long resolve(struct view_sched *v, const struct ap_ctx *c, uint32_t id)
 {
 	return ap_stackres__resolve(&v->res, v->s, c->as, id,
 				    AP_STACKRES_UNKNOWN | AP_STACKRES_KERNEL |
@@ -412,7 +361,7 @@ static void print_row(FILE *out, const char *pid, const char *tid,
 		s->migrations, wa, wm, cpus);
 }
 
-static int print_stack_text(struct view_sched *v, const struct ctx *c,
+static int print_stack_text(struct view_sched *v, const struct ap_ctx *c,
 			    uint32_t id, FILE *out)
 {
 	long n = resolve(v, c, id), j, first_user = -1, shown = 0;
@@ -501,7 +450,7 @@ static int print_table(struct view_sched *v, FILE *out)
 		"Count", "State", "Command", "Stack (leaf first)");
 	for (i = 0; i < rows; i++) {
 		const struct agg *a = &as[i];
-		const struct ctx *c = &v->ctxs[a->ctx];
+		const struct ap_ctx *c = ap_ctxtab__get(&v->ctxs, a->ctx);
 		char pct[16];
 
 		ap_fmt_ns(buf, sizeof(buf), a->ns);
@@ -595,7 +544,7 @@ static int print_json(struct view_sched *v, FILE *out)
 	       (size_t)v->o->limit : v->nr_aggs;
 	for (i = 0; i < rows; i++) {
 		const struct agg *a = &as[i];
-		const struct ctx *c = &v->ctxs[a->ctx];
+		const struct ap_ctx *c = ap_ctxtab__get(&v->ctxs, a->ctx);
 
 		n = resolve(v, c, a->stack_id);
 		if (n < 0) {
@@ -636,7 +585,7 @@ static int print_folded(struct view_sched *v, FILE *out)
 	ap_folded__init(&fo);
 	for (i = 0; i < v->nr_aggs; i++) {
 		const struct agg *a = &v->aggs[i];
-		const struct ctx *c = &v->ctxs[a->ctx];
+		const struct ap_ctx *c = ap_ctxtab__get(&v->ctxs, a->ctx);
 		long n;
 
 		if (a->ns <= 0)

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctxtab.h"
 #include "ev_syscall.h"
 #include "hmap.h"
 #include "session.h"
@@ -22,13 +23,8 @@
 #include "strtab.h"
 #include "symbolizer.h"
 #include "syscalls.h"
+#include "vec.h"
 #include "view.h"
-
-struct sctx {				/* who made a call, for stacks */
-	uint32_t pid, tid;
-	const char *comm;		/* interned by the session */
-	struct ap_addrspace *as;
-};
 
 struct srow {
 	uint32_t id;
@@ -53,12 +49,10 @@ struct view_sc {
 	size_t nr, cap;
 	struct ap_hmap by_key;		/* row key -> index */
 	struct ap_hmap errs;		/* row << 16 | errno -> count */
-	struct sctx *ctxs;
-	size_t nr_ctxs, cap_ctxs;
-	struct ap_hmap ctx_of;		/* pid << 32 | tid -> latest ctx */
+	struct ap_ctxtab ctxs;		/* who made a call, for stacks */
 	double calls, errors, inflight;
 	uint64_t no_stack;		/* folded: calls without a stack */
-	struct ap_strtab *strs;		/* print-time strings */
+	struct ap_strtab *strs;		/* ctx keys, print-time strings */
 	struct ap_stackres res;		/* print-time scratch */
 };
 
@@ -72,12 +66,12 @@ static void *sc_new(const struct ap_report_opts *o, struct ap_session *s)
 	v->s = s;
 	ap_hmap__init(&v->by_key);
 	ap_hmap__init(&v->errs);
-	ap_hmap__init(&v->ctx_of);
 	v->strs = ap_strtab__new();
 	if (!v->strs) {
 		free(v);
 		return NULL;
 	}
+	ap_ctxtab__init(&v->ctxs, v->strs);
 	ap_stackres__init(&v->res, v->strs);
 	return v;
 }
@@ -94,10 +88,9 @@ static void sc_free(void *p)
 		ap_hmap__free(&v->rows[i].stacks);
 	}
 	free(v->rows);
-	free(v->ctxs);
+	ap_ctxtab__free(&v->ctxs);
 	ap_hmap__free(&v->by_key);
 	ap_hmap__free(&v->errs);
-	ap_hmap__free(&v->ctx_of);
 	ap_stackres__free(&v->res);
 	ap_strtab__free(v->strs);
 	free(v);
@@ -116,16 +109,9 @@ static long row_index(struct view_sc *v, const struct ap_syscall *e)
 		return -ENOMEM;
 	if (!fresh)
 		return (long)*slot;
-	if (v->nr == v->cap) {
-		size_t cap = v->cap ? v->cap * 2 : 64;
-		struct srow *n = realloc(v->rows, cap * sizeof(*n));
-
-		if (!n) {
-			ap_hmap__remove(&v->by_key, key);
-			return -ENOMEM;
-		}
-		v->rows = n;
-		v->cap = cap;
+	if (ap_grow((void **)&v->rows, &v->cap, v->nr, sizeof(*v->rows), 64)) {
+		ap_hmap__remove(&v->by_key, key);
+		return -ENOMEM;
 	}
 	r = &v->rows[v->nr];
 	memset(r, 0, sizeof(*r));
@@ -138,46 +124,10 @@ static long row_index(struct view_sc *v, const struct ap_syscall *e)
 	return (long)v->nr++;
 }
 
-/* the thread as it is now (name, address space); a new context when
- * either changed (exec, rename) */
-static long ctx_index(struct view_sc *v, uint32_t pid, uint32_t tid)
-{
-	const struct ap_proc_info *p = ap_session__proc(v->s, pid);
-	struct ap_addrspace *as = p ? p->as : NULL;
-	const char *comm = ap_session__comm(v->s, pid, tid);
-	uint64_t *slot;
-	int fresh;
-
-	slot = ap_hmap__upsert(&v->ctx_of, (uint64_t)pid << 32 | tid, &fresh);
-	if (!slot)
-		return -ENOMEM;
-	if (!fresh && v->ctxs[*slot].comm == comm && v->ctxs[*slot].as == as)
-		return (long)*slot;
-	if (v->nr_ctxs == v->cap_ctxs) {
-		size_t cap = v->cap_ctxs ? v->cap_ctxs * 2 : 64;
-		struct sctx *n = realloc(v->ctxs, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		v->ctxs = n;
-		v->cap_ctxs = cap;
-	}
-	v->ctxs[v->nr_ctxs] = (struct sctx){ pid, tid, comm, as };
-	*slot = v->nr_ctxs;
-	return (long)v->nr_ctxs++;
-}
-
 static int add_duration(struct srow *r, uint64_t d)
 {
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 64;
-		uint64_t *n = realloc(r->d, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		r->d = n;
-		r->cap = cap;
-	}
+	if (ap_grow((void **)&r->d, &r->cap, r->n, sizeof(*r->d), 64))
+		return -ENOMEM;
 	r->d[r->n++] = d;
 	r->sorted = 0;
 	return 0;
@@ -229,7 +179,7 @@ static int sc_event(void *p, const struct ap_frame *f)
 	}
 	if (v->o->format != AP_FMT_FOLDED)
 		return 0;
-	c = ctx_index(v, e.pid, e.tid);
+	c = ap_ctxtab__index(&v->ctxs, v->s, e.pid, e.tid);
 	if (c < 0)
 		return (int)c;
 	if (!e.stack_id)
@@ -754,8 +704,8 @@ static int cmp_line(const void *a, const void *b)
 }
 
 /* the user frames of a stack, root first, appended to b */
-static int add_stack(struct view_sc *v, struct ap_fbuf *b, const struct sctx *c,
-		     uint32_t id)
+static int add_stack(struct view_sc *v, struct ap_fbuf *b,
+		     const struct ap_ctx *c, uint32_t id)
 {
 	long n = ap_stackres__resolve(&v->res, v->s, c->as, id,
 				      AP_STACKRES_USER_ONLY);
@@ -780,7 +730,8 @@ static int print_folded(struct view_sc *v, FILE *out)
 		snprintf(leaf, sizeof(leaf), "sys_%s",
 			 row_name(r, name, sizeof(name)));
 		for (it = 0; ap_hmap__next(&r->stacks, &it, &k, &ns);) {
-			const struct sctx *c = &v->ctxs[k >> 32];
+			const struct ap_ctx *c =
+				ap_ctxtab__get(&v->ctxs, k >> 32);
 			const char *s;
 
 			if (!ns)
@@ -801,17 +752,10 @@ static int print_folded(struct view_sc *v, FILE *out)
 				goto out;
 			}
 			if (fresh) {
-				if (nr == cap) {
-					struct line *nl;
-
-					cap = cap ? cap * 2 : 256;
-					nl = realloc(lines, cap * sizeof(*nl));
-					if (!nl) {
-						err = -ENOMEM;
-						goto out;
-					}
-					lines = nl;
-				}
+				err = ap_grow((void **)&lines, &cap, nr,
+					      sizeof(*lines), 256);
+				if (err)
+					goto out;
 				lines[nr] = (struct line){ s, 0 };
 				*slot = nr++;
 			}

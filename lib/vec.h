@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Growable arrays: the doubling append step the tables share. */
+#ifndef APERTURE_VEC_H
+#define APERTURE_VEC_H
+
+#include <stddef.h>
+
+/*
+ * Make room for element nr of *arr, an array of *cap elements of size
+ * bytes: when full, double it (first elements when empty).  0, or -ENOMEM
+ * with *arr and *cap unchanged.
+ */
+int ap_grow(void **arr, size_t *cap, size_t nr, size_t size, size_t first);
+
+#endif /* APERTURE_VEC_H */
