@@ -80,6 +80,26 @@ static __always_inline void *ap_reserve(__u64 size)
 }
 
 /*
+ * Waking the reader on every record costs an interrupt per record (a
+ * self-IPI, a VM exit under virtualisation): more than the tracing itself
+ * at high rates.  The reader consumes the ring at least every 100 ms
+ * anyway, so it is woken only when the data waiting crosses this mark (the
+ * ring holds AP_RINGBUF_BYTES): once per half MiB at most.
+ */
+#define AP_WAKEUP_BYTES		(512 * 1024)
+
+static __always_inline void ap_submit(void *e, __u64 size)
+{
+	__u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+	__u64 flags = BPF_RB_NO_WAKEUP;
+
+	/* avail counts this record (reserved) and its 8-byte header */
+	if (avail >= AP_WAKEUP_BYTES && avail < AP_WAKEUP_BYTES + size + 8)
+		flags = BPF_RB_FORCE_WAKEUP;
+	bpf_ringbuf_submit(e, flags);
+}
+
+/*
  * Fill st with the kernel and user stacks of the current task; ctx is the
  * program's context (pt_regs or perf_event data).
  */

@@ -20,7 +20,7 @@ int ap_cpu_sample(struct bpf_perf_event_data *ctx)
 	ap_fill_hdr(&e->hdr, AP_EV_CPU);
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 	ap_get_stacks(ctx, &e->st, 1, 1);
-	bpf_ringbuf_submit(e, 0);
+	ap_submit(e, sizeof(*e));
 	return 0;
 }
 

@@ -258,14 +258,8 @@ int ap_gpu_return(struct pt_regs *ctx)
 		if (sz < 0)
 			ap_count(AP_STAT_USTACK_ERR);
 		out->st.ustack_sz = sz < 0 ? sz : sz + sizeof(__u64);
-		/* launches come in bursts of thousands: waking the reader for
-		 * each costs more than the probes.  The gpu sensor's poll
-		 * consumes the ring every turn of the collector's loop (100 ms
-		 * at most); a sixteenth of the ring waiting wakes it */
-		bpf_ringbuf_submit(out, bpf_ringbuf_query(&events,
-							  BPF_RB_AVAIL_DATA) >
-					AP_RINGBUF_BYTES / 16 ?
-					BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+		/* launches come in bursts of thousands */
+		ap_submit(out, sizeof(*out));
 		sent = bpf_map_lookup_elem(&gpu_sent, &zero);
 		if (sent)
 			(*sent)++;

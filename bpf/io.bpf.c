@@ -360,7 +360,7 @@ static __noinline int emit(int fd, __u32 dir, __u32 sys, __s64 ret,
 			return 0;
 		fill_common(&p->io, fd, dir, sys, ret, flags | AP_IO_F_PATH, f);
 		fill_path(p, f);
-		bpf_ringbuf_submit(p, 0);
+		ap_submit(p, sizeof(*p));
 		/* only once it is on its way: a dropped record is re-sent */
 		bpf_map_update_elem(&io_seen, &key, &one, BPF_ANY);
 	} else {
@@ -369,7 +369,7 @@ static __noinline int emit(int fd, __u32 dir, __u32 sys, __s64 ret,
 		if (!e)
 			return 0;
 		fill_common(e, fd, dir, sys, ret, flags, f);
-		bpf_ringbuf_submit(e, 0);
+		ap_submit(e, sizeof(*e));
 	}
 	return 0;
 }

@@ -153,7 +153,7 @@ int ap_lock_futex_exit(struct trace_event_raw_sys_exit *ctx)
 	if (!e)
 		return 0;
 	ap_get_stacks(ctx, &e->st, 0, 1);
-	bpf_ringbuf_submit(e, 0);
+	ap_submit(e, sizeof(*e));
 	return 0;
 }
 
@@ -214,7 +214,7 @@ int BPF_PROG(ap_lock_kernel_end, void *lock, int ret)
 					BPF_F_USER_STACK);
 	if (e->st.ustack_sz < 0)
 		ap_count(AP_STAT_USTACK_ERR);
-	bpf_ringbuf_submit(e, 0);
+	ap_submit(e, sizeof(*e));
 	return 0;
 }
 
@@ -252,7 +252,7 @@ static __always_inline int pthread_acquired(struct pt_regs *ctx, int ret,
 		if (!e)
 			return 0;
 		ap_get_stacks(ctx, &e->st, 0, 1);
-		bpf_ringbuf_submit(e, 0);
+		ap_submit(e, sizeof(*e));
 		return 0;
 	}
 	tmpl = bpf_map_lookup_elem(&lock_held_tmpl, &zero);
@@ -316,7 +316,7 @@ int BPF_KPROBE(ap_lock_pthread_unlock, void *mutex)
 		if (h->ustack_sz > 0)
 			bpf_probe_read_kernel(&e->st.ips[AP_MAX_STACK],
 					      sizeof(h->ips), h->ips);
-		bpf_ringbuf_submit(e, 0);
+		ap_submit(e, sizeof(*e));
 	}
 	bpf_map_delete_elem(&lock_held, &k);
 	return 0;

@@ -351,7 +351,7 @@ int BPF_PROG(ap_sched_exit, struct task_struct *p)
 		e->pad = 0;
 		BPF_CORE_READ_STR_INTO(&e->comm, p, comm);
 		__builtin_memcpy(&e->t, t, sizeof(e->t));
-		bpf_ringbuf_submit(e, 0);
+		ap_submit(e, sizeof(*e));
 	}
 	bpf_map_delete_elem(&sched_thr, &tid);
 	bpf_map_delete_elem(&sched_stk, &tid);

@@ -32,27 +32,6 @@ struct {
 	__type(value, struct ap_sc_start);
 } ap_sc_inflight SEC(".maps");
 
-/*
- * Waking the reader on every record costs an interrupt per syscall (a
- * self-IPI, a VM exit under virtualisation): more than the tracing itself
- * at high call rates.  The reader polls at least every 100 ms anyway, so
- * it is woken only when the data waiting crosses this mark (the ring
- * holds 16 MiB): once per half MiB at most, not once per call.
- */
-#define AP_SC_WAKEUP_BYTES	(512 * 1024)
-
-static __always_inline void submit(void *e, __u64 size)
-{
-	__u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
-	__u64 flags = BPF_RB_NO_WAKEUP;
-
-	/* avail counts this record (reserved) and its 8-byte header */
-	if (avail >= AP_SC_WAKEUP_BYTES &&
-	    avail < AP_SC_WAKEUP_BYTES + size + 8)
-		flags = BPF_RB_FORCE_WAKEUP;
-	bpf_ringbuf_submit(e, flags);
-}
-
 static __always_inline void fill(struct ap_ev_syscall *e, __u64 pid_tgid,
 				 __u64 ts, __u64 dur, __s64 ret, __u32 id,
 				 __u32 flags)
@@ -90,7 +69,7 @@ int BPF_PROG(ap_syscall_enter, struct pt_regs *regs, long id)
 		if (e) {
 			fill(e, pid_tgid, s.ts, 0, 0, (__u32)id,
 			     AP_SC_NORETURN);
-			submit(e, sizeof(*e));
+			ap_submit(e, sizeof(*e));
 		}
 		return 0;
 	}
@@ -132,14 +111,14 @@ int BPF_PROG(ap_syscall_exit, struct pt_regs *regs, long ret)
 		fill(&e->sc, pid_tgid, start.ts, now - start.ts, ret, start.id,
 		     0);
 		ap_get_stacks(ctx, &e->st, 0, 1);
-		submit(e, sizeof(*e));
+		ap_submit(e, sizeof(*e));
 	} else {
 		struct ap_ev_syscall *e = ap_reserve(sizeof(*e));
 
 		if (!e)
 			return 0;
 		fill(e, pid_tgid, start.ts, now - start.ts, ret, start.id, 0);
-		submit(e, sizeof(*e));
+		ap_submit(e, sizeof(*e));
 	}
 	return 0;
 }

@@ -7,7 +7,6 @@
 #include <argp.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -686,12 +685,10 @@ static int run(struct top *t)
 			}
 			err = ap_collector__poll(t->col, 0);
 		} else {
-			/* sleep, then take what came: a wake-up per tick
-			 * instead of one per record (the ring buffer holds
-			 * far more than a tick's worth) */
-			if (wait_ms)
-				poll(NULL, 0, wait_ms);
-			err = ap_collector__poll(t->col, 0);
+			/* the BPF side wakes the reader only when half a
+			 * MiB waits (ap_submit): a tick of sleep, cut short
+			 * when a busy source would otherwise fill the ring */
+			err = ap_collector__poll(t->col, wait_ms);
 		}
 		if (err < 0 && err != -EINTR)
 			break;
