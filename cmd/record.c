@@ -408,6 +408,13 @@ int cmd_record(int argc, char **argv)
 		ap_err("out of memory");
 		return 1;
 	}
+	/* before anything is attached: a held command would otherwise wait
+	 * (and be seen blocked) while the table loads */
+	ksyms = ap_kallsyms__load("/proc/kallsyms", &e);
+	if (!ksyms)
+		ap_warn("kernel symbols unavailable (/proc/kallsyms: %s): kernel frames will show as addresses",
+			strerror(-e));
+	ap_recorder__set_kallsyms(r.rec, ksyms);
 	e = ap_collector__open(&r.col, &o.collect, ap_recorder__event, note,
 			       r.rec, err, sizeof(err));
 	if (e) {
@@ -438,11 +445,6 @@ int cmd_record(int argc, char **argv)
 		    sensors[i].state != AP_SENSOR_UNAVAILABLE)
 			available |= AP_EVMASK(sensors[i].tag);
 
-	ksyms = ap_kallsyms__load("/proc/kallsyms", &e);
-	if (!ksyms)
-		ap_warn("kernel symbols unavailable (/proc/kallsyms: %s): kernel frames will show as addresses",
-			strerror(-e));
-	ap_recorder__set_kallsyms(r.rec, ksyms);
 
 	if (keep_old(o.output))
 		goto out_workload;
@@ -559,8 +561,6 @@ out_finish:
 				o.cmd[0], WTERMSIG(wl.status),
 				strsignal(WTERMSIG(wl.status)));
 	}
-	ap_kallsyms__free(ksyms);
-	ksyms = NULL;
 	goto out_collector;
 
 out_workload:
@@ -569,9 +569,9 @@ out_workload:
 		waitpid(wl.pid, NULL, 0);
 	}
 out_collector:
-	ap_kallsyms__free(ksyms);
 	ap_collector__close(r.col);
 out_recorder:
+	ap_kallsyms__free(ksyms);
 	ap_recorder__free(r.rec);
 	return ret;
 }
