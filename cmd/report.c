@@ -232,11 +232,70 @@ static double duration_s(const struct ap_header *h,
 	return end > h->start_mono_ns ? (end - h->start_mono_ns) / 1e9 : 0;
 }
 
+/*
+ * Drops beyond the ring buffer and stack counters: in-kernel tables that
+ * were full, events that could not be attributed (per event), frames the
+ * writer could not write.  fn is called for each nonzero count.
+ */
+static void for_each_drop(const struct ap_session *s,
+			  const struct ap_read_stats *st,
+			  void (*fn)(void *ctx, const char *source,
+				     const char *event, uint64_t n),
+			  void *ctx)
+{
+	static const uint32_t sources[] = { AP_LOST_TABLE, AP_LOST_UNRESOLVED };
+	size_t i;
+	uint32_t tag;
+
+	for (i = 0; i < sizeof(sources) / sizeof(sources[0]); i++) {
+		for (tag = 0; tag <= 32; tag++) {
+			uint64_t n = ap_session__lost_tag(s, sources[i],
+							  tag < 32 ? tag :
+							  UINT32_MAX);
+			const char *ev = tag < 32 ? ap_tag__name(tag) : NULL;
+
+			if (n)
+				fn(ctx, ap_lost__source_name(sources[i]),
+				   ev ? ev : "any", n);
+		}
+	}
+	if (st->has_summary && st->summary.lost[AP_LOST_WRITE])
+		fn(ctx, ap_lost__source_name(AP_LOST_WRITE), "any",
+		   st->summary.lost[AP_LOST_WRITE]);
+}
+
+struct drop_out {
+	FILE *out;
+	int nr;
+};
+
+static void drop_table(void *ctx, const char *source, const char *event,
+		       uint64_t n)
+{
+	struct drop_out *d = ctx;
+
+	fprintf(d->out, "%s%s %s %" PRIu64, d->nr++ ? ", " : "# dropped : ",
+		source, event, n);
+}
+
+static void drop_json(void *ctx, const char *source, const char *event,
+		      uint64_t n)
+{
+	struct drop_out *d = ctx;
+
+	fprintf(d->out, "%s{\"source\": ", d->nr++ ? ", " : "");
+	ap_json_str(d->out, source);
+	fputs(", \"event\": ", d->out);
+	ap_json_str(d->out, event);
+	fprintf(d->out, ", \"count\": %" PRIu64 "}", n);
+}
+
 static void print_header_table(FILE *out, const char *path,
 			       const struct ap_header *h,
 			       const struct ap_read_stats *st,
 			       const struct ap_session *s)
 {
+	struct drop_out drops = { out, 0 };
 	const struct ap_sensor *sens;
 	char when[64];
 	size_t i, n;
@@ -258,6 +317,9 @@ static void print_header_table(FILE *out, const char *path,
 		ap_session__lost(s, AP_LOST_RINGBUF),
 		ap_session__lost(s, AP_LOST_KSTACK),
 		ap_session__lost(s, AP_LOST_USTACK));
+	for_each_drop(s, st, drop_table, &drops);
+	if (drops.nr)
+		fputc('\n', out);
 	n = ap_session__sensors(s, &sens);
 	for (i = 0; i < n; i++) {
 		if (sens[i].state == AP_SENSOR_UNAVAILABLE)
@@ -281,6 +343,7 @@ static void print_header_json(FILE *out, const struct ap_header *h,
 			      const struct ap_read_stats *st,
 			      const struct ap_session *s)
 {
+	struct drop_out drops = { out, 0 };
 	const struct ap_sensor *sens;
 	size_t i, n;
 
@@ -304,6 +367,9 @@ static void print_header_json(FILE *out, const struct ap_header *h,
 		ap_session__lost(s, AP_LOST_RINGBUF),
 		ap_session__lost(s, AP_LOST_KSTACK),
 		ap_session__lost(s, AP_LOST_USTACK));
+	fputs(", \"dropped\": [", out);
+	for_each_drop(s, st, drop_json, &drops);
+	fputc(']', out);
 	fprintf(out, ", \"truncated\": %s, \"blocks\": %" PRIu64
 		", \"blocks_bad\": %" PRIu64 ", \"sensors\": [",
 		st->truncated ? "true" : "false", st->blocks, st->blocks_bad);
