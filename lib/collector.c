@@ -258,6 +258,26 @@ void ap_collector__target_changed(struct ap_collector *c, pid_t pid)
 			c->ops[i]->target_changed(c, c->skel, pid);
 }
 
+void ap_collector__mapping(struct ap_collector *c, const struct ap_mmap *m)
+{
+	int i;
+
+	for (i = 0; i < c->nr; i++)
+		if (c->enabled[i] && c->ops[i]->mapping &&
+		    c->status[i].state != AP_SENSOR_UNAVAILABLE)
+			c->ops[i]->mapping(c, c->skel, m);
+}
+
+void ap_collector__image_gone(struct ap_collector *c, pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < c->nr; i++)
+		if (c->enabled[i] && c->ops[i]->image_gone &&
+		    c->status[i].state != AP_SENSOR_UNAVAILABLE)
+			c->ops[i]->image_gone(c, c->skel, pid);
+}
+
 int ap_collector__start(struct ap_collector *c, char *err, size_t errlen)
 {
 	int i, ret, running = 0, asked = 0;

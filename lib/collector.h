@@ -46,6 +46,11 @@ int ap_collector__add_target(struct ap_collector *c, pid_t pid);
  * lets sensors that probe per target (uprobes, per-thread perf events)
  * catch up. */
 void ap_collector__target_changed(struct ap_collector *c, pid_t pid);
+/* The recorder wrote a mapping of a target (snapshot, kernel event or
+ * rescan): sensors that keep per-file state (unwind tables) load it. */
+void ap_collector__mapping(struct ap_collector *c, const struct ap_mmap *m);
+/* pid exec'd or exited: per-process state of its old image goes. */
+void ap_collector__image_gone(struct ap_collector *c, pid_t pid);
 /* Attaches every sensor; a sensor that cannot run is recorded as
  * unavailable (with the reason) and the others go on.  Fails only when no
  * sensor at all could start. */

@@ -186,6 +186,8 @@ static int on_mapping(void *ctx, const struct ap_mmap *m)
 	copy.ts = now_ns();
 	ap_mmap__encode(&copy, &sc->r->buf);
 	ap_addrspace__add_mapping(sc->p->as, &copy);
+	if (sc->r->collector)
+		ap_collector__mapping(sc->r->collector, &copy);
 	sc->r->counts.mmaps++;
 	sc->added++;
 	return 0;
@@ -475,6 +477,8 @@ static int on_task(struct ap_recorder *r, const void *data, size_t size)
 		if (!p)
 			return -ENOMEM;
 		p->generation++;
+		if (r->collector)
+			ap_collector__image_gone(r->collector, p->pid);
 		/* the old image's mappings are gone: a fresh address space
 		 * under the same identity (the session does the same) */
 		ap_addrspace__reset(p->as);
@@ -490,6 +494,8 @@ static int on_task(struct ap_recorder *r, const void *data, size_t size)
 			r->counts.exited++;
 		p->exited = 1;
 		p->exit_code = e->exit_code;
+		if (r->collector)
+			ap_collector__image_gone(r->collector, p->pid);
 		write_task(r, p, AP_TASK_EXITED, e->ppid, comm, e->hdr.ts,
 			   e->exit_code);
 		break;
