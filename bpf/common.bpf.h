@@ -88,15 +88,30 @@ static __always_inline void *ap_reserve(__u64 size)
  */
 #define AP_WAKEUP_BYTES		(512 * 1024)
 
+/* the flags for a record of size bytes when avail bytes were waiting
+ * before it (each record adds an 8-byte header) */
+static __always_inline __u64 ap_wakeup_flags(__u64 avail, __u64 size)
+{
+	if (avail < AP_WAKEUP_BYTES && avail + size + 8 >= AP_WAKEUP_BYTES)
+		return BPF_RB_FORCE_WAKEUP;
+	return BPF_RB_NO_WAKEUP;
+}
+
 static __always_inline void ap_submit(void *e, __u64 size)
 {
+	/* avail counts this record already: it is reserved */
 	__u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
-	__u64 flags = BPF_RB_NO_WAKEUP;
 
-	/* avail counts this record (reserved) and its 8-byte header */
-	if (avail >= AP_WAKEUP_BYTES && avail < AP_WAKEUP_BYTES + size + 8)
-		flags = BPF_RB_FORCE_WAKEUP;
-	bpf_ringbuf_submit(e, flags);
+	bpf_ringbuf_submit(e, ap_wakeup_flags(avail - size - 8, size));
+}
+
+/* bpf_ringbuf_output() with the same wake-up rule as ap_submit() */
+static __always_inline void ap_output(void *e, __u64 size)
+{
+	__u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+
+	if (bpf_ringbuf_output(&events, e, size, ap_wakeup_flags(avail, size)))
+		ap_count(AP_STAT_RB_DROP);
 }
 
 /*

@@ -26,6 +26,7 @@
 #define DEFAULT_FREQ	999
 #define MAX_PIDS	1024
 #define FLUSH_NS	(500 * 1000 * 1000ull)
+#define ALIVE_NS	(100 * 1000 * 1000ull)
 
 struct record_opts {
 	pid_t pids[MAX_PIDS];
@@ -375,7 +376,7 @@ int cmd_record(int argc, char **argv)
 	struct ap_summary sum;
 	struct ap_header hdr;
 	struct sigaction sa;
-	uint64_t counters[AP_STAT_NR], start, last_flush, deadline = 0;
+	uint64_t counters[AP_STAT_NR], start, last_flush, last_alive, deadline = 0;
 	uint32_t available = 0;
 	char err[512], size[32];
 	size_t i, nsens;
@@ -461,7 +462,7 @@ int cmd_record(int argc, char **argv)
 		ap_recorder__snapshot(r.rec, o.pids[i]);
 	ap_recorder__flush(r.rec);
 
-	start = last_flush = mono_ns();
+	start = last_flush = last_alive = mono_ns();
 	if (o.duration > 0)
 		deadline = start + (uint64_t)(o.duration * 1e9);
 	if (o.cmd) {
@@ -499,8 +500,12 @@ int cmd_record(int argc, char **argv)
 			wl.exited = 1;
 			break;
 		}
-		if (o.nr_pids && !targets_alive(&r))
-			break;
+		/* /proc reads at most every 100 ms, not on every wake-up */
+		if (o.nr_pids && now - last_alive >= ALIVE_NS) {
+			if (!targets_alive(&r))
+				break;
+			last_alive = now;
+		}
 	}
 	/* what is still in the ring buffer belongs to the recording */
 	while (ap_collector__poll(r.col, 0) > 0)

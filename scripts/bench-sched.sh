@@ -75,3 +75,38 @@ ours=$("$APERTURE" report -i "$B/s.data" --events sched --format folded |
 	awk '/;sleepy_wait;/ { s += $NF } END { print s + 0 }')
 truth=$(sed -n 's/.*slept_ns=\([0-9]*\).*/\1/p' "$B/s.out")
 echo "sleepy_wait off-CPU: aperture $ours us, offcputime $peer us: aperture/offcputime $(ratio "$ours" "$peer"), aperture/workload $(awk -v a="$ours" -v b="$truth" 'BEGIN { printf "%.3f", a * 1000 / b }')"
+
+echo
+echo "== sched: observer effect on a loaded machine, $WL/offcpu_sleep slices 300, one CPU hog per CPU (median of 3) =="
+# the target's own switch counts and run time (getrusage, its clock)
+# alone, under aperture record -e sched and under perf record -e
+# sched:sched_switch; goal: aperture within 10 % of perf
+hogs=
+for i in $(seq "$(nproc)"); do
+	sh -c 'while :; do :; done' &
+	hogs="$hogs $!"
+done
+field() { sed -n "s/.*$1=\([0-9]*\).*/\1/p" "$2"; }
+median() { sort -n | sed -n 2p; }
+for tool in alone aperture perf; do
+	: >"$B/obs.inv"
+	: >"$B/obs.wall"
+	for i in 1 2 3; do
+		case $tool in
+		alone)	"$WL/offcpu_sleep" slices 300 >"$B/obs.out" ;;
+		aperture) "$APERTURE" record -e sched -o "$B/obs.data" -- \
+			"$WL/offcpu_sleep" slices 300 >"$B/obs.out" 2>/dev/null ;;
+		perf)	perf record -q -e sched:sched_switch -o "$B/obs.perf" -- \
+			"$WL/offcpu_sleep" slices 300 >"$B/obs.out" 2>/dev/null ;;
+		esac
+		field nivcsw "$B/obs.out" >>"$B/obs.inv"
+		field wall_ns "$B/obs.out" >>"$B/obs.wall"
+	done
+	eval "inv_$tool=$(median <"$B/obs.inv")"
+	eval "wall_$tool=$(median <"$B/obs.wall")"
+done
+kill $hogs
+for tool in alone aperture perf; do
+	eval "printf '%-9s involuntary switches %6d  run time %s ms\n' $tool \$inv_$tool \$(ratio \$wall_$tool 1e6)"
+done
+echo "aperture/perf: involuntary switches $(ratio "$inv_aperture" "$inv_perf"), run time $(ratio "$wall_aperture" "$wall_perf") (goal <= 1.10 each)"

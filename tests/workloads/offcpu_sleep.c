@@ -13,6 +13,10 @@
  *				two threads passing a byte N times each way
  *				over pipes: context switches as fast as the
  *				machine goes; prints work_ns, for benchmarks
+ *   offcpu_sleep slices N	N times: burn 1 ms of CPU, sleep 100 us; prints
+ *				its own switch counts (getrusage) and wall
+ *				time, the truth to compare a recorder's
+ *				counts and its disturbance with
  *   offcpu_sleep contend [SECONDS]
  *				two threads spinning in spin() pinned to
  *				CPU 0: each about half of its time runnable
@@ -32,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -102,6 +107,23 @@ static int sleep_mode(double seconds, long iterations)
 	       (unsigned long long)slept,
 	       (unsigned long long)clock_ns(CLOCK_THREAD_CPUTIME_ID),
 	       (long)syscall(SYS_gettid));
+	return 0;
+}
+
+static int slices_mode(long n)
+{
+	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
+	struct rusage ru;
+	long i;
+
+	for (i = 0; i < n; i++) {
+		burn(1000 * 1000);
+		sleepy_wait(100 * 1000);
+	}
+	getrusage(RUSAGE_THREAD, &ru);
+	printf("iterations=%ld nvcsw=%ld nivcsw=%ld tid=%ld wall_ns=%llu\n",
+	       n, ru.ru_nvcsw, ru.ru_nivcsw, (long)syscall(SYS_gettid),
+	       (unsigned long long)(clock_ns(CLOCK_MONOTONIC) - t0));
 	return 0;
 }
 
@@ -178,6 +200,8 @@ int main(int argc, char **argv)
 		delay(argc > 3 ? atof(argv[3]) : 0);
 		return pingpong_mode(atol(argv[2]));
 	}
+	if (argc > 2 && !strcmp(argv[1], "slices"))
+		return slices_mode(atol(argv[2]));
 	if (argc > 1 && argv[1][0] == 'n') {
 		delay(argc > 2 ? atof(argv[2]) : 0);
 		return sleep_mode(0, atol(argv[1] + 1));
