@@ -15,7 +15,9 @@
 #include <linux/types.h>
 #endif
 
-#define AP_MAX_STACK		127	/* frames per stack, kernel and user each */
+#define AP_MAX_KSTACK		127	/* kernel frames per stack */
+#define AP_MAX_USTACK		256	/* user frames per stack (CFI unwinder) */
+#define AP_MAX_FP_USTACK	127	/* user frames bpf_get_stack gives */
 #define AP_COMM_LEN		16
 #define AP_RINGBUF_BYTES	(16 * 1024 * 1024)
 #define AP_MAX_TARGETS		16384
@@ -42,7 +44,17 @@
 #define AP_STAT_SCHED_TABLE_FULL 8
 #define AP_STAT_IO_UNRESOLVED	9
 #define AP_STAT_IO_TABLE_FULL	10	/* io syscalls in flight table full */
-#define AP_STAT_NR		16
+/* the user stack unwinder (bpf/unwind.bpf.h): stacks and frames */
+#define AP_STAT_UW_STACKS	16	/* user stacks unwound from CFI */
+#define AP_STAT_UW_COMPLETE	17	/* ... that reached the outermost frame */
+#define AP_STAT_UW_TRUNCATED	18	/* ... cut at the depth limit */
+#define AP_STAT_UW_FP_FRAMES	19	/* frames taken by frame pointer: no table */
+#define AP_STAT_UW_NO_PROC	20	/* stacks of a process not yet mirrored */
+#define AP_STAT_UW_BAD_RULE	21	/* rows the table could not express */
+#define AP_STAT_UW_FAULT	22	/* stack reads that faulted */
+#define AP_STAT_UW_OUTSIDE	23	/* return address outside every mapping */
+#define AP_STAT_UW_BUSY		24	/* unwinder scratch in use (nesting) */
+#define AP_STAT_NR		32
 
 struct ap_ev_hdr {
 	__u32 type;		/* AP_EV_* */
@@ -52,16 +64,68 @@ struct ap_ev_hdr {
 	__u64 ts;		/* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
 };
 
+/* ap_stacks.uflags: how the user stack was taken and how it ended */
+#define AP_USTACK_CFI		(1u << 0)	/* unwound from CFI tables */
+#define AP_USTACK_COMPLETE	(1u << 1)	/* reached the outermost frame */
+#define AP_USTACK_TRUNCATED	(1u << 2)	/* cut at the depth limit */
+#define AP_USTACK_FP		(1u << 3)	/* some frames by frame pointer */
+#define AP_USTACK_FAULT		(1u << 4)	/* a stack read faulted */
+#define AP_USTACK_OUTSIDE	(1u << 5)	/* ended outside every mapping */
+
 /*
- * A stack pair as bpf_get_stack() fills it: kernel frames in ips[0..],
- * user frames in ips[AP_MAX_STACK..].  Sizes are in bytes, negative on
- * error (-errno from the helper).
+ * Kernel frames (leaf first) in ips[0 .. kstack_sz / 8), then the user
+ * frames (leaf first) packed right after them.  Sizes are in bytes and
+ * never negative (failures are counted).  It is the last member of every
+ * record that carries it, and records are cut after the last frame.
  */
 struct ap_stacks {
 	__s32 kstack_sz;
 	__s32 ustack_sz;
-	__u64 ips[2 * AP_MAX_STACK];
+	__u32 uflags;		/* AP_USTACK_* */
+	__u32 pad;
+	__u64 ips[AP_MAX_KSTACK + AP_MAX_USTACK];
 };
+
+/*
+ * Unwind tables, compiled by user space from a file's CFI (lib/cfi.c):
+ * rows sorted by pc, each valid from its pc up to the next row's, for a
+ * whole file; the rows of every file live in one array map.
+ */
+#define AP_CFI_NONE		0	/* no CFI here: frame pointer */
+#define AP_CFI_RSP		1	/* CFA = rsp + off */
+#define AP_CFI_RBP		2	/* CFA = rbp + off */
+#define AP_CFI_PLT		3	/* CFA = rsp + 8, + 8 when (pc & 15) >= off */
+#define AP_CFI_SIGNAL		4	/* signal trampoline: sigcontext at rsp */
+#define AP_CFI_END		5	/* outermost frame: no caller */
+#define AP_CFI_BAD		6	/* a rule the table cannot express */
+
+struct ap_cfi_row {
+	__u32 pc;		/* ELF virtual address */
+	__u8 kind;		/* AP_CFI_* */
+	__s8 rbp;		/* caller's rbp at CFA + 8 * rbp; 0: unchanged */
+	__u16 pad;
+	__s32 off;
+};
+
+/* one executable mapping of a target, as the unwinder sees it */
+struct ap_umap {
+	__u64 start;
+	__u64 end;
+	__u64 bias;		/* runtime address - ELF address */
+	__u32 row_start;	/* first row of its file's table */
+	__u32 row_nr;		/* 0: no table (JIT, anonymous, no CFI) */
+};
+
+#define AP_UMAP_MAX		256	/* executable mappings per process */
+
+/* the mirror of one process's executable mappings, sorted by start */
+struct ap_uprocmaps {
+	__u32 nr;
+	__u32 pad;
+	struct ap_umap m[AP_UMAP_MAX];
+};
+
+#define AP_UW_PROCS		8192	/* processes mirrored at once */
 
 struct ap_ev_cpu {
 	struct ap_ev_hdr hdr;

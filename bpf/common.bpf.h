@@ -114,28 +114,89 @@ static __always_inline void ap_output(void *e, __u64 size)
 		ap_count(AP_STAT_RB_DROP);
 }
 
+#include "unwind.bpf.h"
+
 /*
- * Fill st with the kernel and user stacks of the current task; ctx is the
- * program's context (pt_regs or perf_event data).
+ * Fill st with the kernel stack (want_kernel) and the user stack
+ * (want_user, from CFI or frame pointers) of the current task, the user
+ * frames packed after the kernel ones; ctx is the program's context.
  */
 static __always_inline void ap_get_stacks(void *ctx, struct ap_stacks *st,
 					  int want_kernel, int want_user)
 {
+	long ksz = 0;
+	__u32 nk;
+
 	st->kstack_sz = 0;
 	st->ustack_sz = 0;
+	st->uflags = 0;
+	st->pad = 0;
 	if (want_kernel) {
-		st->kstack_sz = bpf_get_stack(ctx, st->ips,
-					      AP_MAX_STACK * sizeof(__u64), 0);
-		if (st->kstack_sz < 0)
+		ksz = bpf_get_stack(ctx, st->ips,
+				    AP_MAX_KSTACK * sizeof(__u64), 0);
+		if (ksz < 0) {
 			ap_count(AP_STAT_KSTACK_ERR);
+			ksz = 0;
+		}
 	}
-	if (want_user) {
-		st->ustack_sz = bpf_get_stack(ctx, &st->ips[AP_MAX_STACK],
-					      AP_MAX_STACK * sizeof(__u64),
-					      BPF_F_USER_STACK);
-		if (st->ustack_sz < 0)
-			ap_count(AP_STAT_USTACK_ERR);
-	}
+	nk = (__u32)ksz / sizeof(__u64);
+	if (nk > AP_MAX_KSTACK)
+		nk = AP_MAX_KSTACK;
+	st->kstack_sz = nk * sizeof(__u64);
+	if (want_user)
+		st->ustack_sz = ap_user_stack(ctx, &st->ips[nk], AP_MAX_USTACK,
+					      &st->uflags);
 }
+
+/*
+ * Records that carry stacks are built in a per-CPU buffer and sent cut
+ * after their last frame: a full-depth record is 3 KiB, a typical one a
+ * tenth of that, and the ring holds that many more.  BPF programs of one
+ * CPU do not nest (the kernel's per-CPU recursion guard), so one buffer a
+ * CPU is enough.
+ */
+#define AP_REC_MAX		4096
+
+struct ap_rec_buf {
+	__u8 data[AP_REC_MAX];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ap_rec_buf);
+} ap_rec_scratch SEC(".maps") __weak;
+
+/* a record of size bytes with a struct ap_stacks as its last member */
+static __always_inline void *ap_reserve_st(__u64 size)
+{
+	__u32 zero = 0;
+
+	if (size > AP_REC_MAX)
+		return NULL;
+	return bpf_map_lookup_elem(&ap_rec_scratch, &zero);
+}
+
+/* send the first hdr + frames bytes of e; hdr: offset of its st.ips */
+static __always_inline void ap_output_st(void *e, __u64 hdr,
+					 const struct ap_stacks *st)
+{
+	__u64 size = hdr + (__u64)(__u32)st->kstack_sz +
+		     (__u64)(__u32)st->ustack_sz;
+	__u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+	__u64 flags = BPF_RB_NO_WAKEUP;
+
+	if (size > AP_REC_MAX)
+		size = AP_REC_MAX;
+	/* avail is before this record and its 8-byte header */
+	if (avail < AP_WAKEUP_BYTES && avail + size + 8 >= AP_WAKEUP_BYTES)
+		flags = BPF_RB_FORCE_WAKEUP;
+	if (bpf_ringbuf_output(&events, e, size, flags))
+		ap_count(AP_STAT_RB_DROP);
+}
+
+#define ap_submit_st(e) \
+	ap_output_st((e), __builtin_offsetof(typeof(*(e)), st.ips), &(e)->st)
 
 #endif /* APERTURE_COMMON_BPF_H */

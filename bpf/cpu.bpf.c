@@ -14,13 +14,13 @@ int ap_cpu_sample(struct bpf_perf_event_data *ctx)
 	}
 	if (!ap_is_target(id >> 32))
 		return 0;
-	e = ap_reserve(sizeof(*e));
+	e = ap_reserve_st(sizeof(*e));
 	if (!e)
 		return 0;
 	ap_fill_hdr(&e->hdr, AP_EV_CPU);
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 	ap_get_stacks(ctx, &e->st, 1, 1);
-	ap_submit(e, sizeof(*e));
+	ap_submit_st(e);
 	return 0;
 }
 

@@ -242,24 +242,23 @@ int ap_gpu_return(struct pt_regs *ctx)
 		c->depth--;
 		return 0;
 	}
-	out = ap_reserve(sizeof(*out));
+	out = ap_reserve_st(sizeof(*out));
 	if (out) {
 		bpf_probe_read_kernel(&out->call, sizeof(out->call), c);
 		out->call.launch_ns = bpf_ktime_get_ns() - c->hdr.ts;
 		out->call.result = (__s32)PT_REGS_RC(ctx);
 		/* the caller's frames from the return address on, under
 		 * the entry point */
-		u = &out->st.ips[AP_MAX_STACK];
+		u = out->st.ips;
 		u[0] = c->entry_ip;
 		out->st.kstack_sz = 0;
-		sz = bpf_get_stack(ctx, &u[1],
-				   (AP_MAX_STACK - 1) * sizeof(__u64),
-				   BPF_F_USER_STACK);
-		if (sz < 0)
-			ap_count(AP_STAT_USTACK_ERR);
-		out->st.ustack_sz = sz < 0 ? sz : sz + sizeof(__u64);
+		out->st.uflags = 0;
+		out->st.pad = 0;
+		sz = ap_user_stack(ctx, &u[1], AP_MAX_USTACK - 1,
+				   &out->st.uflags);
+		out->st.ustack_sz = sz + sizeof(__u64);
 		/* launches come in bursts of thousands */
-		ap_submit(out, sizeof(*out));
+		ap_submit_st(out);
 		sent = bpf_map_lookup_elem(&gpu_sent, &zero);
 		if (sent)
 			(*sent)++;

@@ -67,6 +67,8 @@ struct held {
 	__u64 wait_ns;
 	__u32 flags;
 	__s32 ustack_sz;
+	__u32 uflags;
+	__u32 pad;
 	__u64 ips[AP_LOCK_HELD_FRAMES];
 };
 
@@ -104,7 +106,7 @@ static __always_inline int wait_begin(void *map, __u64 addr, __u32 flags)
 static __always_inline struct ap_ev_lock *
 lock_record(__u32 kind, __u64 addr, __u64 wait_ns, __u32 flags, int result)
 {
-	struct ap_ev_lock *e = ap_reserve(sizeof(*e));
+	struct ap_ev_lock *e = ap_reserve_st(sizeof(*e));
 
 	if (!e)
 		return NULL;
@@ -153,7 +155,7 @@ int ap_lock_futex_exit(struct trace_event_raw_sys_exit *ctx)
 	if (!e)
 		return 0;
 	ap_get_stacks(ctx, &e->st, 0, 1);
-	ap_submit(e, sizeof(*e));
+	ap_submit_st(e);
 	return 0;
 }
 
@@ -184,6 +186,8 @@ int BPF_PROG(ap_lock_kernel_end, void *lock, int ret)
 	struct sighand_struct *sh;
 	struct ap_ev_lock *e;
 	struct wait_start s;
+	long ksz;
+	__u32 nk;
 
 	if (!w || w->addr != (__u64)lock)
 		return 0;
@@ -204,17 +208,21 @@ int BPF_PROG(ap_lock_kernel_end, void *lock, int ret)
 		e->cls = AP_EVLOCK_CLS_SIGHAND;
 	/* the first two kernel frames are this program and
 	 * bpf_trace_run2: skip them, the lock's slow path comes next */
-	e->st.kstack_sz = bpf_get_stack(ctx, e->st.ips,
-					AP_MAX_STACK * sizeof(__u64),
-					KSTACK_SKIP & BPF_F_SKIP_FIELD_MASK);
-	if (e->st.kstack_sz < 0)
+	ksz = bpf_get_stack(ctx, e->st.ips, AP_MAX_KSTACK * sizeof(__u64),
+			    KSTACK_SKIP & BPF_F_SKIP_FIELD_MASK);
+	if (ksz < 0) {
 		ap_count(AP_STAT_KSTACK_ERR);
-	e->st.ustack_sz = bpf_get_stack(ctx, &e->st.ips[AP_MAX_STACK],
-					AP_MAX_STACK * sizeof(__u64),
-					BPF_F_USER_STACK);
-	if (e->st.ustack_sz < 0)
-		ap_count(AP_STAT_USTACK_ERR);
-	ap_submit(e, sizeof(*e));
+		ksz = 0;
+	}
+	nk = (__u32)ksz / sizeof(__u64);
+	if (nk > AP_MAX_KSTACK)
+		nk = AP_MAX_KSTACK;
+	e->st.kstack_sz = nk * sizeof(__u64);
+	e->st.uflags = 0;
+	e->st.pad = 0;
+	e->st.ustack_sz = ap_user_stack(ctx, &e->st.ips[nk], AP_MAX_USTACK,
+					&e->st.uflags);
+	ap_submit_st(e);
 	return 0;
 }
 
@@ -252,7 +260,7 @@ static __always_inline int pthread_acquired(struct pt_regs *ctx, int ret,
 		if (!e)
 			return 0;
 		ap_get_stacks(ctx, &e->st, 0, 1);
-		ap_submit(e, sizeof(*e));
+		ap_submit_st(e);
 		return 0;
 	}
 	tmpl = bpf_map_lookup_elem(&lock_held_tmpl, &zero);
@@ -270,10 +278,9 @@ static __always_inline int pthread_acquired(struct pt_regs *ctx, int ret,
 	h->acquired = now;
 	h->wait_ns = now - s.ts;
 	h->flags = flags;
-	h->ustack_sz = bpf_get_stack(ctx, h->ips, sizeof(h->ips),
-				     BPF_F_USER_STACK);
-	if (h->ustack_sz < 0)
-		ap_count(AP_STAT_USTACK_ERR);
+	h->uflags = 0;
+	h->ustack_sz = ap_user_stack(ctx, h->ips, AP_LOCK_HELD_FRAMES,
+				     &h->uflags);
 	return 0;
 }
 
@@ -313,10 +320,12 @@ int BPF_KPROBE(ap_lock_pthread_unlock, void *mutex)
 		e->hold_ns = now - h->acquired;
 		e->st.kstack_sz = 0;
 		e->st.ustack_sz = h->ustack_sz;
+		e->st.uflags = h->uflags;
+		e->st.pad = 0;
 		if (h->ustack_sz > 0)
-			bpf_probe_read_kernel(&e->st.ips[AP_MAX_STACK],
-					      sizeof(h->ips), h->ips);
-		ap_submit(e, sizeof(*e));
+			bpf_probe_read_kernel(e->st.ips, sizeof(h->ips),
+					      h->ips);
+		ap_submit_st(e);
 	}
 	bpf_map_delete_elem(&lock_held, &k);
 	return 0;

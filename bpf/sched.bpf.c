@@ -88,9 +88,7 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev,
 {
 	struct ap_sched_thread *t = bpf_map_lookup_elem(&sched_thr, &tid);
 	struct ap_ev_sched_off *rec;
-	struct ap_stacks *st;
-	long ksz, usz;
-	__u32 nk, zero = 0;
+	__u32 zero = 0;
 
 	if (!t) {
 		/* an exiting thread whose totals were already sent */
@@ -133,25 +131,8 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev,
 		if (!rec)
 			return;
 	}
-	/* sched_switch runs in prev's context: these are its stacks, the
-	 * user frames packed right after the kernel ones */
-	st = &rec->st;
-	ksz = bpf_get_stack(ctx, st->ips, AP_MAX_STACK * sizeof(__u64), 0);
-	if (ksz < 0) {
-		ap_count(AP_STAT_KSTACK_ERR);
-		ksz = 0;
-	}
-	nk = (__u32)ksz / sizeof(__u64);
-	if (nk > AP_MAX_STACK)
-		nk = AP_MAX_STACK;
-	st->kstack_sz = nk * sizeof(__u64);
-	usz = bpf_get_stack(ctx, &st->ips[nk], AP_MAX_STACK * sizeof(__u64),
-			    BPF_F_USER_STACK);
-	if (usz < 0) {
-		ap_count(AP_STAT_USTACK_ERR);
-		usz = 0;
-	}
-	st->ustack_sz = usz;
+	/* sched_switch runs in prev's context: these are its stacks */
+	ap_get_stacks(ctx, &rec->st, 1, 1);
 }
 
 static __always_inline void emit_off(struct task_struct *next,
@@ -171,6 +152,7 @@ static __always_inline void emit_off(struct task_struct *next,
 			return;
 		e->st.kstack_sz = 0;
 		e->st.ustack_sz = 0;
+		e->st.uflags = 0;
 	}
 	e->hdr.type = AP_EV_SCHED;
 	e->hdr.pid = t->pid;

@@ -72,10 +72,8 @@ struct ap_sched_thread {
 
 /*
  * One off-CPU interval, sent at switch-in (or by user space at the end).
- * The stacks are packed to keep the ring buffer traffic small: user
- * frames follow the kernel frames (ips[kstack_sz / 8 ..]), not at
- * ips[AP_MAX_STACK], and the record is cut after the last frame, so its
- * size is AP_SCHED_OFF_SIZE(kstack_sz, ustack_sz), sizes clamped at 0.
+ * The record is cut after the last frame of its stacks, as every record
+ * with stacks is (struct ap_stacks).
  */
 struct ap_ev_sched_off {
 	struct ap_ev_hdr hdr;	/* ts: switch-in; cpu: where it resumed */

@@ -104,14 +104,14 @@ int BPF_PROG(ap_syscall_exit, struct pt_regs *regs, long ret)
 	if (ap_sc_stacks &&
 	    !(ret == 0 && (start.id == ap_sc_nr_execve ||
 			   start.id == ap_sc_nr_execveat))) {
-		struct ap_ev_syscall_stack *e = ap_reserve(sizeof(*e));
+		struct ap_ev_syscall_stack *e = ap_reserve_st(sizeof(*e));
 
 		if (!e)
 			return 0;
 		fill(&e->sc, pid_tgid, start.ts, now - start.ts, ret, start.id,
 		     0);
 		ap_get_stacks(ctx, &e->st, 0, 1);
-		ap_submit(e, sizeof(*e));
+		ap_submit_st(e);
 	} else {
 		struct ap_ev_syscall *e = ap_reserve(sizeof(*e));
 

@@ -190,33 +190,11 @@ static void comm_of(char *dst, const char *src)
 	dst[AP_COMM_LEN - 1] = '\0';
 }
 
-/* the packed stacks of a record of size bytes back into ap_stacks form;
- * -EBADMSG when the frames claimed are not all there */
-static int unpack_stacks(const struct ap_ev_sched_off *e, size_t size,
-			 struct ap_stacks *st)
-{
-	size_t nk = e->st.kstack_sz > 0 ? e->st.kstack_sz / 8 : 0;
-	size_t nu = e->st.ustack_sz > 0 ? e->st.ustack_sz / 8 : 0;
-
-	if (nk > AP_MAX_STACK || nu > AP_MAX_STACK ||
-	    size < AP_SCHED_OFF_HDR_SIZE + (nk + nu) * 8)
-		return -EBADMSG;
-	st->kstack_sz = nk * 8;
-	st->ustack_sz = nu * 8;
-	memcpy(st->ips, e->st.ips, nk * 8);
-	memcpy(st->ips + AP_MAX_STACK, e->st.ips + nk, nu * 8);
-	return 0;
-}
-
 static int rec_off(struct ap_recorder *r, const struct ap_ev_sched_off *e,
 		   size_t size)
 {
 	struct ap_sched_iv iv;
-	struct ap_stacks st;
 	char comm[AP_COMM_LEN];
-
-	if (unpack_stacks(e, size, &st))
-		return 0;
 
 	comm_of(comm, e->comm);
 	ap_recorder__touch(r, e->hdr.pid, e->hdr.tid, comm);
@@ -229,7 +207,7 @@ static int rec_off(struct ap_recorder *r, const struct ap_ev_sched_off *e,
 						    AP_SCHED_ST_BLOCKED;
 	iv.off_ns = e->off_ns;
 	iv.wakeup_ns = e->wakeup_ns;
-	iv.stack_id = ap_recorder__stack(r, e->hdr.pid, &st);
+	iv.stack_id = ap_recorder__stack(r, e->hdr.pid, &e->st);
 	iv.out_cpu = e->out_cpu;
 	iv.waker_pid = e->waker_pid;
 	iv.waker_tid = e->waker_tid;

@@ -2,6 +2,7 @@
 #include "perf_decode.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 #include <linux/perf_event.h>
 
@@ -123,31 +124,32 @@ int ap_perf_lost__parse(const void *rec, size_t size, uint64_t *lost)
 void ap_perf_callchain__split(const uint8_t *chain, uint64_t nr,
 			      struct ap_stacks *st)
 {
+	/* perf gives the kernel frames first, then the user frames: packed
+	 * as struct ap_stacks wants them */
 	uint64_t i;
-	__u64 *out = NULL;
-	int nk = 0, nu = 0, *n = NULL;
+	int nk = 0, nu = 0, *n = NULL, max = 0;
 
-	st->kstack_sz = 0;
-	st->ustack_sz = 0;
+	memset(st, 0, offsetof(struct ap_stacks, ips));
 	for (i = 0; i < nr; i++) {
 		uint64_t ip = ap_get_le64(chain + 8 * i);
 
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
 			/* a context marker: which half follows */
-			if (ip == (uint64_t)PERF_CONTEXT_KERNEL) {
-				out = st->ips;
+			if (ip == (uint64_t)PERF_CONTEXT_KERNEL && !nu) {
 				n = &nk;
+				max = AP_MAX_KSTACK;
 			} else if (ip == (uint64_t)PERF_CONTEXT_USER) {
-				out = st->ips + AP_MAX_STACK;
 				n = &nu;
+				max = AP_MAX_USTACK;
 			} else {
-				out = NULL;	/* guest, hv: not ours */
+				n = NULL;	/* guest, hv: not ours */
 			}
 			continue;
 		}
-		if (!out || *n >= AP_MAX_STACK)
+		if (!n || *n >= max)
 			continue;
-		out[(*n)++] = ip;
+		st->ips[nk + nu] = ip;
+		(*n)++;
 	}
 	st->kstack_sz = nk * 8;
 	st->ustack_sz = nu * 8;

@@ -50,6 +50,8 @@ struct ap_recorder {
 	struct ap_hmap comm_of;		/* tid -> hash of its last comm */
 	struct ap_record_counts counts;
 	void *priv[32];			/* ap_recorder__priv, by tag */
+	/* a cut record made whole; no record is larger */
+	uint8_t whole[4096] __attribute__((aligned(8)));
 	void (*priv_free[32])(void *);
 };
 
@@ -401,17 +403,18 @@ uint32_t ap_recorder__stack(struct ap_recorder *r, uint32_t pid,
 	int nk = st->kstack_sz > 0 ? st->kstack_sz / 8 : 0;
 	int nu = st->ustack_sz > 0 ? st->ustack_sz / 8 : 0;
 	const uint64_t *kips = (const uint64_t *)st->ips;
-	const uint64_t *uips = kips + AP_MAX_STACK;
+	const uint64_t *uips;
 	struct proc *p = find_proc(r, pid);
 	struct ap_stack s;
 	uint32_t id;
 	int fresh = 0;
 
 	_Static_assert(sizeof(st->ips[0]) == sizeof(uint64_t), "ip width");
-	if (nk > AP_MAX_STACK)
-		nk = AP_MAX_STACK;
-	if (nu > AP_MAX_STACK)
-		nu = AP_MAX_STACK;
+	if (nk > AP_MAX_KSTACK)
+		nk = AP_MAX_KSTACK;
+	if (nu > AP_MAX_KSTACK + AP_MAX_USTACK - nk)
+		nu = AP_MAX_KSTACK + AP_MAX_USTACK - nk;
+	uips = kips + nk;
 	if (!nk && !nu)
 		return 0;
 	if (p)
@@ -533,6 +536,14 @@ int ap_recorder__event(void *ctx, const void *data, size_t size)
 
 	if (size < sizeof(*h))
 		return 0;
+	/* records with stacks come cut after their last frame: handlers
+	 * get them whole, the missing frames zero */
+	if (size < sizeof(r->whole)) {
+		memcpy(r->whole, data, size);
+		memset(r->whole + size, 0, sizeof(r->whole) - size);
+		data = r->whole;
+		size = sizeof(r->whole);
+	}
 	for (i = 0; i < sizeof(handlers) / sizeof(handlers[0]); i++) {
 		if (handlers[i].type != h->type)
 			continue;

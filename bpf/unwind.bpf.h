@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The user stack unwinder every sensor shares (x86-64).  User space
+ * compiles each mapped file's CFI into rows (lib/cfi.c) and mirrors each
+ * target's executable mappings (lib/unwind.c); here one bpf_loop step per
+ * frame finds the mapping of the pc, binary-searches its file's rows,
+ * computes the CFA and reads the return address and the saved rbp from
+ * the stack.  Where a file has no table the step falls back to the frame
+ * pointer.  Only the chain of pcs leaves the kernel.
+ *
+ * Included by common.bpf.h; its maps are __weak, one instance after
+ * linking.
+ */
+#ifndef APERTURE_UNWIND_BPF_H
+#define APERTURE_UNWIND_BPF_H
+
+/* rows of every loaded table; max_entries set by user space before load */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ap_cfi_row);
+} ap_uw_rows SEC(".maps") __weak;
+
+/* tgid -> its executable mappings */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, AP_UW_PROCS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct ap_uprocmaps);
+} ap_uw_procs SEC(".maps") __weak;
+
+struct ap_uw_buf {
+	__u32 busy;
+	__u32 pad;
+	__u64 ips[AP_MAX_USTACK];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ap_uw_buf);
+} ap_uw_scratch SEC(".maps") __weak;
+
+/* set by user space before load */
+const volatile __u32 ap_unwind_cfi __weak = 0;	/* 0: frame pointers only */
+const volatile __u32 ap_max_ustack __weak = AP_MAX_USTACK;
+
+struct ap_uw_state {
+	__u64 pc, sp, bp;
+	const struct ap_uprocmaps *pm;
+	__u32 n;
+	__u32 max;
+	__u32 flags;		/* AP_USTACK_* */
+	__u32 exact_pc;		/* pc is not a return address (leaf, signal) */
+};
+
+/* the mapping of pc in pm, or NULL: last start <= pc, then pc < end */
+static __always_inline const struct ap_umap *
+ap_uw_find_map(const struct ap_uprocmaps *pm, __u64 pc)
+{
+	__u32 lo = 0, hi = pm->nr, i;
+
+	if (hi > AP_UMAP_MAX)
+		hi = AP_UMAP_MAX;
+	for (i = 0; i < 9 && lo < hi; i++) {	/* 2^9 > AP_UMAP_MAX */
+		__u32 mid = (lo + hi) / 2;
+
+		if (mid >= AP_UMAP_MAX)
+			return NULL;
+		if (pm->m[mid].start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || lo > AP_UMAP_MAX)
+		return NULL;
+	lo--;
+	if (lo >= AP_UMAP_MAX || pc >= pm->m[lo].end)
+		return NULL;
+	return &pm->m[lo];
+}
+
+/* the row covering the ELF address pc in [start, start + nr) */
+static __always_inline const struct ap_cfi_row *
+ap_uw_find_row(__u32 start, __u32 nr, __u64 pc)
+{
+	const struct ap_cfi_row *row;
+	__u32 lo = start, hi = start + nr, i, idx;
+
+	for (i = 0; i < 24 && lo < hi; i++) {	/* 2^24 rows at most */
+		__u32 mid = lo + (hi - lo) / 2;
+
+		row = bpf_map_lookup_elem(&ap_uw_rows, &mid);
+		if (!row)
+			return NULL;
+		if (row->pc <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == start)
+		return NULL;
+	idx = lo - 1;
+	return bpf_map_lookup_elem(&ap_uw_rows, &idx);
+}
+
+static __always_inline int ap_uw_read(__u64 *dst, __u64 addr,
+				      struct ap_uw_state *s)
+{
+	if (bpf_probe_read_user(dst, sizeof(*dst), (void *)addr)) {
+		s->flags |= AP_USTACK_FAULT;
+		ap_count(AP_STAT_UW_FAULT);
+		return -1;
+	}
+	return 0;
+}
+
+/* one frame by frame pointer: the caller's pc at rbp + 8 */
+static __always_inline long ap_uw_fp_step(struct ap_uw_state *s)
+{
+	__u64 bp = s->bp, ra, nbp;
+
+	s->flags |= AP_USTACK_FP;
+	ap_count(AP_STAT_UW_FP_FRAMES);
+	if (!bp || bp < s->sp || (bp & 7))
+		return 1;
+	if (ap_uw_read(&ra, bp + 8, s) || ap_uw_read(&nbp, bp, s))
+		return 1;
+	s->pc = ra;
+	s->sp = bp + 16;
+	s->bp = nbp;
+	s->exact_pc = 0;
+	return 0;
+}
+
+static long ap_uw_step(__u32 i, void *ctx)
+{
+	struct ap_uw_state *s = ctx;
+	const struct ap_cfi_row *row;
+	const struct ap_umap *m;
+	struct ap_uw_buf *b;
+	__u64 cfa, ra, pc, lookup, nsp, bp;
+	__u32 zero = 0, kind;
+
+	b = bpf_map_lookup_elem(&ap_uw_scratch, &zero);
+	if (!b || !s->pc)
+		return 1;
+	if (s->n >= s->max || s->n >= AP_MAX_USTACK) {
+		s->flags |= AP_USTACK_TRUNCATED;
+		return 1;
+	}
+	b->ips[s->n & (AP_MAX_USTACK - 1)] = s->pc;
+	s->n++;
+
+	pc = s->pc;
+	if (!s->pm)
+		return ap_uw_fp_step(s);
+	m = ap_uw_find_map(s->pm, pc);
+	if (!m) {
+		/* not code of a known mapping: data, or a stale chain */
+		s->flags |= AP_USTACK_OUTSIDE;
+		ap_count(AP_STAT_UW_OUTSIDE);
+		s->n--;
+		return 1;
+	}
+	if (!m->row_nr)
+		return ap_uw_fp_step(s);
+	/* a return address points after the call, which may be the first
+	 * byte of the next function's rows */
+	lookup = pc - m->bias - (s->exact_pc ? 0 : 1);
+	row = ap_uw_find_row(m->row_start, m->row_nr, lookup);
+	if (!row)
+		return ap_uw_fp_step(s);
+	kind = row->kind;
+	switch (kind) {
+	case AP_CFI_RSP:
+		cfa = s->sp + row->off;
+		break;
+	case AP_CFI_RBP:
+		cfa = s->bp + row->off;
+		break;
+	case AP_CFI_PLT:
+		cfa = s->sp + 8 + ((pc & 15) >= (__u64)row->off ? 8 : 0);
+		break;
+	case AP_CFI_SIGNAL:
+		/* rt_sigframe: the interrupted registers in the sigcontext
+		 * at rsp; off is where its rsp is, rbp 40 below, rip 8 above */
+		if (ap_uw_read(&nsp, s->sp + row->off, s) ||
+		    ap_uw_read(&bp, s->sp + row->off - 40, s) ||
+		    ap_uw_read(&ra, s->sp + row->off + 8, s))
+			return 1;
+		s->pc = ra;
+		s->sp = nsp;
+		s->bp = bp;
+		s->exact_pc = 1;
+		return 0;
+	case AP_CFI_END:
+		s->flags |= AP_USTACK_COMPLETE;
+		return 1;
+	case AP_CFI_BAD:
+		ap_count(AP_STAT_UW_BAD_RULE);
+		return ap_uw_fp_step(s);
+	default:
+		return ap_uw_fp_step(s);
+	}
+	if (ap_uw_read(&ra, cfa - 8, s))
+		return 1;
+	bp = s->bp;
+	if (row->rbp && ap_uw_read(&bp, cfa + 8 * (__s64)row->rbp, s))
+		return 1;
+	/* the stack grows down: a caller's frame is above its callee's */
+	if (cfa <= s->sp)
+		return 1;
+	s->pc = ra;
+	s->sp = cfa;
+	s->bp = bp;
+	s->exact_pc = 0;
+	return 0;
+}
+
+/*
+ * The user stack of the current task into dst (max frames), leaf first.
+ * Returns the size in bytes (0 when there is none) and ORs AP_USTACK_*
+ * into *flags.
+ */
+static __always_inline long ap_user_stack(void *ctx, __u64 *dst, __u32 max,
+					  __u32 *flags)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct ap_uw_state s = {};
+	struct ap_uw_buf *b;
+	struct pt_regs *regs;
+	__u32 zero = 0, tgid;
+	long sz;
+
+	if (!ap_unwind_cfi) {
+		if (max > AP_MAX_FP_USTACK)
+			max = AP_MAX_FP_USTACK;
+		sz = bpf_get_stack(ctx, dst, max * sizeof(__u64),
+				   BPF_F_USER_STACK);
+		if (sz < 0) {
+			ap_count(AP_STAT_USTACK_ERR);
+			return 0;
+		}
+		if (sz >= (long)(max * sizeof(__u64)))
+			*flags |= AP_USTACK_TRUNCATED;
+		return sz;
+	}
+	if (!BPF_CORE_READ(task, mm))
+		return 0;		/* a kernel thread */
+	b = bpf_map_lookup_elem(&ap_uw_scratch, &zero);
+	if (!b)
+		return 0;
+	if (b->busy) {
+		ap_count(AP_STAT_UW_BUSY);
+		return 0;
+	}
+	b->busy = 1;
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	s.pc = BPF_CORE_READ(regs, ip);
+	s.sp = BPF_CORE_READ(regs, sp);
+	s.bp = BPF_CORE_READ(regs, bp);
+	s.exact_pc = 1;
+	s.max = max < ap_max_ustack ? max : ap_max_ustack;
+	tgid = bpf_get_current_pid_tgid() >> 32;
+	s.pm = bpf_map_lookup_elem(&ap_uw_procs, &tgid);
+	if (!s.pm)
+		ap_count(AP_STAT_UW_NO_PROC);
+	bpf_loop(AP_MAX_USTACK, ap_uw_step, &s, 0);
+	ap_count(AP_STAT_UW_STACKS);
+	if (s.flags & AP_USTACK_COMPLETE)
+		ap_count(AP_STAT_UW_COMPLETE);
+	if (s.flags & AP_USTACK_TRUNCATED)
+		ap_count(AP_STAT_UW_TRUNCATED);
+	*flags |= s.flags | AP_USTACK_CFI;
+	sz = (long)s.n * sizeof(__u64);
+	if (sz > AP_MAX_USTACK * sizeof(__u64))
+		sz = AP_MAX_USTACK * sizeof(__u64);
+	if (sz > 0)
+		bpf_probe_read_kernel(dst, sz, b->ips);
+	b->busy = 0;
+	return sz;
+}
+
+#endif /* APERTURE_UNWIND_BPF_H */
