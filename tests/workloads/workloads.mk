@@ -39,3 +39,7 @@ WORKLOAD_LDLIBS_gpu_dlopen := -ldl
 # mem_touch: -O0 keeps a frame in every function, the leaf touch() that
 # takes the page faults included, so folded stacks show the whole chain
 WORKLOAD_CFLAGS_mem_touch := -O0
+
+# nofp_chains: no frame pointers anywhere, as distro packages are built:
+# only CFI unwinding gives its chains
+WORKLOAD_CFLAGS_nofp_chains := -O2 -fomit-frame-pointer -momit-leaf-frame-pointer -fno-optimize-sibling-calls

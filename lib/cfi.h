@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Unwind tables: the call frame information of one ELF file (.eh_frame,
+ * else .debug_frame) compiled by libdw into rows that the BPF unwinder
+ * (bpf/unwind.bpf.h) can follow: from each row's pc on, how to find the
+ * CFA, the return address (at CFA - 8) and the caller's rbp.  x86-64.
+ */
+#ifndef APERTURE_CFI_H
+#define APERTURE_CFI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "aperture.h"
+
+struct Elf;
+
+struct ap_cfi_table {
+	struct ap_cfi_row *rows;	/* sorted by pc */
+	size_t nr, cap;
+	uint64_t fdes;			/* FDEs read */
+	uint64_t bad;			/* rows whose rule is not expressible */
+};
+
+/* Compiles the CFI of elf into t (emptied first).  Returns 0, -ENOENT
+ * when the file has no CFI, -E2BIG when its code lies above 4 GiB, or
+ * -errno. */
+int ap_cfi__compile(struct Elf *elf, struct ap_cfi_table *t);
+/* the same for the file at path, opened as a regular file only */
+int ap_cfi__compile_path(const char *path, struct ap_cfi_table *t);
+void ap_cfi_table__free(struct ap_cfi_table *t);
+/* the row that covers ELF address pc, or NULL */
+const struct ap_cfi_row *ap_cfi__lookup(const struct ap_cfi_table *t,
+					uint64_t pc);
+
+#endif /* APERTURE_CFI_H */

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lib/cfi.c: the compiled table of a file says, at every row binutils'
+ * `readelf -wF` prints for it, the same CFA rule, the same place of the
+ * caller's rbp and the same return address rule.  Checked on libc (no
+ * frame pointers, a signal trampoline, PLT rules), a workload built
+ * without frame pointers, and aperture itself.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfi.h"
+
+struct cmp_stats {
+	unsigned long rows, same, expr, end;
+};
+
+/* one row of readelf's table against ours; 0 when they agree */
+static int check_row(const struct ap_cfi_table *t, unsigned long long loc,
+		     const char *cfa, const char *rbp, const char *ra,
+		     struct cmp_stats *s, char *why, size_t whylen)
+{
+	const struct ap_cfi_row *r = ap_cfi__lookup(t, loc);
+	int want_rbp = 0;
+	long off;
+
+	s->rows++;
+	if (!r) {
+		snprintf(why, whylen, "%llx: no row", loc);
+		return -1;
+	}
+	if (!strcmp(ra, "u")) {
+		s->end++;
+		if (r->kind != AP_CFI_END) {
+			snprintf(why, whylen, "%llx: ra undefined, kind %u",
+				 loc, r->kind);
+			return -1;
+		}
+		return 0;
+	}
+	if (!strcmp(cfa, "exp")) {
+		s->expr++;
+		if (r->kind != AP_CFI_PLT && r->kind != AP_CFI_SIGNAL &&
+		    r->kind != AP_CFI_BAD) {
+			snprintf(why, whylen, "%llx: exp, kind %u", loc, r->kind);
+			return -1;
+		}
+		return 0;
+	}
+	if (strcmp(ra, "c-8")) {
+		if (r->kind != AP_CFI_BAD) {
+			snprintf(why, whylen, "%llx: ra %s, kind %u", loc, ra,
+				 r->kind);
+			return -1;
+		}
+		return 0;
+	}
+	if (sscanf(cfa, "rsp+%ld", &off) == 1) {
+		if (r->kind != AP_CFI_RSP || r->off != off)
+			goto differ;
+	} else if (sscanf(cfa, "rbp+%ld", &off) == 1) {
+		if (r->kind != AP_CFI_RBP || r->off != off)
+			goto differ;
+	} else if (r->kind != AP_CFI_BAD) {
+		goto differ;
+	}
+	if (rbp && sscanf(rbp, "c-%ld", &off) == 1)
+		want_rbp = (int)(-off / 8);
+	if (r->rbp != want_rbp) {
+		snprintf(why, whylen, "%llx: rbp %s, row says %d", loc,
+			 rbp ? rbp : "-", r->rbp);
+		return -1;
+	}
+	s->same++;
+	return 0;
+differ:
+	snprintf(why, whylen, "%llx: cfa %s, row kind %u off %d", loc, cfa,
+		 r->kind, r->off);
+	return -1;
+}
+
+/* every row of `readelf -wF path` against the compiled table */
+static void compare_with_readelf(const char *path, struct cmp_stats *s)
+{
+	struct ap_cfi_table t = { 0 };
+	char cmd[512], line[4096], why[256];
+	char cols[32][16];
+	int ncols = 0, cfa_col = -1, rbp_col = -1, ra_col = -1, bad = 0;
+	int in_fde = 0;
+	FILE *f;
+
+	memset(s, 0, sizeof(*s));
+	ck_assert_int_eq(ap_cfi__compile_path(path, &t), 0);
+	ck_assert_uint_gt(t.nr, 0);
+	snprintf(cmd, sizeof(cmd), "readelf -wF '%s' 2>/dev/null", path);
+	f = popen(cmd, "r");
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f)) {
+		char *tok, *save = NULL, *v[32];
+		unsigned long long loc;
+		int n = 0, i;
+
+		if (strstr(line, " LOC ")) {
+			ncols = 0;
+			cfa_col = rbp_col = ra_col = -1;
+			for (tok = strtok_r(line, " \n", &save); tok && ncols < 32;
+			     tok = strtok_r(NULL, " \n", &save)) {
+				snprintf(cols[ncols], sizeof(cols[0]), "%s", tok);
+				if (!strcmp(tok, "CFA"))
+					cfa_col = ncols;
+				else if (!strcmp(tok, "rbp"))
+					rbp_col = ncols;
+				else if (!strcmp(tok, "ra"))
+					ra_col = ncols;
+				ncols++;
+			}
+			continue;
+		}
+		/* a CIE's table is not code */
+		if (strstr(line, " CIE")) {
+			in_fde = 0;
+			ncols = 0;
+		} else if (strstr(line, " FDE ")) {
+			in_fde = 1;
+			ncols = 0;
+		}
+		if (!in_fde || !ncols || sscanf(line, "%llx ", &loc) != 1 ||
+		    strlen(line) < 17 || line[16] != ' ')
+			continue;
+		for (tok = strtok_r(line, " \n", &save); tok && n < 32;
+		     tok = strtok_r(NULL, " \n", &save))
+			v[n++] = tok;
+		if (n != ncols || cfa_col < 0 || ra_col < 0)
+			continue;
+		i = check_row(&t, loc, v[cfa_col], rbp_col >= 0 ? v[rbp_col] :
+			      NULL, v[ra_col], s, why, sizeof(why));
+		if (i && bad++ < 10)
+			fprintf(stderr, "%s: %s\n", path, why);
+	}
+	pclose(f);
+	ap_cfi_table__free(&t);
+	ck_assert_msg(s->rows > 0, "readelf printed no rows for %s", path);
+	ck_assert_msg(!bad, "%s: %d of %lu rows differ from readelf -wF",
+		      path, bad, s->rows);
+}
+
+START_TEST(test_libc)
+{
+	struct cmp_stats s;
+
+	compare_with_readelf("/lib/x86_64-linux-gnu/libc.so.6", &s);
+	/* libc has thousands of functions, PLT rules and __restore_rt */
+	ck_assert_uint_gt(s.same, 10000);
+	ck_assert_uint_gt(s.expr, 0);
+}
+END_TEST
+
+static const char *build_path(const char *rel, char *buf, size_t len)
+{
+	const char *b = getenv("APERTURE_TEST_BUILD");
+
+	snprintf(buf, len, "%s/%s", b ? b : "build", rel);
+	return buf;
+}
+
+START_TEST(test_workload_and_self)
+{
+	struct cmp_stats s;
+	char p[4096];
+
+	compare_with_readelf(build_path("tests/workloads/nofp_chains", p,
+					sizeof(p)), &s);
+	ck_assert_uint_gt(s.same, 10);
+	/* _start: the outermost frame has its return address undefined */
+	compare_with_readelf(build_path("aperture", p, sizeof(p)), &s);
+	ck_assert_uint_gt(s.same, 1000);
+}
+END_TEST
+
+START_TEST(test_signal_trampoline)
+{
+	struct ap_cfi_table t = { 0 };
+	size_t i, sig = 0, plt = 0, end = 0;
+
+	ck_assert_int_eq(ap_cfi__compile_path("/lib/x86_64-linux-gnu/libc.so.6",
+					      &t), 0);
+	for (i = 0; i < t.nr; i++) {
+		ck_assert(i == 0 || t.rows[i].pc > t.rows[i - 1].pc);
+		sig += t.rows[i].kind == AP_CFI_SIGNAL;
+		plt += t.rows[i].kind == AP_CFI_PLT;
+		end += t.rows[i].kind == AP_CFI_END;
+	}
+	/* __restore_rt: the sigcontext's rsp at rsp + 160 */
+	ck_assert_uint_eq(sig, 1);
+	ck_assert_uint_gt(plt, 0);
+	for (i = 0; i < t.nr; i++)
+		if (t.rows[i].kind == AP_CFI_SIGNAL)
+			ck_assert_int_eq(t.rows[i].off, 160);
+	ap_cfi_table__free(&t);
+}
+END_TEST
+
+START_TEST(test_not_elf)
+{
+	struct ap_cfi_table t = { 0 };
+
+	ck_assert_int_eq(ap_cfi__compile_path("/nonexistent", &t), -ENOENT);
+	ck_assert_int_eq(ap_cfi__compile_path("/dev/null", &t), -EINVAL);
+	ck_assert_int_ne(ap_cfi__compile_path("/etc/passwd", &t), 0);
+	ck_assert_uint_eq(t.nr, 0);
+}
+END_TEST
+
+static Suite *cfi_suite(void)
+{
+	Suite *s = suite_create("cfi");
+	TCase *tc = tcase_create("compile");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_libc);
+	tcase_add_test(tc, test_workload_and_self);
+	tcase_add_test(tc, test_signal_trampoline);
+	tcase_add_test(tc, test_not_elf);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(cfi_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Ground truth for user stack unwinding, built without frame pointers
+ * (tests/workloads/workloads.mk), as distro software is.  Every mode has
+ * one known chain from main:
+ *
+ *   cpu     main;mode_cpu;chain_a;chain_b;leaf_spin       (frameless leaf)
+ *   deep    main;mode_deep;recurse x DEPTH;leaf_spin       (250 by default)
+ *   qsort   main;mode_qsort;qsort...;cmp_slow              (libc callback)
+ *   signal  main;mode_signal;victim_spin;[signal];on_alarm;handler_spin
+ *   sleep   main;mode_sleep;nap;nanosleep...               (blocks in libc)
+ *   lock    main;...;locker;pthread_mutex_lock...          (futex waits)
+ *
+ * Usage: nofp_chains MODE [SECONDS] [DEPTH]
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+
+static volatile uint64_t sink;
+static double seconds = 2;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* a leaf without a frame: no call, no stack use */
+__attribute__((noinline)) uint64_t leaf_spin(uint64_t n)
+{
+	uint64_t x = sink;
+
+	while (n--)
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+	return x;
+}
+
+/* the "+ 1" after each call keeps it a call, not a tail jump */
+__attribute__((noinline)) uint64_t chain_b(uint64_t n)
+{
+	return leaf_spin(n) + 1;
+}
+
+__attribute__((noinline)) uint64_t chain_a(uint64_t n)
+{
+	return chain_b(n) + 1;
+}
+
+__attribute__((noinline)) void mode_cpu(void)
+{
+	double end = now() + seconds;
+
+	while (now() < end)
+		sink = chain_a(200000);
+}
+
+__attribute__((noinline)) uint64_t recurse(int depth, uint64_t n)
+{
+	volatile char pad[24];	/* a real frame on the stack */
+
+	pad[0] = (char)depth;
+	if (depth <= 1)
+		return leaf_spin(n) + pad[0];
+	return recurse(depth - 1, n) + pad[0];
+}
+
+__attribute__((noinline)) void mode_deep(int depth)
+{
+	double end = now() + seconds;
+
+	while (now() < end)
+		sink = recurse(depth, 200000);
+}
+
+__attribute__((noinline)) int cmp_slow(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	sink = leaf_spin(200);
+	return x < y ? -1 : x > y;
+}
+
+__attribute__((noinline)) void mode_qsort(void)
+{
+	static uint32_t v[4096];
+	double end = now() + seconds;
+	size_t i;
+
+	while (now() < end) {
+		for (i = 0; i < 4096; i++)
+			v[i] = (uint32_t)(i * 2654435761u);
+		qsort(v, 4096, sizeof(v[0]), cmp_slow);
+	}
+}
+
+__attribute__((noinline)) void handler_spin(void)
+{
+	sink = leaf_spin(3000000) + 1;
+}
+
+__attribute__((noinline)) void on_alarm(int sig)
+{
+	handler_spin();
+	sink += sig;
+}
+
+__attribute__((noinline)) void victim_spin(void)
+{
+	double end = now() + seconds;
+
+	while (now() < end)
+		sink = leaf_spin(1000) + 1;
+}
+
+__attribute__((noinline)) void mode_signal(void)
+{
+	struct itimerval it = { { 0, 5000 }, { 0, 5000 } };
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
+	victim_spin();
+	memset(&it, 0, sizeof(it));
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
+__attribute__((noinline)) void nap(void)
+{
+	struct timespec ts = { 0, 2000000 };
+
+	nanosleep(&ts, NULL);
+	sink++;
+}
+
+__attribute__((noinline)) void mode_sleep(void)
+{
+	double end = now() + seconds;
+
+	while (now() < end)
+		nap();
+}
+
+static pthread_mutex_t mtx = PTHREAD_MUTEX_INITIALIZER;
+
+__attribute__((noinline)) void locker(void)
+{
+	pthread_mutex_lock(&mtx);
+	sink = leaf_spin(300000) + 1;
+	pthread_mutex_unlock(&mtx);
+}
+
+__attribute__((noinline)) void *lock_thread(void *arg)
+{
+	double end = now() + seconds;
+
+	while (now() < end)
+		locker();
+	return arg;
+}
+
+__attribute__((noinline)) void mode_lock(void)
+{
+	pthread_t t;
+
+	pthread_create(&t, NULL, lock_thread, NULL);
+	lock_thread(NULL);
+	pthread_join(t, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "cpu";
+
+	if (argc > 2)
+		seconds = atof(argv[2]);
+	if (!strcmp(mode, "cpu"))
+		mode_cpu();
+	else if (!strcmp(mode, "deep"))
+		mode_deep(argc > 3 ? atoi(argv[3]) : 250);
+	else if (!strcmp(mode, "qsort"))
+		mode_qsort();
+	else if (!strcmp(mode, "signal"))
+		mode_signal();
+	else if (!strcmp(mode, "sleep"))
+		mode_sleep();
+	else if (!strcmp(mode, "lock"))
+		mode_lock();
+	else {
+		fprintf(stderr, "usage: nofp_chains cpu|deep|qsort|signal|sleep|lock [SECONDS] [DEPTH]\n");
+		return 2;
+	}
+	return 0;
+}
