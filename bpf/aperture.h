@@ -54,6 +54,8 @@
 #define AP_STAT_UW_FAULT	22	/* stack reads that faulted */
 #define AP_STAT_UW_OUTSIDE	23	/* return address outside every mapping */
 #define AP_STAT_UW_BUSY		24	/* unwinder scratch in use (nesting) */
+#define AP_STAT_UW_VMA		25	/* frames whose mapping the mirror lacked,
+					 * found with bpf_find_vma */
 #define AP_STAT_NR		32
 
 struct ap_ev_hdr {
@@ -105,6 +107,8 @@ struct ap_cfi_row {
 	__s8 rbp;		/* caller's rbp at CFA + 8 * rbp; 0: unchanged */
 	__u16 pad;
 	__s32 off;
+	__u32 pad2;		/* array map elements are 8-byte multiples:
+				 * the mmap'ed rows are laid out as here */
 };
 
 /* one executable mapping of a target, as the unwinder sees it */
@@ -118,14 +122,42 @@ struct ap_umap {
 
 #define AP_UMAP_MAX		256	/* executable mappings per process */
 
-/* the mirror of one process's executable mappings, sorted by start */
-struct ap_uprocmaps {
+/*
+ * The mirror of one process's executable mappings: entries 0..nr-1 of
+ * generation gen, sorted by start, each under its own key, so that the
+ * unwinder's binary search uses map lookups and user space can build the
+ * next generation while the current one is in use.
+ */
+struct ap_uproc {
 	__u32 nr;
-	__u32 pad;
-	struct ap_umap m[AP_UMAP_MAX];
+	__u32 gen;		/* 0 or 1 */
 };
 
+struct ap_umap_key {
+	__u32 pid;
+	__u32 idx;		/* gen << 31 | index */
+};
+
+/*
+ * The tables by file, for code the mirror does not know yet (the first
+ * milliseconds after an exec, a dlopen not yet read): the unwinder finds
+ * the mapping with bpf_find_vma and its file's table by device and inode.
+ */
+struct ap_ufile_key {
+	__u64 ino;
+	__u32 dev;		/* the kernel's s_dev: major << 20 | minor */
+	__u32 pad;
+};
+
+struct ap_ufile {
+	__u32 row_start;
+	__u32 row_nr;
+	__s64 delta;		/* p_vaddr - p_offset of its code segment */
+};
+
+#define AP_UW_FILES		4096
 #define AP_UW_PROCS		8192	/* processes mirrored at once */
+#define AP_UW_MAPS		(64 * 1024)	/* mirrored mappings, all processes */
 
 struct ap_ev_cpu {
 	struct ap_ev_hdr hdr;

@@ -28,7 +28,9 @@ static __always_inline void emit_task(__u32 kind, __u32 pid, __u32 tid,
 	e->exit_code = exit_code;
 	e->pad = 0;
 	BPF_CORE_READ_STR_INTO(&e->comm, t, comm);
-	bpf_ringbuf_submit(e, 0);
+	/* rare, and the reader reads the new process's mappings on it:
+	 * until then its stacks unwind without the mirror */
+	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
 }
 
 SEC("tp_btf/sched_process_fork")
@@ -56,6 +58,9 @@ int BPF_PROG(ap_task_exec, struct task_struct *p, pid_t old_pid,
 
 	if (!ap_is_target(tgid))
 		return 0;
+	/* the unwinder's mirror of the old image: until user space has
+	 * read the new one, stacks fall back to frame pointers, counted */
+	bpf_map_delete_elem(&ap_uw_procs, &tgid);
 	emit_task(AP_TASK_EXEC, tgid, BPF_CORE_READ(p, pid),
 		  BPF_CORE_READ(p, real_parent, tgid), p, 0);
 	return 0;

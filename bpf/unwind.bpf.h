@@ -22,14 +22,57 @@ struct {
 	__type(value, struct ap_cfi_row);
 } ap_uw_rows SEC(".maps") __weak;
 
-/* tgid -> its executable mappings */
+/* tgid -> how many mappings, which generation */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, AP_UW_PROCS);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u32);
-	__type(value, struct ap_uprocmaps);
+	__type(value, struct ap_uproc);
 } ap_uw_procs SEC(".maps") __weak;
+
+/* (tgid, generation, index) -> one executable mapping */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, AP_UW_MAPS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct ap_umap_key);
+	__type(value, struct ap_umap);
+} ap_uw_maps SEC(".maps") __weak;
+
+/* (device, inode) -> its table, for mappings found with bpf_find_vma */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, AP_UW_FILES);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct ap_ufile_key);
+	__type(value, struct ap_ufile);
+} ap_uw_files SEC(".maps") __weak;
+
+/*
+ * Mappings the unwinder found itself with bpf_find_vma (once per program
+ * run: the helper cannot run again before its deferred unlock), kept
+ * briefly by (process image, 2 MiB region of the pc): until user space
+ * mirrors a new image, each stack teaches the next ones one mapping.
+ */
+struct ap_uw_learnt_key {
+	__u64 mm;		/* the address space: a new one at exec */
+	__u64 region;		/* pc >> 21 */
+};
+
+struct ap_uw_learnt {
+	struct ap_umap m;
+	__u64 ts;
+};
+
+#define AP_UW_LEARNT_NS		(500 * 1000 * 1000ull)
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct ap_uw_learnt_key);
+	__type(value, struct ap_uw_learnt);
+} ap_uw_learnt SEC(".maps") __weak;
 
 struct ap_uw_buf {
 	__u32 busy;
@@ -48,39 +91,110 @@ struct {
 const volatile __u32 ap_unwind_cfi __weak = 0;	/* 0: frame pointers only */
 const volatile __u32 ap_max_ustack __weak = AP_MAX_USTACK;
 
+/*
+ * The walk's state, on the caller's stack.  Nothing in it is used as an
+ * offset into memory (indexes go through map lookups, the frame slot is
+ * bpf_loop's own index): the verifier then needs no precise values and
+ * checks each step once.
+ */
 struct ap_uw_state {
 	__u64 pc, sp, bp;
-	const struct ap_uprocmaps *pm;
+	__u32 pid;
+	__u32 nmaps;		/* 0: the process is not mirrored */
+	__u32 gen;
 	__u32 n;
 	__u32 max;
 	__u32 flags;		/* AP_USTACK_* */
 	__u32 exact_pc;		/* pc is not a return address (leaf, signal) */
 };
 
-/* the mapping of pc in pm, or NULL: last start <= pc, then pc < end */
+/* the mapping of pc, or NULL: the last one starting at or below pc */
 static __always_inline const struct ap_umap *
-ap_uw_find_map(const struct ap_uprocmaps *pm, __u64 pc)
+ap_uw_find_map(const struct ap_uw_state *s, __u64 pc)
 {
-	__u32 lo = 0, hi = pm->nr, i;
+	struct ap_umap_key k = { .pid = s->pid };
+	const struct ap_umap *m;
+	__u32 lo = 0, hi = s->nmaps, i;
 
-	if (hi > AP_UMAP_MAX)
-		hi = AP_UMAP_MAX;
 	for (i = 0; i < 9 && lo < hi; i++) {	/* 2^9 > AP_UMAP_MAX */
-		__u32 mid = (lo + hi) / 2;
+		__u32 mid = lo + (hi - lo) / 2;
 
-		if (mid >= AP_UMAP_MAX)
+		k.idx = s->gen << 31 | mid;
+		m = bpf_map_lookup_elem(&ap_uw_maps, &k);
+		if (!m)
 			return NULL;
-		if (pm->m[mid].start <= pc)
+		if (m->start <= pc)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (!lo || lo > AP_UMAP_MAX)
+	if (!lo)
 		return NULL;
-	lo--;
-	if (lo >= AP_UMAP_MAX || pc >= pm->m[lo].end)
+	k.idx = s->gen << 31 | (lo - 1);
+	m = bpf_map_lookup_elem(&ap_uw_maps, &k);
+	if (!m || pc >= m->end)
 		return NULL;
-	return &pm->m[lo];
+	return m;
+}
+
+struct ap_uw_vma {
+	__u64 start, end, pgoff;
+	struct ap_ufile_key key;
+	__u32 file;		/* the mapping has a file */
+	__u32 pad;
+};
+
+static long ap_uw_vma_cb(struct task_struct *task, struct vm_area_struct *vma,
+			 void *ctx)
+{
+	struct ap_uw_vma *v = ctx;
+	struct file *f = BPF_CORE_READ(vma, vm_file);
+
+	v->start = BPF_CORE_READ(vma, vm_start);
+	v->end = BPF_CORE_READ(vma, vm_end);
+	v->pgoff = BPF_CORE_READ(vma, vm_pgoff);
+	if (f) {
+		v->key.ino = BPF_CORE_READ(f, f_inode, i_ino);
+		v->key.dev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
+		v->file = 1;
+	}
+	return 0;
+}
+
+/* the mapping of pc from the kernel's own list, its table by file: m is
+ * filled in; 0, or -1 when pc is not in a mapping of a file with a table */
+static __always_inline int ap_uw_vma_map(__u64 pc, struct ap_umap *m)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct ap_uw_learnt_key lk = {
+		.mm = (__u64)BPF_CORE_READ(task, mm),
+		.region = pc >> 21,
+	};
+	struct ap_uw_learnt *l = bpf_map_lookup_elem(&ap_uw_learnt, &lk);
+	struct ap_uw_learnt nl = {};
+	struct ap_uw_vma v = {};
+	const struct ap_ufile *f;
+	__u64 now = bpf_ktime_get_ns();
+
+	if (l && now - l->ts < AP_UW_LEARNT_NS && l->m.start <= pc &&
+	    pc < l->m.end) {
+		*m = l->m;
+		return 0;
+	}
+	if (bpf_find_vma(task, pc, ap_uw_vma_cb, &v, 0) || !v.file)
+		return -1;
+	f = bpf_map_lookup_elem(&ap_uw_files, &v.key);
+	if (!f)
+		return -1;
+	m->start = v.start;
+	m->end = v.end;
+	m->bias = v.start - (v.pgoff << 12) - f->delta;
+	m->row_start = f->row_start;
+	m->row_nr = f->row_nr;
+	nl.m = *m;
+	nl.ts = now;
+	bpf_map_update_elem(&ap_uw_learnt, &lk, &nl, BPF_ANY);
+	return 0;
 }
 
 /* the row covering the ELF address pc in [start, start + nr) */
@@ -141,29 +255,44 @@ static long ap_uw_step(__u32 i, void *ctx)
 	struct ap_uw_state *s = ctx;
 	const struct ap_cfi_row *row;
 	const struct ap_umap *m;
+	struct ap_umap vm;
 	struct ap_uw_buf *b;
 	__u64 cfa, ra, pc, lookup, nsp, bp;
-	__u32 zero = 0, kind;
+	__u32 zero = 0, kind, idx;
 
 	b = bpf_map_lookup_elem(&ap_uw_scratch, &zero);
 	if (!b || !s->pc)
 		return 1;
-	if (s->n >= s->max || s->n >= AP_MAX_USTACK) {
+	if (i >= s->max || i >= AP_MAX_USTACK) {
 		s->flags |= AP_USTACK_TRUNCATED;
 		return 1;
 	}
-	b->ips[s->n & (AP_MAX_USTACK - 1)] = s->pc;
-	s->n++;
+	/* every step that goes on adds one frame: frame i is step i's; the
+	 * barrier keeps the mask that the verifier needs to see */
+	idx = i;
+	asm volatile("" : "+r"(idx));
+	b->ips[idx & (AP_MAX_USTACK - 1)] = s->pc;
+	s->n = i + 1;
 
 	pc = s->pc;
-	if (!s->pm)
+	m = s->nmaps ? ap_uw_find_map(s, pc) : NULL;
+	if (!m && !ap_uw_vma_map(pc, &vm)) {
+		/* code the mirror does not know yet, of a file whose table
+		 * is loaded */
+		ap_count(AP_STAT_UW_VMA);
+		m = &vm;
+	}
+	if (!m && !s->nmaps)
 		return ap_uw_fp_step(s);
-	m = ap_uw_find_map(s->pm, pc);
 	if (!m) {
-		/* not code of a known mapping: data, or a stale chain */
+		/* the sampled pc is code, whatever the mirror says (it may
+		 * lag a dlopen); a return address outside every mapping is
+		 * data or a mapping not mirrored yet: the chain ends there,
+		 * and user space, which knows more, keeps or drops it */
+		if (!i)
+			return ap_uw_fp_step(s);
 		s->flags |= AP_USTACK_OUTSIDE;
 		ap_count(AP_STAT_UW_OUTSIDE);
-		s->n--;
 		return 1;
 	}
 	if (!m->row_nr)
@@ -231,9 +360,10 @@ static __always_inline long ap_user_stack(void *ctx, __u64 *dst, __u32 max,
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct ap_uw_state s = {};
+	const struct ap_uproc *up;
 	struct ap_uw_buf *b;
 	struct pt_regs *regs;
-	__u32 zero = 0, tgid;
+	__u32 zero = 0;
 	long sz;
 
 	if (!ap_unwind_cfi) {
@@ -265,10 +395,14 @@ static __always_inline long ap_user_stack(void *ctx, __u64 *dst, __u32 max,
 	s.bp = BPF_CORE_READ(regs, bp);
 	s.exact_pc = 1;
 	s.max = max < ap_max_ustack ? max : ap_max_ustack;
-	tgid = bpf_get_current_pid_tgid() >> 32;
-	s.pm = bpf_map_lookup_elem(&ap_uw_procs, &tgid);
-	if (!s.pm)
+	s.pid = bpf_get_current_pid_tgid() >> 32;
+	up = bpf_map_lookup_elem(&ap_uw_procs, &s.pid);
+	if (up) {
+		s.nmaps = up->nr < AP_UMAP_MAX ? up->nr : AP_UMAP_MAX;
+		s.gen = up->gen & 1;
+	} else {
 		ap_count(AP_STAT_UW_NO_PROC);
+	}
 	bpf_loop(AP_MAX_USTACK, ap_uw_step, &s, 0);
 	ap_count(AP_STAT_UW_STACKS);
 	if (s.flags & AP_USTACK_COMPLETE)
@@ -277,8 +411,8 @@ static __always_inline long ap_user_stack(void *ctx, __u64 *dst, __u32 max,
 		ap_count(AP_STAT_UW_TRUNCATED);
 	*flags |= s.flags | AP_USTACK_CFI;
 	sz = (long)s.n * sizeof(__u64);
-	if (sz > AP_MAX_USTACK * sizeof(__u64))
-		sz = AP_MAX_USTACK * sizeof(__u64);
+	if (sz > (long)(max * sizeof(__u64)))
+		sz = max * sizeof(__u64);
 	if (sz > 0)
 		bpf_probe_read_kernel(dst, sz, b->ips);
 	b->busy = 0;

@@ -45,6 +45,8 @@ enum {
 	OPT_CUDA_LIB,
 	OPT_MEM_DENSITY,
 	OPT_MIN_BLOCK,
+	OPT_CALL_GRAPH,
+	OPT_MAX_STACK,
 };
 
 static const struct argp_option options[] = {
@@ -59,6 +61,8 @@ static const struct argp_option options[] = {
 	{ "mem-density", OPT_MEM_DENSITY, "LEVEL", 0, "mem: sampling density low, default or high", 2 },
 	{ "count", 'c', "PERIOD", 0, "mem: sample every PERIOD operations (overrides --mem-density)", 2 },
 	{ "min-block", OPT_MIN_BLOCK, "USECS", 0, "sched: ignore off-CPU periods shorter than USECS (default: 1)", 2 },
+	{ "call-graph", OPT_CALL_GRAPH, "cfi|fp", 0, "How user stacks are unwound: cfi (default: from each file's CFI, in the kernel) or fp (frame pointers)", 2 },
+	{ "max-stack", OPT_MAX_STACK, "N", 0, "At most N user frames per stack (default and limit: 256; fp: 127)", 2 },
 	{ NULL, 0, NULL, 0, "Output:", 3 },
 	{ "output", 'o', "FILE", 0, "Write to FILE (default: aperture.data; an existing one is kept as FILE.old)", 3 },
 	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS", 3 },
@@ -139,6 +143,23 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			ap_cli_usage_error(state, "bad --min-block '%s': give microseconds",
 					   arg);
 		o->collect.min_block_ns = v * 1000;
+		break;
+	case OPT_CALL_GRAPH:
+		if (!strcmp(arg, "cfi") || !strcmp(arg, "dwarf"))
+			o->collect.call_graph = AP_CALL_GRAPH_CFI;
+		else if (!strcmp(arg, "fp"))
+			o->collect.call_graph = AP_CALL_GRAPH_FP;
+		else
+			ap_cli_usage_error(state,
+					   "bad --call-graph '%s': give cfi or fp",
+					   arg);
+		break;
+	case OPT_MAX_STACK:
+		if (ap_parse_u64(arg, 1, AP_MAX_USTACK, &v))
+			ap_cli_usage_error(state,
+					   "bad --max-stack '%s': give 1 to %d frames",
+					   arg, AP_MAX_USTACK);
+		o->collect.max_stack = (uint32_t)v;
 		break;
 	case 'o':
 		if (!*arg)

@@ -290,6 +290,72 @@ static void drop_json(void *ctx, const char *source, const char *event,
 	fprintf(d->out, ", \"count\": %" PRIu64 "}", n);
 }
 
+static double pct(uint64_t a, uint64_t b)
+{
+	return b ? 100.0 * a / b : 0;
+}
+
+/* one line: how user stacks were unwound and what went wrong, by reason */
+static void print_unwind(FILE *out, const struct ap_session *s)
+{
+	const struct ap_unwind_info *u = ap_session__unwind(s);
+	const uint64_t *c;
+
+	if (!u)
+		return;
+	if (u->method == AP_UNWIND_FP) {
+		fprintf(out, "# unwind  : frame pointers, up to %u user frames; %"
+			PRIu64 " stacks ended at a data address\n", u->max_stack,
+			u->c[AP_UWC_DATA_CUT]);
+		return;
+	}
+	c = u->c;
+	fprintf(out, "# unwind  : cfi, up to %u user frames: %" PRIu64
+		" stacks, %.1f%% reached the outermost frame, %.1f%% truncated"
+		"; fallbacks and failures: %" PRIu64 " frames by frame pointer"
+		" (no table), %" PRIu64 " stacks of processes not mirrored yet, %"
+		PRIu64 " unexpressible rules, %" PRIu64 " read faults, %" PRIu64
+		" ends outside every mapping; %" PRIu64 " tables, %" PRIu64
+		" rows, %" PRIu64 " files without CFI, %" PRIu64
+		" without room\n", u->max_stack, c[AP_UWC_STACKS],
+		pct(c[AP_UWC_COMPLETE], c[AP_UWC_STACKS]),
+		pct(c[AP_UWC_TRUNCATED], c[AP_UWC_STACKS]),
+		c[AP_UWC_FP_FRAMES], c[AP_UWC_NO_PROC], c[AP_UWC_BAD_RULE],
+		c[AP_UWC_FAULT], c[AP_UWC_DATA_CUT], c[AP_UWC_TABLES],
+		c[AP_UWC_ROWS], c[AP_UWC_NO_CFI], c[AP_UWC_NO_ROOM]);
+}
+
+static void print_unwind_json(FILE *out, const struct ap_session *s)
+{
+	static const char *const names[AP_UWC_NR] = {
+		[AP_UWC_STACKS] = "stacks",
+		[AP_UWC_COMPLETE] = "complete",
+		[AP_UWC_TRUNCATED] = "truncated",
+		[AP_UWC_FP_FRAMES] = "fp_frames",
+		[AP_UWC_NO_PROC] = "not_mirrored",
+		[AP_UWC_BAD_RULE] = "bad_rules",
+		[AP_UWC_FAULT] = "read_faults",
+		[AP_UWC_OUTSIDE] = "outside",
+		[AP_UWC_VMA] = "found_by_vma",
+		[AP_UWC_TABLES] = "tables",
+		[AP_UWC_ROWS] = "rows",
+		[AP_UWC_NO_CFI] = "files_without_cfi",
+		[AP_UWC_BUILD_NS] = "build_ns",
+		[AP_UWC_NO_ROOM] = "no_room",
+		[AP_UWC_DATA_CUT] = "ended_at_data",
+	};
+	const struct ap_unwind_info *u = ap_session__unwind(s);
+	int i;
+
+	if (!u)
+		return;
+	fprintf(out, ", \"unwind\": {\"method\": \"%s\", \"max_stack\": %u",
+		u->method == AP_UNWIND_FP ? "fp" : "cfi", u->max_stack);
+	for (i = 0; i < AP_UWC_NR; i++)
+		fprintf(out, ", \"%s\": %" PRIu64, names[i], u->c[i]);
+	fputc('}', out);
+}
+
 static void print_header_table(FILE *out, const char *path,
 			       const struct ap_header *h,
 			       const struct ap_read_stats *st,
@@ -320,6 +386,7 @@ static void print_header_table(FILE *out, const char *path,
 	for_each_drop(s, st, drop_table, &drops);
 	if (drops.nr)
 		fputc('\n', out);
+	print_unwind(out, s);
 	n = ap_session__sensors(s, &sens);
 	for (i = 0; i < n; i++) {
 		if (sens[i].state == AP_SENSOR_UNAVAILABLE)
@@ -370,6 +437,7 @@ static void print_header_json(FILE *out, const struct ap_header *h,
 	fputs(", \"dropped\": [", out);
 	for_each_drop(s, st, drop_json, &drops);
 	fputc(']', out);
+	print_unwind_json(out, s);
 	fprintf(out, ", \"truncated\": %s, \"blocks\": %" PRIu64
 		", \"blocks_bad\": %" PRIu64 ", \"sensors\": [",
 		st->truncated ? "true" : "false", st->blocks, st->blocks_bad);

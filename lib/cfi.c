@@ -37,7 +37,7 @@ static int push_row(struct ap_cfi_table *t, uint64_t pc, uint8_t kind,
 		return 0;
 	/* a later row at the same pc (an empty range) replaces it */
 	if (last && last->pc == pc) {
-		*last = (struct ap_cfi_row){ (uint32_t)pc, kind, rbp, 0, off };
+		*last = (struct ap_cfi_row){ (uint32_t)pc, kind, rbp, 0, off, 0 };
 		return 0;
 	}
 	if (t->nr == t->cap) {
@@ -49,7 +49,7 @@ static int push_row(struct ap_cfi_table *t, uint64_t pc, uint8_t kind,
 		t->rows = v;
 		t->cap = cap;
 	}
-	t->rows[t->nr++] = (struct ap_cfi_row){ (uint32_t)pc, kind, rbp, 0, off };
+	t->rows[t->nr++] = (struct ap_cfi_row){ (uint32_t)pc, kind, rbp, 0, off, 0 };
 	return 0;
 }
 

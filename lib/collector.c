@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -14,7 +15,9 @@
 
 #include "aperture.h"
 #include "aperture.skel.h"
+#include "procfs.h"
 #include "sensor.h"
+#include "unwind.h"
 
 /* one row per -e name; the order is the order of AP_TAG_* */
 static const struct ap_sensor_ops *const sensor_table[] = {
@@ -161,12 +164,124 @@ static void explain_load_error(int err, char *buf, size_t len)
 			 strerror(-err));
 }
 
+/* rows for all unwind tables, 16 bytes each: libc has 24,000, python3
+ * 100,000 */
+#define UNWIND_ROWS	(1u << 19)
+
+/* knobs of the unwinder, before load */
+static void unwind_prepare(struct ap_collector *c)
+{
+	int cfi = c->opts.call_graph == AP_CALL_GRAPH_CFI;
+	uint32_t max = c->opts.max_stack;
+
+	c->skel->rodata->ap_unwind_cfi = cfi;
+	if (max)
+		c->skel->rodata->ap_max_ustack = max;
+	bpf_map__set_max_entries(c->skel->maps.ap_uw_rows,
+				 cfi ? UNWIND_ROWS : 1);
+	bpf_map__set_map_flags(c->skel->maps.ap_uw_rows,
+			       bpf_map__map_flags(c->skel->maps.ap_uw_rows) |
+			       BPF_F_MMAPABLE);
+	if (!cfi) {
+		bpf_map__set_max_entries(c->skel->maps.ap_uw_procs, 1);
+		bpf_map__set_max_entries(c->skel->maps.ap_uw_maps, 1);
+		bpf_map__set_max_entries(c->skel->maps.ap_uw_files, 1);
+	}
+}
+
+/* after load: the rows map written in place, the mirror through its fd */
+static int unwind_open(struct ap_collector *c)
+{
+	size_t len = UNWIND_ROWS * sizeof(struct ap_cfi_row);
+	void *rows;
+
+	_Static_assert(sizeof(struct ap_cfi_row) % 8 == 0,
+		       "rows are laid out as the array map lays out elements");
+
+	if (c->opts.call_graph != AP_CALL_GRAPH_CFI)
+		return 0;
+	len = (len + 4095) & ~(size_t)4095;
+	rows = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    bpf_map__fd(c->skel->maps.ap_uw_rows), 0);
+	if (rows == MAP_FAILED)
+		return -errno;
+	c->unwind = ap_unwind__new(rows, UNWIND_ROWS,
+				   bpf_map__fd(c->skel->maps.ap_uw_procs),
+				   bpf_map__fd(c->skel->maps.ap_uw_maps),
+				   bpf_map__fd(c->skel->maps.ap_uw_files));
+	if (!c->unwind) {
+		munmap(rows, len);
+		return -ENOMEM;
+	}
+	c->unwind_rows = rows;
+	c->unwind_rows_len = len;
+	return 0;
+}
+
+static void unwind_close(struct ap_collector *c)
+{
+	ap_unwind__free(c->unwind);
+	c->unwind = NULL;
+	if (c->unwind_rows)
+		munmap(c->unwind_rows, c->unwind_rows_len);
+	c->unwind_rows = NULL;
+}
+
+/* open, set up and load the object once */
+static int load_object(struct ap_collector *c, char *err, size_t errlen)
+{
+	const struct ap_collect_opts *o = &c->opts;
+	size_t i;
+	int ret;
+
+	c->nr = 0;
+	c->skel = aperture_bpf__open();
+	if (!c->skel) {
+		ret = -errno;
+		explain_load_error(ret, err, errlen);
+		return ret;
+	}
+	c->skel->rodata->ap_filter_targets = !o->system_wide;
+	c->skel->rodata->ap_self_pid = getpid();
+	unwind_prepare(c);
+
+	for (i = 0; i < NR_SENSORS; i++) {
+		const struct ap_sensor_ops *ops = sensor_table[i];
+		int on = !!(o->events & AP_EVMASK(ops->tag));
+
+		c->ops[c->nr] = ops;
+		c->enabled[c->nr] = on;
+		memset(&c->status[c->nr], 0, sizeof(c->status[0]));
+		snprintf(c->status[c->nr].name, sizeof(c->status[0].name),
+			 "%s", ops->name);
+		c->status[c->nr].tag = ops->tag;
+		c->nr++;
+		ret = ops->prepare(c, c->skel, on);
+		if (ret) {
+			snprintf(err, errlen, "preparing the %s sensor: %s",
+				 ops->name, strerror(-ret));
+			goto out_destroy;
+		}
+	}
+
+	ret = aperture_bpf__load(c->skel);
+	if (ret) {
+		explain_load_error(ret, err, errlen);
+		goto out_destroy;
+	}
+	return 0;
+
+out_destroy:
+	aperture_bpf__destroy(c->skel);
+	c->skel = NULL;
+	return ret;
+}
+
 int ap_collector__open(struct ap_collector **out,
 		       const struct ap_collect_opts *o, ap_event_fn fn,
 		       ap_note_fn note, void *ctx, char *err, size_t errlen)
 {
 	struct ap_collector *c;
-	size_t i;
 	int ret;
 
 	*out = NULL;
@@ -185,36 +300,26 @@ int ap_collector__open(struct ap_collector **out,
 	c->ncpus = libbpf_num_possible_cpus();
 	libbpf_set_print(libbpf_quiet);
 
-	c->skel = aperture_bpf__open();
-	if (!c->skel) {
-		ret = -errno;
-		explain_load_error(ret, err, errlen);
+	ret = load_object(c, err, errlen);
+	if (ret && c->opts.call_graph == AP_CALL_GRAPH_CFI) {
+		/* the unwinder needs bpf_loop (5.17) and bpf_task_pt_regs
+		 * (5.15): older kernels still get frame-pointer stacks */
+		char why[512];
+
+		snprintf(why, sizeof(why), "%s", err);
+		c->opts.call_graph = AP_CALL_GRAPH_FP;
+		ret = load_object(c, err, errlen);
+		if (!ret)
+			ap_collector__notef(c,
+					    "CFI unwinding unavailable (%s): user stacks from frame pointers",
+					    why);
+	}
+	if (ret)
 		goto out_free;
-	}
-	c->skel->rodata->ap_filter_targets = !o->system_wide;
-	c->skel->rodata->ap_self_pid = getpid();
-
-	for (i = 0; i < NR_SENSORS; i++) {
-		const struct ap_sensor_ops *ops = sensor_table[i];
-		int on = !!(o->events & AP_EVMASK(ops->tag));
-
-		c->ops[c->nr] = ops;
-		c->enabled[c->nr] = on;
-		snprintf(c->status[c->nr].name, sizeof(c->status[0].name),
-			 "%s", ops->name);
-		c->status[c->nr].tag = ops->tag;
-		c->nr++;
-		ret = ops->prepare(c, c->skel, on);
-		if (ret) {
-			snprintf(err, errlen, "preparing the %s sensor: %s",
-				 ops->name, strerror(-ret));
-			goto out_destroy;
-		}
-	}
-
-	ret = aperture_bpf__load(c->skel);
+	ret = unwind_open(c);
 	if (ret) {
-		explain_load_error(ret, err, errlen);
+		snprintf(err, errlen, "mapping the unwind tables: %s",
+			 strerror(-ret));
 		goto out_destroy;
 	}
 	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events),
@@ -229,10 +334,17 @@ int ap_collector__open(struct ap_collector **out,
 	return 0;
 
 out_destroy:
+	unwind_close(c);
 	aperture_bpf__destroy(c->skel);
 out_free:
 	free(c);
 	return ret;
+}
+
+static int mirror_mapping(void *ctx, const struct ap_mmap *m)
+{
+	ap_unwind__mapping(ctx, m);
+	return 0;
 }
 
 int ap_collector__add_target(struct ap_collector *c, pid_t pid)
@@ -245,6 +357,12 @@ int ap_collector__add_target(struct ap_collector *c, pid_t pid)
 	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.targets), &key,
 				&one, BPF_ANY))
 		return -errno;
+	/* a running process: its tables before the sensors attach (a
+	 * command to be started is still aperture's own image) */
+	if (c->unwind && !c->opts.cmd)
+		ap_proc_maps(pid, 1, mirror_mapping, c->unwind);
+	if (c->opts.cmd)
+		c->cmd_pid = pid;
 	return 0;
 }
 
@@ -262,6 +380,9 @@ void ap_collector__mapping(struct ap_collector *c, const struct ap_mmap *m)
 {
 	int i;
 
+	/* the command before its exec is aperture: nothing to unwind */
+	if (!c->cmd_pid || (pid_t)m->pid != c->cmd_pid || c->cmd_execd)
+		ap_unwind__mapping(c->unwind, m);
 	for (i = 0; i < c->nr; i++)
 		if (c->enabled[i] && c->ops[i]->mapping &&
 		    c->status[i].state != AP_SENSOR_UNAVAILABLE)
@@ -272,6 +393,9 @@ void ap_collector__image_gone(struct ap_collector *c, pid_t pid)
 {
 	int i;
 
+	ap_unwind__image_gone(c->unwind, pid);
+	if (pid == c->cmd_pid)
+		c->cmd_execd = 1;
 	for (i = 0; i < c->nr; i++)
 		if (c->enabled[i] && c->ops[i]->image_gone &&
 		    c->status[i].state != AP_SENSOR_UNAVAILABLE)
@@ -281,6 +405,10 @@ void ap_collector__image_gone(struct ap_collector *c, pid_t pid)
 int ap_collector__start(struct ap_collector *c, char *err, size_t errlen)
 {
 	int i, ret, running = 0, asked = 0;
+
+	/* the command's files, so that its first samples find tables */
+	if (c->unwind && c->opts.cmd && c->opts.cmd[0])
+		ap_unwind__preload_command(c->unwind, c->opts.cmd[0]);
 
 	/* task life cycle: always on, it keeps the target set right */
 	c->skel->links.ap_task_fork =
@@ -399,6 +527,46 @@ size_t ap_collector__sensors(const struct ap_collector *c,
 	return c->nr;
 }
 
+void ap_collector__unwind_info(const struct ap_collector *c,
+			       const uint64_t *counters,
+			       struct ap_unwind_info *out)
+{
+	static const struct {
+		uint32_t uwc, stat;
+	} from_bpf[] = {
+		{ AP_UWC_STACKS, AP_STAT_UW_STACKS },
+		{ AP_UWC_COMPLETE, AP_STAT_UW_COMPLETE },
+		{ AP_UWC_TRUNCATED, AP_STAT_UW_TRUNCATED },
+		{ AP_UWC_FP_FRAMES, AP_STAT_UW_FP_FRAMES },
+		{ AP_UWC_NO_PROC, AP_STAT_UW_NO_PROC },
+		{ AP_UWC_BAD_RULE, AP_STAT_UW_BAD_RULE },
+		{ AP_UWC_FAULT, AP_STAT_UW_FAULT },
+		{ AP_UWC_OUTSIDE, AP_STAT_UW_OUTSIDE },
+		{ AP_UWC_VMA, AP_STAT_UW_VMA },
+	};
+	struct ap_unwind_stats st;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	if (c->opts.call_graph != AP_CALL_GRAPH_CFI) {
+		out->method = AP_UNWIND_FP;
+		out->max_stack = c->opts.max_stack &&
+				 c->opts.max_stack < AP_MAX_FP_USTACK ?
+				 c->opts.max_stack : AP_MAX_FP_USTACK;
+		return;
+	}
+	out->method = AP_UNWIND_CFI;
+	out->max_stack = c->opts.max_stack ? c->opts.max_stack : AP_MAX_USTACK;
+	for (i = 0; i < sizeof(from_bpf) / sizeof(from_bpf[0]); i++)
+		out->c[from_bpf[i].uwc] = counters[from_bpf[i].stat];
+	ap_unwind__stats(c->unwind, &st);
+	out->c[AP_UWC_TABLES] = st.tables;
+	out->c[AP_UWC_ROWS] = st.rows;
+	out->c[AP_UWC_NO_CFI] = st.no_cfi;
+	out->c[AP_UWC_BUILD_NS] = st.build_ns;
+	out->c[AP_UWC_NO_ROOM] = st.no_room;
+}
+
 uint32_t ap_collector__events(const struct ap_collector *c)
 {
 	return c->opts.events;
@@ -414,6 +582,7 @@ void ap_collector__close(struct ap_collector *c)
 		if (c->ops[i]->close)
 			c->ops[i]->close(c);
 	ring_buffer__free(c->rb);
+	unwind_close(c);
 	aperture_bpf__destroy(c->skel);
 	free(c);
 }

@@ -25,10 +25,16 @@ struct ap_collect_opts {
 	uint64_t mem_period;		/* 0: from mem_density */
 	int mem_density;		/* 0 low, 1 default, 2 high */
 	uint64_t min_block_ns;		/* off-CPU minimum */
+	int call_graph;			/* AP_CALL_GRAPH_*: user stacks */
+	uint32_t max_stack;		/* user frames at most; 0: default */
 	/* record -- CMD: the command exec'd once the sensors are attached,
 	 * so that uprobe sensors can arm its files first; NULL otherwise */
 	char *const *cmd;
 };
+
+/* ap_collect_opts.call_graph */
+#define AP_CALL_GRAPH_CFI	0	/* CFI unwinding in BPF (default) */
+#define AP_CALL_GRAPH_FP	1	/* frame pointers (bpf_get_stack) */
 
 /* called for every ring buffer record; non-zero stops the poll */
 typedef int (*ap_event_fn)(void *ctx, const void *data, size_t size);
@@ -62,6 +68,13 @@ int ap_collector__poll(struct ap_collector *c, int timeout_ms);
  * flight); after the last poll, before the status frames.  Returns the
  * number of records delivered or -errno. */
 int ap_collector__finish(struct ap_collector *c);
+/* How user stacks are unwound (CFI falls back to frame pointers where the
+ * kernel cannot load the unwinder) and the unwinder's counters, from
+ * counters as ap_collector__counters gives them. */
+struct ap_unwind_info;
+void ap_collector__unwind_info(const struct ap_collector *c,
+			       const uint64_t *counters,
+			       struct ap_unwind_info *out);
 /* Sums the per-CPU drop counters into out[AP_STAT_NR]. */
 void ap_collector__counters(struct ap_collector *c, uint64_t *out);
 /* status of each sensor asked for */

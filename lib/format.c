@@ -476,6 +476,44 @@ int ap_summary__decode(const void *p, size_t len, struct ap_summary *e)
 	return c.err;
 }
 
+void ap_unwind_info__encode(const struct ap_unwind_info *e, struct ap_buf *b)
+{
+	size_t i, mark;
+
+	ap_frame__begin(b, AP_TAG_UNWIND, &mark);
+	ap_buf__u64(b, e->ts);
+	ap_buf__u32(b, e->method);
+	ap_buf__u32(b, e->max_stack);
+	ap_buf__u32(b, AP_UWC_NR);
+	for (i = 0; i < AP_UWC_NR; i++)
+		ap_buf__u64(b, e->c[i]);
+	ap_frame__end(b, mark);
+}
+
+int ap_unwind_info__decode(const void *p, size_t len,
+			   struct ap_unwind_info *e)
+{
+	struct ap_cur c;
+	uint32_t i, nr;
+
+	ap_cur__init(&c, p, len);
+	memset(e, 0, sizeof(*e));
+	e->ts = ap_cur__u64(&c);
+	e->method = ap_cur__u32(&c);
+	e->max_stack = ap_cur__u32(&c);
+	nr = ap_cur__u32(&c);
+	if (c.err || nr > ap_cur__left(&c) / 8)
+		return -EBADMSG;
+	/* counters a newer writer added are skipped */
+	for (i = 0; i < nr; i++) {
+		uint64_t v = ap_cur__u64(&c);
+
+		if (i < AP_UWC_NR)
+			e->c[i] = v;
+	}
+	return c.err;
+}
+
 const char *ap_tag__name(uint32_t tag)
 {
 	static const char *const names[] = {
@@ -494,6 +532,7 @@ const char *ap_tag__name(uint32_t tag)
 		[AP_TAG_LOST]		= "lost",
 		[AP_TAG_SENSOR]		= "sensor",
 		[AP_TAG_SUMMARY]	= "summary",
+		[AP_TAG_UNWIND]		= "unwind",
 	};
 
 	if (tag >= sizeof(names) / sizeof(names[0]))

@@ -42,6 +42,7 @@
 #define AP_TAG_LOST		21	/* drop counters */
 #define AP_TAG_SENSOR		22	/* what a sensor did: ok or why not */
 #define AP_TAG_SUMMARY		23	/* end-of-record summary */
+#define AP_TAG_UNWIND		30	/* how user stacks were unwound */
 
 #define AP_COMM_MAX		16
 #define AP_PATH_MAX		4096
@@ -163,6 +164,39 @@ struct ap_summary {
 	uint32_t pad;
 };
 
+/* ap_unwind_info.method */
+#define AP_UNWIND_CFI		0	/* CFI tables, in the kernel */
+#define AP_UNWIND_FP		1	/* frame pointers */
+
+/* ap_unwind_info.c[]: counters, cumulative since record start */
+enum {
+	AP_UWC_STACKS,			/* user stacks unwound from CFI */
+	AP_UWC_COMPLETE,		/* ... that reached the outermost frame */
+	AP_UWC_TRUNCATED,		/* ... cut at the depth limit */
+	AP_UWC_FP_FRAMES,		/* frames by frame pointer: no table */
+	AP_UWC_NO_PROC,			/* stacks of a process not mirrored yet */
+	AP_UWC_BAD_RULE,		/* rows the table could not express */
+	AP_UWC_FAULT,			/* stack reads that faulted */
+	AP_UWC_OUTSIDE,			/* ended outside every mapping */
+	AP_UWC_VMA,			/* mappings found in the kernel's list */
+	AP_UWC_TABLES,			/* files with a table */
+	AP_UWC_ROWS,			/* rows in all tables */
+	AP_UWC_NO_CFI,			/* files without usable CFI */
+	AP_UWC_BUILD_NS,		/* time spent compiling tables */
+	AP_UWC_NO_ROOM,			/* files left without a table: rows full */
+	AP_UWC_DATA_CUT,		/* user stacks (any method) that ended
+					 * at a return address outside the
+					 * executable mappings */
+	AP_UWC_NR
+};
+
+struct ap_unwind_info {
+	uint64_t ts;
+	uint32_t method;		/* AP_UNWIND_* */
+	uint32_t max_stack;		/* user frames at most */
+	uint64_t c[AP_UWC_NR];
+};
+
 /*
  * Encoders append the frame header and payload to b; decoders take the
  * payload of a frame with the matching tag and return 0 or -EBADMSG.
@@ -202,6 +236,10 @@ void ap_sensor__encode(const struct ap_sensor *e, struct ap_buf *b);
 int ap_sensor__decode(const void *p, size_t len, struct ap_sensor *e);
 void ap_summary__encode(const struct ap_summary *e, struct ap_buf *b);
 int ap_summary__decode(const void *p, size_t len, struct ap_summary *e);
+
+void ap_unwind_info__encode(const struct ap_unwind_info *e, struct ap_buf *b);
+int ap_unwind_info__decode(const void *p, size_t len,
+			   struct ap_unwind_info *e);
 
 const char *ap_tag__name(uint32_t tag);		/* "cpu", "mmap", ... or NULL */
 const char *ap_lost__source_name(uint32_t source);

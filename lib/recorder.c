@@ -419,6 +419,25 @@ uint32_t ap_recorder__stack(struct ap_recorder *r, uint32_t pid,
 		return 0;
 	if (p)
 		check_user_frames(r, p, uips, nu);
+	/* a return address outside the executable mappings (after the
+	 * rescan above) is data: a frame-pointer chain gone astray, or where
+	 * the unwinder stopped; the chain ends before it */
+	if (p && p->as && !p->exited) {
+		int i;
+
+		for (i = 1; i < nu; i++) {
+			const struct ap_mmap *m =
+				ap_addrspace__find(p->as, uips[i]);
+
+			if (!m || !(m->prot & PROT_EXEC)) {
+				r->counts.ustack_cut++;
+				nu = i;
+				break;
+			}
+		}
+	}
+	if (!nk && !nu)
+		return 0;
 	id = ap_stacktab__intern(r->stacks, kips, nk, uips, nu, &fresh);
 	if (!id || !fresh)
 		return id;
@@ -581,6 +600,7 @@ int ap_recorder__write_status(struct ap_recorder *r, struct ap_collector *c)
 		{ AP_STAT_IO_TABLE_FULL, AP_LOST_TABLE, AP_TAG_IO },
 	};
 	uint64_t counters[AP_STAT_NR];
+	struct ap_unwind_info uw;
 	const struct ap_sensor *st;
 	size_t i, n;
 
@@ -600,5 +620,9 @@ int ap_recorder__write_status(struct ap_recorder *r, struct ap_collector *c)
 	for (i = 0; i < n; i++)
 		if (ap_collector__events(c) & AP_EVMASK(st[i].tag))
 			ap_sensor__encode(&st[i], &r->buf);
+	ap_collector__unwind_info(c, counters, &uw);
+	uw.ts = now_ns();
+	uw.c[AP_UWC_DATA_CUT] = r->counts.ustack_cut;
+	ap_unwind_info__encode(&uw, &r->buf);
 	return ap_recorder__flush(r);
 }

@@ -73,6 +73,7 @@ struct ap_record_counts {
 	uint64_t processes;
 	uint64_t exited;		/* targets that exited */
 	uint64_t ustack_missing;	/* samples without a user stack */
+	uint64_t ustack_cut;		/* user stacks ended at a data address */
 };
 const struct ap_record_counts *ap_recorder__counts(const struct ap_recorder *r);
 /* last exit status seen for pid, or -1 */

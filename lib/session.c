@@ -25,6 +25,8 @@ struct ap_session {
 	struct ap_sensor sensors[MAX_SENSORS];
 	size_t nr_sensors;
 	uint64_t bad_frames;
+	struct ap_unwind_info unwind;
+	int has_unwind;
 	uint64_t first_ts, last_ts;
 	uint64_t *ips;			/* scratch for stack decoding */
 };
@@ -189,6 +191,7 @@ int ap_session__feed(struct ap_session *s, const struct ap_frame *f)
 		struct ap_ksym ksym;
 		struct ap_lost lost;
 		struct ap_sensor sensor;
+		struct ap_unwind_info unwind;
 	} u;
 	uint64_t *slot;
 	int err = 0;
@@ -255,6 +258,13 @@ int ap_session__feed(struct ap_session *s, const struct ap_frame *f)
 		err = ap_sensor__decode(f->payload, f->len, &u.sensor);
 		if (!err)
 			on_sensor(s, &u.sensor);
+		break;
+	case AP_TAG_UNWIND:
+		err = ap_unwind_info__decode(f->payload, f->len, &u.unwind);
+		if (!err) {
+			s->unwind = u.unwind;
+			s->has_unwind = 1;
+		}
 		break;
 	default:
 		/* summary (in the reader's stats) and tags from newer
@@ -324,6 +334,11 @@ size_t ap_session__sensors(const struct ap_session *s,
 uint64_t ap_session__bad_frames(const struct ap_session *s)
 {
 	return s->bad_frames;
+}
+
+const struct ap_unwind_info *ap_session__unwind(const struct ap_session *s)
+{
+	return s->has_unwind ? &s->unwind : NULL;
 }
 
 uint64_t ap_session__first_ts(const struct ap_session *s)

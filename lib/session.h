@@ -58,6 +58,9 @@ uint64_t ap_session__lost_tag(const struct ap_session *s, uint32_t source,
 size_t ap_session__sensors(const struct ap_session *s,
 			   const struct ap_sensor **out);
 uint64_t ap_session__bad_frames(const struct ap_session *s);
+/* how user stacks were unwound, as last reported; NULL: not said (files
+ * of older versions, frame pointers) */
+const struct ap_unwind_info *ap_session__unwind(const struct ap_session *s);
 /* first and last event timestamps */
 uint64_t ap_session__first_ts(const struct ap_session *s);
 uint64_t ap_session__last_ts(const struct ap_session *s);
