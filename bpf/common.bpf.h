@@ -184,16 +184,10 @@ static __always_inline void ap_output_st(void *e, __u64 hdr,
 {
 	__u64 size = hdr + (__u64)(__u32)st->kstack_sz +
 		     (__u64)(__u32)st->ustack_sz;
-	__u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
-	__u64 flags = BPF_RB_NO_WAKEUP;
 
 	if (size > AP_REC_MAX)
 		size = AP_REC_MAX;
-	/* avail is before this record and its 8-byte header */
-	if (avail < AP_WAKEUP_BYTES && avail + size + 8 >= AP_WAKEUP_BYTES)
-		flags = BPF_RB_FORCE_WAKEUP;
-	if (bpf_ringbuf_output(&events, e, size, flags))
-		ap_count(AP_STAT_RB_DROP);
+	ap_output(e, size);
 }
 
 #define ap_submit_st(e) \
