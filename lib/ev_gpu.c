@@ -2,6 +2,7 @@
 #include "ev_gpu.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "format.h"
@@ -90,7 +91,7 @@ int ap_rec_gpu(struct ap_recorder *r, const void *data, size_t size)
 	char comm[AP_COMM_MAX];
 	int err;
 
-	if (size < sizeof(*e))
+	if (!ap_stacks__whole(e, size, offsetof(struct ap_ev_gpu, st)))
 		return 0;
 	memcpy(comm, c->comm, sizeof(comm));
 	comm[AP_COMM_MAX - 1] = '\0';

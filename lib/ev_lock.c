@@ -10,6 +10,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,7 +199,7 @@ int ap_rec_lock(struct ap_recorder *r, const void *data, size_t size)
 	char comm[AP_COMM_LEN];
 	int err;
 
-	if (size < sizeof(*e))
+	if (!ap_stacks__whole(e, size, offsetof(struct ap_ev_lock, st)))
 		return 0;
 	memcpy(comm, e->comm, sizeof(comm));
 	comm[sizeof(comm) - 1] = '\0';

@@ -196,6 +196,9 @@ static int rec_off(struct ap_recorder *r, const struct ap_ev_sched_off *e,
 	struct ap_sched_iv iv;
 	char comm[AP_COMM_LEN];
 
+	/* a record cut short of its frames is ignored, not read past */
+	if (!ap_stacks__whole(e, size, offsetof(struct ap_ev_sched_off, st)))
+		return 0;
 	comm_of(comm, e->comm);
 	ap_recorder__touch(r, e->hdr.pid, e->hdr.tid, comm);
 	memset(&iv, 0, sizeof(iv));

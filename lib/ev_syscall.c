@@ -3,6 +3,7 @@
 #include "ev_syscall.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "aperture.h"
@@ -72,7 +73,8 @@ int ap_rec_syscall(struct ap_recorder *r, const void *data, size_t size)
 	s.cpu = e->hdr.cpu;
 	s.flags = e->flags;
 	s.stack_id = 0;
-	if (size >= sizeof(struct ap_ev_syscall_stack)) {
+	if (ap_stacks__whole(data, size,
+			     offsetof(struct ap_ev_syscall_stack, st))) {
 		const struct ap_ev_syscall_stack *es = data;
 
 		s.stack_id = ap_recorder__stack(r, e->hdr.pid, &es->st);

@@ -2,6 +2,7 @@
 #include "recorder.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,8 +51,6 @@ struct ap_recorder {
 	struct ap_hmap comm_of;		/* tid -> hash of its last comm */
 	struct ap_record_counts counts;
 	void *priv[32];			/* ap_recorder__priv, by tag */
-	/* a cut record made whole; no record is larger */
-	uint8_t whole[4096] __attribute__((aligned(8)));
 	void (*priv_free[32])(void *);
 };
 
@@ -396,6 +395,22 @@ void ap_recorder__need_addr(struct ap_recorder *r, uint32_t pid,
 		check_user_frames(r, p, &addr, 1);
 }
 
+int ap_stacks__whole(const void *rec, size_t size, size_t st_off)
+{
+	const size_t hdr = st_off + offsetof(struct ap_stacks, ips);
+	struct ap_stacks st;
+
+	if (size < hdr)
+		return 0;
+	memcpy(&st, (const char *)rec + st_off, offsetof(struct ap_stacks, ips));
+	if (st.kstack_sz < 0 || st.ustack_sz < 0 ||
+	    st.kstack_sz > AP_MAX_KSTACK * 8 ||
+	    st.ustack_sz > AP_MAX_USTACK * 8)
+		return 0;
+	return size >= hdr + (size_t)st.kstack_sz / 8 * 8 +
+		       (size_t)st.ustack_sz / 8 * 8;
+}
+
 uint32_t ap_recorder__stack(struct ap_recorder *r, uint32_t pid,
 			    const void *stacks)
 {
@@ -455,7 +470,7 @@ static int on_cpu(struct ap_recorder *r, const void *data, size_t size)
 	struct ap_cpu_sample s;
 	char comm[AP_COMM_MAX];
 
-	if (size < sizeof(*e))
+	if (!ap_stacks__whole(e, size, offsetof(struct ap_ev_cpu, st)))
 		return 0;
 	memcpy(comm, e->comm, sizeof(comm));
 	comm[AP_COMM_MAX - 1] = '\0';
@@ -555,14 +570,6 @@ int ap_recorder__event(void *ctx, const void *data, size_t size)
 
 	if (size < sizeof(*h))
 		return 0;
-	/* records with stacks come cut after their last frame: handlers
-	 * get them whole, the missing frames zero */
-	if (size < sizeof(r->whole)) {
-		memcpy(r->whole, data, size);
-		memset(r->whole + size, 0, sizeof(r->whole) - size);
-		data = r->whole;
-		size = sizeof(r->whole);
-	}
 	for (i = 0; i < sizeof(handlers) / sizeof(handlers[0]); i++) {
 		if (handlers[i].type != h->type)
 			continue;

@@ -48,6 +48,9 @@ int ap_recorder__touch(struct ap_recorder *r, uint32_t pid, uint32_t tid,
 /* a known process mapped new code: re-read its mappings now (writes the
  * new ones, tells the collector); 0 or -errno */
 int ap_recorder__rescan(struct ap_recorder *r, uint32_t pid);
+/* 1 when a ring record of size bytes, with its struct ap_stacks at
+ * st_off and cut after its last frame, holds every frame it claims */
+int ap_stacks__whole(const void *rec, size_t size, size_t st_off);
 /* intern a BPF stack pair; returns the stack id (0: none) */
 uint32_t ap_recorder__stack(struct ap_recorder *r, uint32_t pid,
 			    const void *stacks /* struct ap_stacks */);

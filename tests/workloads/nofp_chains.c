@@ -11,7 +11,9 @@
  *   sleep   main;mode_sleep;nap;nanosleep...               (blocks in libc)
  *   lock    main;...;locker;pthread_mutex_lock...          (futex waits)
  *
- * Usage: nofp_chains MODE [SECONDS] [DEPTH]
+ * Usage: nofp_chains MODE [SECONDS | nITERATIONS] [DEPTH]; "n500" runs a
+ * fixed amount of work (cpu and deep), and NOFP_ELAPSED=1 prints the run
+ * time ("elapsed S"), for benchmarks.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -24,6 +26,7 @@
 
 static volatile uint64_t sink;
 static double seconds = 2;
+static long iterations;		/* > 0: fixed work instead of fixed time */
 
 static double now(void)
 {
@@ -31,6 +34,12 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* go on: for the time asked, or for the iterations asked */
+static int more(double end, long *i)
+{
+	return iterations ? (*i)++ < iterations : now() < end;
 }
 
 /* a leaf without a frame: no call, no stack use */
@@ -57,8 +66,9 @@ __attribute__((noinline)) uint64_t chain_a(uint64_t n)
 __attribute__((noinline)) void mode_cpu(void)
 {
 	double end = now() + seconds;
+	long i = 0;
 
-	while (now() < end)
+	while (more(end, &i))
 		sink = chain_a(200000);
 }
 
@@ -75,8 +85,9 @@ __attribute__((noinline)) uint64_t recurse(int depth, uint64_t n)
 __attribute__((noinline)) void mode_deep(int depth)
 {
 	double end = now() + seconds;
+	long i = 0;
 
-	while (now() < end)
+	while (more(end, &i))
 		sink = recurse(depth, 200000);
 }
 
@@ -180,8 +191,11 @@ __attribute__((noinline)) void mode_lock(void)
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "cpu";
+	double start = now();
 
-	if (argc > 2)
+	if (argc > 2 && argv[2][0] == 'n')
+		iterations = atol(argv[2] + 1);
+	else if (argc > 2)
 		seconds = atof(argv[2]);
 	if (!strcmp(mode, "cpu"))
 		mode_cpu();
@@ -199,5 +213,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: nofp_chains cpu|deep|qsort|signal|sleep|lock [SECONDS] [DEPTH]\n");
 		return 2;
 	}
+	if (getenv("NOFP_ELAPSED"))
+		fprintf(stderr, "elapsed %.6f\n", now() - start);
 	return 0;
 }
