@@ -1144,9 +1144,20 @@ const struct ap_sym_loc *ap_symbolizer__user(struct ap_symbolizer *s,
 
 	if (!s)
 		return &unknown_loc;
-	/* a caller frame: blame the call, not what follows it */
-	if (is_return_addr && ip)
-		addr = ip - 1;
+	/* a caller frame: blame the call, not what follows it; but where
+	 * nothing covers ip - 1, ip is the first byte of a signal
+	 * trampoline (glibc's __restore_rt), which its CFI starts one byte
+	 * early for exactly this lookup */
+	if (is_return_addr && ip) {
+		const struct ap_sym_loc *loc = ap_symbolizer__user(s, as, ip - 1,
+								   0);
+		const struct ap_sym_loc *at;
+
+		if (loc->nr_frames)
+			return loc;
+		at = ap_symbolizer__user(s, as, ip, 0);
+		return at->nr_frames ? at : loc;
+	}
 	map = as ? addrspace__lookup(as, addr) : NULL;
 	if (map && !map->mod)
 		map->mod = symbolizer__module(s, &map->m);
