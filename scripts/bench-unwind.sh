@@ -1,0 +1,113 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# make bench, user stack section: a workload built without frame pointers
+# (nofp_chains: main;mode_cpu;chain_a;chain_b;leaf_spin, a frameless leaf)
+# recorded by aperture (CFI unwinding in BPF), perf record -g (frame
+# pointers) and perf record --call-graph dwarf, side by side:
+#  1. complete chains: share of leaf_spin samples whose stack reaches main;
+#  2. bytes per sample of each file;
+#  3. the workload's slowdown under each (its own run time, best of 3);
+#  4. BPF time per CPU sample (kernel.bpf_stats_enabled) for 10- and
+#     60-frame stacks, CFI against frame pointers;
+#  5. the tables: libc's rows, the kernel memory they hold, and the time to
+#     make the tables of python3 and the libraries it names.
+# Env from scripts/bench.sh: BUILD, APERTURE, WL, B.
+set -u
+FREQ=999
+W="$WL/nofp_chains"
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b ? a / b : 0 }'; }
+min() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b < a) ? b : a }'; }
+
+echo "== user stacks: nofp_chains (no frame pointers) at $FREQ Hz =="
+
+# share of folded lines (weights last) ending in leaf_spin that hold the
+# whole chain from main
+complete_folded() {
+	awk '/;leaf_spin$|;leaf_spin / { n = $NF; all += n;
+		if ($0 ~ /main;mode_cpu;chain_a;chain_b;leaf_spin/) ok += n }
+		END { printf "%.1f", all ? 100 * ok / all : 0 }' "$1"
+}
+
+# the same for perf script output: one block per sample, leaf first
+complete_perf() {
+	perf script -i "$1" -F ip,sym 2>/dev/null | awk '
+		function done() { if (leaf) { all++; if (chain) ok++ } leaf = 0; chain = 0; n = 0 }
+		/^$/ { done(); next }
+		{ n++; s = $2; sub(/\+0x.*/, "", s)
+		  if (n == 1 && s == "leaf_spin") leaf = 1
+		  if (s == "main" && leaf) chain = 1 }
+		END { done(); printf "%.1f", all ? 100 * ok / all : 0 }'
+}
+
+"$APERTURE" record -F $FREQ -o "$B/uw.data" -- "$W" cpu n400 2>"$B/uw.err" >/dev/null
+"$APERTURE" report -i "$B/uw.data" --format folded >"$B/uw.folded"
+perf record -F $FREQ -g -o "$B/fp.data" -- "$W" cpu n400 2>"$B/fp.err" >/dev/null
+perf record -F $FREQ --call-graph dwarf -o "$B/dw.data" -- "$W" cpu n400 \
+	2>"$B/dw.err" >/dev/null
+ap_s=$(awk '/samples,/ { print $2 }' "$B/uw.err")
+fp_s=$(sed -n 's/.*(\([0-9]*\) samples).*/\1/p' "$B/fp.err")
+dw_s=$(sed -n 's/.*(\([0-9]*\) samples).*/\1/p' "$B/dw.err")
+printf '%-34s %10s %14s\n' "" "complete" "bytes/sample"
+printf '%-34s %9s%% %14s\n' "aperture record (cfi)" "$(complete_folded "$B/uw.folded")" \
+	"$(ratio "$(stat -c %s "$B/uw.data")" "$ap_s")"
+printf '%-34s %9s%% %14s\n' "perf record -g" "$(complete_perf "$B/fp.data")" \
+	"$(ratio "$(stat -c %s "$B/fp.data")" "$fp_s")"
+printf '%-34s %9s%% %14s\n' "perf record --call-graph dwarf" "$(complete_perf "$B/dw.data")" \
+	"$(ratio "$(stat -c %s "$B/dw.data")" "$dw_s")"
+echo "goal: aperture at most 30 bytes/sample (stacks interned)"
+
+# the workload's own time, best of 3
+own_time() {
+	best=
+	for i in 1 2 3; do
+		t=$(NOFP_ELAPSED=1 "$@" 2>&1 >/dev/null | awk '/^elapsed/ { print $2 }')
+		[ -n "$t" ] && best=$(min "$best" "$t")
+	done
+	echo "$best"
+}
+base=$(own_time "$W" cpu n400)
+ap=$(own_time "$APERTURE" record -F $FREQ -o "$B/t.data" -- "$W" cpu n400)
+fp=$(own_time perf record -F $FREQ -g -o "$B/t.perf" -- "$W" cpu n400)
+dw=$(own_time perf record -F $FREQ --call-graph dwarf -o "$B/t.perf" -- "$W" cpu n400)
+echo "workload alone ${base} s; slowdown: aperture x$(ratio "$ap" "$base"), perf -g x$(ratio "$fp" "$base"), perf dwarf x$(ratio "$dw" "$base")"
+echo "slowdown aperture/perf -g: $(ratio "$(ratio "$ap" "$base")" "$(ratio "$fp" "$base")") (goal <= 1)"
+
+# BPF time per CPU sample, from the kernel's own accounting
+bpf_ns_per_sample() {	# call-graph, depth
+	old=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null || echo 0)
+	sysctl -q -w kernel.bpf_stats_enabled=1 2>/dev/null || { echo "-"; return; }
+	"$APERTURE" record --call-graph "$1" -F $FREQ -o "$B/s.data" -- \
+		"$W" deep 2 "$2" >/dev/null 2>&1 &
+	sleep 1.5
+	id=$(bpftool -j prog show 2>/dev/null | python3 -c '
+import json, sys
+p = [x for x in json.load(sys.stdin) if x.get("name") == "ap_cpu_sample"]
+print(max(p, key=lambda x: x.get("run_cnt", 0))["id"] if p else "")')
+	[ -n "$id" ] && bpftool -j prog show id "$id" | python3 -c '
+import json, sys
+p = json.load(sys.stdin)
+print("%.0f" % (p["run_time_ns"] / max(p["run_cnt"], 1)))'
+	wait
+	sysctl -q -w kernel.bpf_stats_enabled="$old"
+}
+for d in 5 55; do
+	c=$(bpf_ns_per_sample cfi $d)
+	f=$(bpf_ns_per_sample fp $d)
+	echo "BPF time per sample, $((d + 5))-frame stacks: cfi ${c} ns, fp ${f} ns"
+done
+
+# the tables
+"$APERTURE" report -i "$B/uw.data" --format json | python3 -c '
+import json, sys
+u = json.load(sys.stdin)["header"]["unwind"]
+print("tables of nofp_chains, ld.so, libc: %d rows, %.0f KiB of kernel memory, built in %.1f ms"
+      % (u["rows"], u["rows"] * 16 / 1024, u["build_ns"] / 1e6))'
+if command -v python3 >/dev/null; then
+	"$APERTURE" record -o "$B/py.data" -- python3 -c pass >/dev/null 2>&1
+	"$APERTURE" report -i "$B/py.data" --format json | python3 -c '
+import json, sys
+u = json.load(sys.stdin)["header"]["unwind"]
+print("tables of python3 and its libraries: %d files, %d rows, built in %.1f ms"
+      % (u["tables"], u["rows"], u["build_ns"] / 1e6))'
+fi
