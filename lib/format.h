@@ -42,7 +42,7 @@
 #define AP_TAG_LOST		21	/* drop counters */
 #define AP_TAG_SENSOR		22	/* what a sensor did: ok or why not */
 #define AP_TAG_SUMMARY		23	/* end-of-record summary */
-#define AP_TAG_UNWIND		30	/* how user stacks were unwound */
+#define AP_TAG_UNWIND		31	/* how user stacks were unwound */
 
 #define AP_COMM_MAX		16
 #define AP_PATH_MAX		4096
