@@ -4,6 +4,7 @@
  * first (SHT_NOTE), program headers (PT_NOTE) for files without them.
  */
 #include "symbolizer.h"
+#include "safefile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -87,9 +88,9 @@ int ap_read_build_id(const char *path, uint8_t *buf, size_t len)
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -EINVAL;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = ap_open_regular(path, 0);
 	if (fd < 0)
-		return -errno;
+		return fd;
 
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf) {

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "hmap.h"
+#include "safefile.h"
 
 struct dsym {
 	uint64_t addr;
@@ -93,9 +94,9 @@ static int open_elf(const char *path, int *fd, Elf **elf)
 {
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -EINVAL;
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	*fd = ap_open_regular(path, 0);
 	if (*fd < 0)
-		return -errno;
+		return *fd;
 	*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
 	if (!*elf || elf_kind(*elf) != ELF_K_ELF) {
 		if (*elf)

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "gpu.h"
+#include "safefile.h"
 
 /* the _ptsz variants are what code built with per-thread default streams
  * calls; same signatures */
@@ -116,9 +117,9 @@ int ap_gpu_elf_funcs(const char *path, uint32_t *mask, uint64_t *offsets)
 	*mask = 0;
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = ap_open_regular(path, 0);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		err = -ENOEXEC;
@@ -199,7 +200,7 @@ static void read_paths(const char *exe, char *rpath, char *runpath,
 	rpath[0] = runpath[0] = '\0';
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return;
-	fd = open(exe, O_RDONLY | O_CLOEXEC);
+	fd = ap_open_regular(exe, 0);
 	if (fd < 0)
 		return;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);

@@ -7,6 +7,7 @@
  * damaged block costs that block only (see RECOVERY in aperture-file(5)).
  */
 #include "reader.h"
+#include "safefile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -199,22 +200,22 @@ struct ap_reader *ap_reader__open(const char *path, int *err,
 		goto out;
 	}
 	r->warn = default_warn;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = ap_open_regular(path, 0);
+	if (fd == -AP_ENOTREG) {
+		ret = -EINVAL;
+		set_err(errbuf, errlen, "%s: not a regular file", path);
+		goto out_free;
+	}
 	if (fd < 0) {
-		ret = -errno;
+		ret = fd;
 		set_err(errbuf, errlen, "cannot open '%s': %s", path,
-			strerror(errno));
+			strerror(-fd));
 		goto out_free;
 	}
 	if (fstat(fd, &st)) {
 		ret = -errno;
 		set_err(errbuf, errlen, "cannot stat '%s': %s", path,
 			strerror(errno));
-		goto out_close;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		ret = -EINVAL;
-		set_err(errbuf, errlen, "%s: not a regular file", path);
 		goto out_close;
 	}
 	r->size = (size_t)st.st_size;

@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "demangle.h"
+#include "safefile.h"
 
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
@@ -702,32 +703,34 @@ static void module__open(struct ap_symbolizer *s, struct module *mod)
 
 	/* a file replaced after it was mapped: try its name as it was */
 	snprintf(path, sizeof(path), "%s", mod->path);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = ap_open_regular(path, 0);
 	n = strlen(path);
-	if (fd < 0 && n > strlen(DELETED_SUFFIX) &&
+	if (fd == -ENOENT && n > strlen(DELETED_SUFFIX) &&
 	    strcmp(path + n - strlen(DELETED_SUFFIX), DELETED_SUFFIX) == 0) {
 		path[n - strlen(DELETED_SUFFIX)] = '\0';
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		fd = ap_open_regular(path, 0);
 	}
 	if (fd < 0) {
 		symbolizer__warn(s, "cannot open '%s': %s; its frames show as %s+offset",
-				 mod->path, strerror(errno), mod->dso);
+				 mod->path, ap_open_strerror(fd), mod->dso);
 		return;
 	}
-	close(fd);
 
 	dwfl = dwfl_begin(&dwfl_callbacks);
 	if (!dwfl) {
 		symbolizer__warn(s, "dwfl_begin: '%s': %s", path,
 				 dwfl_errmsg(-1));
+		close(fd);
 		return;
 	}
 	dwfl_report_begin(dwfl);
-	/* ET_DYN at base 0 plus p_vaddr: module addresses are ELF vaddrs */
-	dwmod = dwfl_report_elf(dwfl, mod->dso, path, -1, 0, true);
+	/* ET_DYN at base 0 plus p_vaddr: module addresses are ELF vaddrs;
+	 * libdwfl reads the file checked above and owns fd on success */
+	dwmod = dwfl_report_elf(dwfl, mod->dso, path, fd, 0, true);
 	if (!dwmod) {
 		symbolizer__warn(s, "dwfl_report_elf: '%s': %s", path,
 				 dwfl_errmsg(-1));
+		close(fd);
 		goto out_end;
 	}
 	if (dwfl_report_end(dwfl, NULL, NULL) != 0) {

@@ -1,0 +1,40 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# A target's mapped file replaced by a FIFO (what an unprivileged user can
+# do to a library it maps) must not hang record nor report: every file
+# named by a target or a record file is opened non-blocking and checked to
+# be a regular file.  A FIFO given as the record file is refused.
+. tests/integration/lib.sh
+need_bpf
+
+cp "$WL/cpu_split" "$T/victim"
+"$T/victim" 4 2 &
+pid=$!
+sleep 0.3
+rm -f "$T/victim"
+mkfifo "$T/victim" "$T/victim (deleted)"
+
+# timeout: the failure this guards against is a hang, not an error
+timeout 60 "$APERTURE" record -p "$pid" -o "$T/f.data" 2>"$T/rec.err"
+rc=$?
+[ $rc -eq 0 ] || fail "record -p (exit $rc): $(cat "$T/rec.err")"
+wait "$pid"
+for fmt in table folded json; do
+	timeout 60 "$APERTURE" report -i "$T/f.data" --format $fmt \
+		>"$T/out.$fmt" 2>"$T/rep.err"
+	rc=$?
+	[ $rc -eq 0 ] || fail "report --format $fmt (exit $rc): $(cat "$T/rep.err")"
+done
+grep -q "not a regular file" "$T/rep.err" ||
+	fail "report does not say why the FIFO was not read: $(cat "$T/rep.err")"
+# the samples are there, as victim+offset
+grep -q 'victim' "$T/out.folded" || fail "no frames of victim"
+
+mkfifo "$T/rec.fifo"
+timeout 20 "$APERTURE" report -i "$T/rec.fifo" >/dev/null 2>"$T/fifo.err"
+rc=$?
+[ $rc -ne 124 ] || fail "report of a FIFO hangs"
+[ $rc -ne 0 ] || fail "report of a FIFO succeeds"
+grep -q "not a regular file" "$T/fifo.err" ||
+	fail "report of a FIFO: $(cat "$T/fifo.err")"
+exit 0
