@@ -225,13 +225,14 @@ static int64_t mono_to_real(void)
 	       ((int64_t)r.tv_nsec - m.tv_nsec);
 }
 
-/* keep the previous recording as FILE.old, as perf does */
+/* keep the previous recording as FILE.old, as perf does; lstat and
+ * rename, which act on a link itself, never on what it points to */
 static int keep_old(const char *path)
 {
 	char old[4096 + 8];
 	struct stat st;
 
-	if (stat(path, &st) || !S_ISREG(st.st_mode) || !st.st_size)
+	if (lstat(path, &st) || !S_ISREG(st.st_mode) || !st.st_size)
 		return 0;
 	snprintf(old, sizeof(old), "%s.old", path);
 	if (rename(path, old)) {
@@ -473,7 +474,8 @@ int cmd_record(int argc, char **argv)
 	build_header(&hdr, &o, argc, argv, available);
 	r.w = ap_writer__create(o.output, &hdr, &e);
 	if (!r.w) {
-		ap_err("creating '%s': %s", o.output, strerror(-e));
+		ap_err("creating '%s': %s", o.output, e == -ELOOP ?
+		       "a symbolic link, not followed" : strerror(-e));
 		goto out_workload;
 	}
 

@@ -38,6 +38,7 @@ struct ap_block_ent {
 
 struct ap_writer {
 	int fd;
+	int created;			/* a new regular file, ours */
 	uint64_t off;			/* bytes in the file */
 	struct ap_buf block;		/* frames of the current block */
 	uint32_t block_frames;
@@ -99,6 +100,53 @@ static int writer__write(struct ap_writer *w, const void *p, size_t n)
 	return err;
 }
 
+/*
+ * Opens the output without following a link or truncating anything: a
+ * new file is created with O_EXCL; an existing regular file is unlinked
+ * first (whoever holds it keeps its data); a device or FIFO the user named
+ * (/dev/null) is opened as it is, never created, never chmod'ed.
+ */
+static int writer__open(const char *path, int *created)
+{
+	struct stat st;
+	int fd, fl, tries;
+
+	*created = 0;
+	for (tries = 0; tries < 2; tries++) {
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+				O_CLOEXEC, 0600);
+		if (fd >= 0) {
+			*created = 1;
+			return fd;
+		}
+		if (errno != EEXIST)
+			return -errno;
+		if (lstat(path, &st))
+			return errno == ENOENT ? -EEXIST : -errno;
+		if (S_ISLNK(st.st_mode))
+			return -ELOOP;
+		if (!S_ISREG(st.st_mode))
+			break;
+		/* a second time means someone else keeps creating it */
+		if (tries || (unlink(path) && errno != ENOENT))
+			return tries ? -EEXIST : -errno;
+	}
+	/* O_NONBLOCK: a FIFO without a reader fails instead of hanging */
+	fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
+			O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) {
+		/* replaced by a regular file since lstat: not ours */
+		close(fd);
+		return -EEXIST;
+	}
+	fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return fd;
+}
+
 struct ap_writer *ap_writer__create(const char *path,
 				    const struct ap_header *hdr, int *err)
 {
@@ -119,15 +167,15 @@ struct ap_writer *ap_writer__create(const char *path,
 		ret = -ENOMEM;
 		goto out_free;
 	}
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	w->fd = writer__open(path, &w->created);
 	if (w->fd < 0) {
-		ret = -errno;
+		ret = w->fd;
 		goto out_deflate;
 	}
-	/* an existing file keeps its mode through O_TRUNC */
-	if (fchmod(w->fd, 0600)) {
+	/* the umask may have taken bits off; only a file made here */
+	if (w->created && fchmod(w->fd, 0600)) {
 		ret = -errno;
-		goto out_close;
+		goto out_unlink;
 	}
 
 	ap_buf__put(&b, AP_FILE_MAGIC, 8);
@@ -156,7 +204,8 @@ struct ap_writer *ap_writer__create(const char *path,
 	return w;
 
 out_unlink:
-	unlink(path);
+	if (w->created)
+		unlink(path);
 out_close:
 	close(w->fd);
 out_deflate:

@@ -16,7 +16,9 @@ struct ap_writer;
 
 #define AP_BLOCK_TARGET		(256 * 1024)	/* raw bytes per block */
 
-/* Creates path with mode 0600 (truncating it) and writes the header.
+/* Creates path with mode 0600 and writes the header.  No link is
+ * followed (-ELOOP) and nothing is truncated: an existing regular file is
+ * replaced by a new one; a device or FIFO (/dev/null) is written as it is.
  * Returns NULL and sets *err to -errno. */
 struct ap_writer *ap_writer__create(const char *path,
 				    const struct ap_header *hdr, int *err);

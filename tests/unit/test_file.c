@@ -15,10 +15,13 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "format.h"
 #include "reader.h"
+#include "safefile.h"
+#include "symbolizer.h"
 #include "writer.h"
 
 #define NBLOCKS		8	/* data blocks of the master file */
@@ -783,6 +786,116 @@ START_TEST(test_close_null)
 }
 END_TEST
 
+/* a link planted at the output is not followed, its target untouched */
+START_TEST(test_create_symlink)
+{
+	char target[64], link[80];
+	struct ap_header h;
+	struct stat st;
+	int err = 0;
+
+	tmp_path(target, sizeof(target));
+	ck_assert_int_eq(chmod(target, 0644), 0);
+	snprintf(link, sizeof(link), "%s.lnk", target);
+	ck_assert_int_eq(symlink(target, link), 0);
+	fill_header(&h);
+	ck_assert_ptr_null(ap_writer__create(link, &h, &err));
+	ck_assert_int_eq(err, -ELOOP);
+	ck_assert_int_eq(stat(target, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0644);
+	ck_assert_int_eq(st.st_size, 0);
+	/* a dangling link: nothing is created where it points */
+	unlink(target);
+	ck_assert_ptr_null(ap_writer__create(link, &h, &err));
+	ck_assert_int_eq(err, -ELOOP);
+	ck_assert_int_eq(access(target, F_OK), -1);
+	unlink(link);
+}
+END_TEST
+
+/* an existing file is replaced, not truncated: a hard link to it keeps
+ * its bytes */
+START_TEST(test_create_no_truncate)
+{
+	char path[64], other[80];
+	struct ap_header h;
+	struct ap_writer *w;
+	struct stat st;
+	int fd, err = 0;
+
+	tmp_path(path, sizeof(path));
+	fd = open(path, O_WRONLY);
+	ck_assert_int_eq(write(fd, "precious", 8), 8);
+	close(fd);
+	snprintf(other, sizeof(other), "%s.hard", path);
+	ck_assert_int_eq(link(path, other), 0);
+	fill_header(&h);
+	w = ap_writer__create(path, &h, &err);
+	ck_assert_ptr_nonnull(w);
+	ck_assert_int_eq(ap_writer__close(w, NULL), 0);
+	ck_assert_int_eq(stat(other, &st), 0);
+	ck_assert_int_eq(st.st_size, 8);
+	unlink(other);
+	unlink(path);
+}
+END_TEST
+
+/* a device is written as it is, its mode left alone; a FIFO without a
+ * reader fails at once */
+START_TEST(test_create_device_fifo)
+{
+	char path[64];
+	struct ap_header h;
+	struct ap_writer *w;
+	struct stat st;
+	int err = 0;
+
+	fill_header(&h);
+	tmp_path(path, sizeof(path));
+	unlink(path);
+	if (mknod(path, S_IFCHR | 0666, makedev(1, 3)) == 0) {
+		ck_assert_int_eq(chmod(path, 0666), 0);
+		w = ap_writer__create(path, &h, &err);
+		ck_assert_ptr_nonnull(w);
+		ck_assert_int_eq(ap_writer__close(w, NULL), 0);
+		ck_assert_int_eq(lstat(path, &st), 0);
+		ck_assert(S_ISCHR(st.st_mode));
+		ck_assert_uint_eq(st.st_mode & 07777, 0666);
+		unlink(path);
+	}
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	ck_assert_ptr_null(ap_writer__create(path, &h, &err));
+	ck_assert_int_eq(err, -ENXIO);
+	unlink(path);
+}
+END_TEST
+
+/* files named by a target or a record file: a FIFO is refused at once,
+ * by every reader of them (a blocking open would hang here) */
+START_TEST(test_open_fifo)
+{
+	char path[64], errbuf[256];
+	uint8_t id[20];
+	int err = 0;
+
+	tmp_path(path, sizeof(path));
+	unlink(path);
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	alarm(10);
+	ck_assert_int_eq(ap_open_regular(path, 0), -AP_ENOTREG);
+	ck_assert_str_eq(ap_open_strerror(-AP_ENOTREG), "not a regular file");
+	ck_assert_int_eq(ap_read_build_id(path, id, sizeof(id)), -AP_ENOTREG);
+	ck_assert_ptr_null(ap_reader__open(path, &err, errbuf,
+					   sizeof(errbuf)));
+	ck_assert_int_eq(err, -EINVAL);
+	ck_assert_ptr_nonnull(strstr(errbuf, "not a regular file"));
+	ck_assert_int_eq(ap_open_regular("/dev/null", 0), -AP_ENOTREG);
+	ck_assert_int_eq(ap_open_regular("/tmp", 0), -AP_ENOTREG);
+	alarm(0);
+	unlink(path);
+}
+END_TEST
+
 static Suite *file_suite(void)
 {
 	Suite *s = suite_create("file");
@@ -791,6 +904,10 @@ static Suite *file_suite(void)
 	tc = tcase_create("writer__create");
 	tcase_add_test(tc, test_create_mode);
 	tcase_add_test(tc, test_create_bad_path);
+	tcase_add_test(tc, test_create_symlink);
+	tcase_add_test(tc, test_create_no_truncate);
+	tcase_add_test(tc, test_create_device_fifo);
+	tcase_add_test(tc, test_open_fifo);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("writer__append");
