@@ -40,6 +40,9 @@ struct {
 /* set by user space before load */
 const volatile __u32 ap_filter_targets __weak = 1;	/* 0: -a */
 const volatile __u32 ap_self_pid __weak = 0;		/* never profile ourselves */
+/* set by user space when recording stops: nothing new is traced, so that
+ * the final drain ends under any load (calls in flight still complete) */
+volatile __u32 ap_stopped __weak;
 
 static __always_inline void ap_count(__u32 idx)
 {
@@ -51,7 +54,7 @@ static __always_inline void ap_count(__u32 idx)
 
 static __always_inline int ap_is_target(__u32 tgid)
 {
-	if (tgid == ap_self_pid)
+	if (tgid == ap_self_pid || ap_stopped)
 		return 0;
 	if (!ap_filter_targets)
 		return 1;

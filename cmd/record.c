@@ -201,9 +201,13 @@ static const struct argp argp = {
 };
 
 static volatile sig_atomic_t stop_signal;
+/* a second signal: stop draining, finish the file with what is there */
+static volatile sig_atomic_t stop_now;
 
 static void on_signal(int sig)
 {
+	if (stop_signal)
+		stop_now = 1;
 	stop_signal = sig;
 }
 
@@ -445,6 +449,7 @@ int cmd_record(int argc, char **argv)
 		goto out_recorder;
 	}
 	ap_recorder__set_collector(r.rec, r.col);
+	ap_collector__set_abort(r.col, &stop_now);
 
 	if (o.cmd) {
 		e = workload_fork(&wl, o.cmd);
@@ -530,8 +535,11 @@ int cmd_record(int argc, char **argv)
 			last_alive = now;
 		}
 	}
-	/* what is still in the ring buffer belongs to the recording */
-	while (ap_collector__poll(r.col, 0) > 0)
+	/* nothing new from here on: under overload the sensors would keep
+	 * the drain below going for ever; what the ring buffer holds
+	 * already belongs to the recording (a second signal cuts it short) */
+	ap_collector__stop(r.col);
+	while (!stop_now && ap_collector__poll(r.col, 0) > 0)
 		;
 	/* calls still in flight are written as such, not dropped */
 	e = ap_collector__finish(r.col);
@@ -560,7 +568,9 @@ out_finish:
 		       o.output, strerror(-(r.write_err ? r.write_err : e)));
 		ret = 1;
 	}
-	if (stop_signal && o.cmd && !wl.exited) {
+	/* stopped by a signal or a write error: the command would run on
+	 * untraced */
+	if ((stop_signal || r.write_err) && o.cmd && !wl.exited) {
 		kill(wl.pid, SIGTERM);
 		waitpid(wl.pid, &wl.status, 0);
 		wl.exited = 1;

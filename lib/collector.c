@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -131,11 +132,41 @@ int ap_sensor_index(const struct ap_collector *c, const char *name)
 	return -1;
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static int aborted(const struct ap_collector *c)
+{
+	return c->abort && *c->abort;
+}
+
+/* libbpf consumes for as long as records keep coming, which under
+ * overload is for ever: a negative return ends the pass (the record
+ * itself is taken) */
+#define PASS_OVER	(-ECANCELED)
+
 static int on_ringbuf(void *ctx, void *data, size_t size)
 {
 	struct ap_collector *c = ctx;
+	int err;
 
-	return c->fn(c->ctx, data, size);
+	err = c->fn(c->ctx, data, size);
+	if (err)
+		return err;
+	/* the clock every 16 records: a few ns each, and a record that
+	 * makes the recorder rescan a process can take milliseconds */
+	if (!(++c->pass_n & 15) &&
+	    (aborted(c) ||
+	     mono_ns() - c->pass_start > AP_POLL_BUDGET_MS * 1000000ull)) {
+		c->pass_over = 1;
+		return PASS_OVER;
+	}
+	return 0;
 }
 
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
@@ -370,6 +401,8 @@ void ap_collector__target_changed(struct ap_collector *c, pid_t pid)
 {
 	int i;
 
+	if (c->stopped)		/* arming probes for a stopped recording */
+		return;
 	for (i = 0; i < c->nr; i++)
 		if (c->enabled[i] && c->ops[i]->target_changed &&
 		    c->status[i].state != AP_SENSOR_UNAVAILABLE)
@@ -457,6 +490,11 @@ int ap_collector__poll(struct ap_collector *c, int timeout_ms)
 {
 	int i, n, total;
 
+	if (aborted(c))
+		return 0;
+	c->pass_n = 0;
+	c->pass_over = 0;
+	c->pass_start = mono_ns();
 	/*
 	 * Busy sensors (syscall, gpu) submit without waking the reader, so
 	 * that it reads in batches instead of competing with the target for
@@ -464,8 +502,10 @@ int ap_collector__poll(struct ap_collector *c, int timeout_ms)
 	 * epoll until a wakeup or the timeout.
 	 */
 	total = ring_buffer__consume(c->rb);
-	if (total < 0)
+	if (total < 0 && !(total == PASS_OVER && c->pass_over))
 		return total;
+	if (c->pass_over)
+		return c->pass_n;
 	for (i = 0; i < c->nr; i++) {
 		if (!c->enabled[i] || !c->ops[i]->poll ||
 		    c->status[i].state == AP_SENSOR_UNAVAILABLE)
@@ -478,10 +518,29 @@ int ap_collector__poll(struct ap_collector *c, int timeout_ms)
 		if (n)
 			timeout_ms = 0;
 	}
+	c->pass_n = 0;
 	n = ring_buffer__poll(c->rb, timeout_ms);
-	if (n < 0)
+	if (n < 0 && !(n == PASS_OVER && c->pass_over))
 		return n;
-	return total + n;
+	return total + c->pass_n;
+}
+
+void ap_collector__stop(struct ap_collector *c)
+{
+	int i;
+
+	c->stopped = 1;
+	c->skel->bss->ap_stopped = 1;
+	for (i = 0; i < c->nr; i++)
+		if (c->enabled[i] && c->ops[i]->stop &&
+		    c->status[i].state != AP_SENSOR_UNAVAILABLE)
+			c->ops[i]->stop(c);
+}
+
+void ap_collector__set_abort(struct ap_collector *c,
+			     const volatile sig_atomic_t *flag)
+{
+	c->abort = flag;
 }
 
 int ap_collector__finish(struct ap_collector *c)
@@ -489,6 +548,8 @@ int ap_collector__finish(struct ap_collector *c)
 	int i, n, total = 0;
 
 	for (i = 0; i < c->nr; i++) {
+		if (aborted(c))
+			break;
 		if (!c->enabled[i] || !c->ops[i]->finish ||
 		    c->status[i].state == AP_SENSOR_UNAVAILABLE)
 			continue;

@@ -7,6 +7,7 @@
 #ifndef APERTURE_COLLECTOR_H
 #define APERTURE_COLLECTOR_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -62,8 +63,18 @@ void ap_collector__image_gone(struct ap_collector *c, pid_t pid);
  * sensor at all could start. */
 int ap_collector__start(struct ap_collector *c, char *err, size_t errlen);
 /* Waits up to timeout_ms for records and delivers them; returns the
- * number delivered or -errno (-EINTR when a signal interrupted). */
+ * number delivered or -errno (-EINTR when a signal interrupted).  One call
+ * works for AP_POLL_BUDGET_MS at most, so that a caller under overload
+ * still sees its deadline and its signals. */
+#define AP_POLL_BUDGET_MS	50
 int ap_collector__poll(struct ap_collector *c, int timeout_ms);
+/* Recording stops: no sensor starts anything new; polls and finish then
+ * deliver only what was produced before (and calls completing). */
+void ap_collector__stop(struct ap_collector *c);
+/* When *flag becomes non-zero (a second Ctrl-C), poll and finish return
+ * at once: the caller ends with what it has. */
+void ap_collector__set_abort(struct ap_collector *c,
+			     const volatile sig_atomic_t *flag);
 /* Recording stops: each sensor delivers what it still holds (calls in
  * flight); after the last poll, before the status frames.  Returns the
  * number of records delivered or -errno. */

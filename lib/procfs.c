@@ -144,6 +144,12 @@ int ap_parse_maps_line(const char *line, struct ap_mmap *m)
 
 int ap_proc_maps(pid_t pid, int exec_only, ap_mmap_fn fn, void *ctx)
 {
+	return ap_proc_maps_new(pid, exec_only, NULL, fn, ctx);
+}
+
+int ap_proc_maps_new(pid_t pid, int exec_only, ap_mmap_fn known, ap_mmap_fn fn,
+		     void *ctx)
+{
 	char path[64], line[AP_PATH_MAX + 128], elf[AP_PATH_MAX + 64];
 	struct ap_mmap *m;
 	FILE *f;
@@ -166,6 +172,10 @@ int ap_proc_maps(pid_t pid, int exec_only, ap_mmap_fn fn, void *ctx)
 		if (exec_only && !(m->prot & PROT_EXEC))
 			continue;
 		m->pid = pid;
+		/* a rescan: the file of a mapping already known is not
+		 * opened again */
+		if (known && known(ctx, m))
+			continue;
 		if (m->path[0] == '/' && (m->prot & PROT_EXEC)) {
 			/* through the target's root: containers, chroots */
 			snprintf(elf, sizeof(elf), "/proc/%d/root%s", (int)pid,

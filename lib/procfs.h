@@ -24,6 +24,10 @@ uint64_t ap_ns_to_ticks(uint64_t ns);
  * with their build-id.  Returns 0 or -errno. */
 typedef int (*ap_mmap_fn)(void *ctx, const struct ap_mmap *m);
 int ap_proc_maps(pid_t pid, int exec_only, ap_mmap_fn fn, void *ctx);
+/* the same for the mappings known(ctx, m) says are not known yet (it
+ * sees m before its build-id is read, build_id_len 0) */
+int ap_proc_maps_new(pid_t pid, int exec_only, ap_mmap_fn known, ap_mmap_fn fn,
+		     void *ctx);
 /* parses one /proc/PID/maps line; 0 or -EINVAL */
 int ap_parse_maps_line(const char *line, struct ap_mmap *m);
 

@@ -23,13 +23,17 @@
 #include "symbolizer.h"
 
 /* a sample outside the known mappings re-reads /proc/PID/maps, at most
- * this often per process */
+ * this often per process; doubled after each scan that finds nothing new
+ * (a stack pointing outside every mapping, on purpose or not, must not
+ * make the recorder rescan for ever), up to the second cap */
 #define RESCAN_INTERVAL_NS	(20 * 1000 * 1000ull)
+#define RESCAN_MAX_NS		(1000 * 1000 * 1000ull)
 
 struct proc {
 	uint32_t pid;
 	uint64_t start_ticks;
 	uint64_t last_scan_ns;
+	uint64_t scan_interval_ns;	/* 0: RESCAN_INTERVAL_NS */
 	uint32_t generation;		/* bumped at exec */
 	int exit_code;
 	int exited;
@@ -175,6 +179,17 @@ static int same_mapping(const struct ap_mmap *a, const struct ap_mmap *b)
 	       a->prot == b->prot && !strcmp(a->path, b->path);
 }
 
+/* before the build-id is read: a known mapping is skipped */
+static int on_known(void *ctx, const struct ap_mmap *m)
+{
+	struct scan_ctx *sc = ctx;
+	const struct ap_mmap *known = ap_addrspace__find(sc->p->as, m->start);
+
+	return known && known->start == m->start && known->end == m->end &&
+	       known->pgoff == m->pgoff && known->inode == m->inode &&
+	       known->prot == m->prot && !strcmp(known->path, m->path);
+}
+
 static int on_mapping(void *ctx, const struct ap_mmap *m)
 {
 	struct scan_ctx *sc = ctx;
@@ -201,9 +216,13 @@ static int scan_maps(struct ap_recorder *r, struct proc *p)
 	int err;
 
 	p->last_scan_ns = now_ns();
-	err = ap_proc_maps(p->pid, 0, on_mapping, &sc);
+	err = ap_proc_maps_new(p->pid, 0, on_known, on_mapping, &sc);
 	if (sc.added && r->collector)
 		ap_collector__target_changed(r->collector, p->pid);
+	if (sc.added || !p->scan_interval_ns)
+		p->scan_interval_ns = RESCAN_INTERVAL_NS;
+	else if (p->scan_interval_ns < RESCAN_MAX_NS)
+		p->scan_interval_ns *= 2;
 	return err;
 }
 
@@ -380,7 +399,7 @@ static void check_user_frames(struct ap_recorder *r, struct proc *p,
 	for (i = 0; i < n; i++) {
 		if (ap_addrspace__find(p->as, ips[i]))
 			continue;
-		if (now_ns() - p->last_scan_ns >= RESCAN_INTERVAL_NS)
+		if (now_ns() - p->last_scan_ns >= p->scan_interval_ns)
 			scan_maps(r, p);
 		return;
 	}

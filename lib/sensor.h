@@ -7,6 +7,7 @@
 #ifndef APERTURE_SENSOR_H
 #define APERTURE_SENSOR_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -41,6 +42,9 @@ struct ap_sensor_ops {
 			   pid_t pid);
 	/* optional: poll user-space sources (perf buffers) */
 	int (*poll)(struct ap_collector *c);
+	/* optional: stop producing (user-space sources: perf events);
+	 * what was produced before is still read by poll and finish */
+	void (*stop)(struct ap_collector *c);
 	/* optional: recording stops (record, before the status frames):
 	 * deliver what is still pending, e.g. calls in flight; returns the
 	 * number of records delivered or -errno */
@@ -68,6 +72,12 @@ struct ap_collector {
 	void *priv[AP_MAX_SENSORS];
 	int enabled[AP_MAX_SENSORS];
 	int nr;
+	/* one poll pass: records delivered, when it started, its budget hit */
+	int pass_n;
+	uint64_t pass_start;
+	int pass_over;
+	int stopped;
+	const volatile sig_atomic_t *abort;	/* the caller's: end now */
 };
 
 /* helpers for sensors */

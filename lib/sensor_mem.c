@@ -617,6 +617,17 @@ static int mem_poll(struct ap_collector *c)
 	return total;
 }
 
+/* recording stops: the events write no more; what the rings hold is
+ * still read */
+static void mem_stop(struct ap_collector *c)
+{
+	struct mem_priv *p = priv_of(c);
+	size_t i;
+
+	for (i = 0; p && i < p->nr; i++)
+		ioctl(p->fds[i], PERF_EVENT_IOC_DISABLE, 0);
+}
+
 static void mem_close(struct ap_collector *c)
 {
 	int idx = ap_sensor_index(c, "mem");
@@ -640,5 +651,6 @@ const struct ap_sensor_ops ap_sensor_mem = {
 	.prepare = mem_prepare,
 	.attach = mem_attach,
 	.poll = mem_poll,
+	.stop = mem_stop,
 	.close = mem_close,
 };
