@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "escape.h"
 #include "format.h"
 #include "reader.h"
 #include "session.h"
@@ -202,7 +203,11 @@ static const struct argp argp = { options, parse_opt, NULL, doc };
 
 static void warn_cb(void *ctx, const char *msg)
 {
-	fprintf(stderr, "aperture: warning: %s\n", msg);
+	char esc[2048];
+
+	/* warnings quote paths and names from the file */
+	ap_escape(esc, sizeof(esc), msg, 0);
+	fprintf(stderr, "aperture: warning: %s\n", esc);
 }
 
 struct view_inst {
@@ -500,6 +505,7 @@ int cmd_report(int argc, char **argv)
 	struct ap_frame f;
 	char errbuf[512], names[256];
 	int nr_views = 0, i, err, ret = 1;
+	FILE *out;
 
 	o.r.keys[0] = AP_KEY_COMM;
 	o.r.keys[1] = AP_KEY_DSO;
@@ -520,6 +526,7 @@ int cmd_report(int argc, char **argv)
 		ap_err("out of memory");
 		goto out;
 	}
+	ap_session__escape_names(s, o.r.format != AP_FMT_JSON);
 
 	if (o.events) {
 		char *dup = strdup(o.events), *tok, *save = NULL;
@@ -573,6 +580,15 @@ int cmd_report(int argc, char **argv)
 		ap_warn("%" PRIu64 " frames did not decode and were skipped",
 			ap_session__bad_frames(s));
 
+	/* tables and folded lines: names from other users, escaped */
+	out = stdout;
+	if (o.r.format != AP_FMT_JSON) {
+		out = ap_escape_stream(stdout);
+		if (!out) {
+			ap_err("out of memory");
+			goto out;
+		}
+	}
 	switch (o.r.format) {
 	case AP_FMT_JSON:
 		fputs("{\n", stdout);
@@ -585,17 +601,19 @@ int cmd_report(int argc, char **argv)
 		break;
 	case AP_FMT_FOLDED:
 		for (i = 0; i < nr_views; i++)
-			views[i].ops->print(views[i].v, stdout);
+			views[i].ops->print(views[i].v, out);
 		break;
 	default:
-		print_header_table(stdout, o.input, ap_reader__header(rd), st,
+		print_header_table(out, o.input, ap_reader__header(rd), st,
 				   s);
 		for (i = 0; i < nr_views; i++) {
 			if (i)
-				fputc('\n', stdout);
-			views[i].ops->print(views[i].v, stdout);
+				fputc('\n', out);
+			views[i].ops->print(views[i].v, out);
 		}
 	}
+	if (out != stdout)
+		fclose(out);
 	ret = 0;
 out:
 	for (i = 0; i < nr_views; i++)

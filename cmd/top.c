@@ -818,6 +818,8 @@ int cmd_top(int argc, char **argv)
 	so.warn_ctx = &t;
 	t.sym = ap_symbolizer__new(&so);
 	t.s = t.sym ? ap_session__new(t.sym) : NULL;
+	if (t.s)	/* other users' thread names, bound for the terminal */
+		ap_session__escape_names(t.s, 1);
 	t.live = t.s ? ap_top__new(t.view, &t.r, t.s) : NULL;
 	t.rec = t.live ? ap_recorder__new(ap_top__sink, t.live) : NULL;
 	if (!t.rec) {

@@ -68,6 +68,11 @@ struct ap_symbolizer *ap_session__symbolizer(struct ap_session *s)
 	return s->sym;
 }
 
+void ap_session__escape_names(struct ap_session *s, int on)
+{
+	ap_strtab__set_escape(s->strs, on);
+}
+
 const char *ap_session__intern(struct ap_session *s, const char *str)
 {
 	return ap_strtab__intern(s->strs, str ? str : "", -1);

@@ -49,6 +49,9 @@ int ap_session__stack(const struct ap_session *s, uint32_t id,
 struct ap_symbolizer *ap_session__symbolizer(struct ap_session *s);
 /* intern any string for the session's lifetime */
 const char *ap_session__intern(struct ap_session *s, const char *str);
+/* names interned from now on (thread names) have control characters
+ * escaped: the output is a table or folded lines, not JSON */
+void ap_session__escape_names(struct ap_session *s, int on);
 
 /* drops as last reported, per AP_LOST_* source (all tags summed) */
 uint64_t ap_session__lost(const struct ap_session *s, uint32_t source);

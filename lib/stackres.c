@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "session.h"
 #include "strtab.h"
 #include "symbolizer.h"
@@ -120,6 +121,11 @@ int ap_fbuf__add(struct ap_fbuf *b, const char *sep, const char *s,
 		 const char *suffix)
 {
 	size_t need = b->len + strlen(sep) + strlen(s) + strlen(suffix) + 1;
+	int clean = ap_escape_clean(s, AP_ESC_FOLDED);
+
+	/* a name from someone else: no newline, no ';', no ESC in a line */
+	if (!clean)
+		need += 3 * strlen(s);
 
 	if (need > b->cap) {
 		size_t cap = need * 2;
@@ -130,8 +136,14 @@ int ap_fbuf__add(struct ap_fbuf *b, const char *sep, const char *s,
 		b->p = n;
 		b->cap = cap;
 	}
-	b->len += snprintf(b->p + b->len, b->cap - b->len, "%s%s%s", sep, s,
-			   suffix);
+	if (clean) {
+		b->len += snprintf(b->p + b->len, b->cap - b->len, "%s%s%s",
+				   sep, s, suffix);
+		return 0;
+	}
+	b->len += snprintf(b->p + b->len, b->cap - b->len, "%s", sep);
+	b->len += ap_escape(b->p + b->len, b->cap - b->len, s, AP_ESC_FOLDED);
+	b->len += snprintf(b->p + b->len, b->cap - b->len, "%s", suffix);
 	return 0;
 }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "hmap.h"
 
 struct str {
@@ -15,6 +16,7 @@ struct ap_strtab {
 	struct ap_hmap by_hash;		/* hash -> struct str * */
 	struct str **all;
 	size_t nr, cap;
+	int escape;			/* control characters as \xNN */
 };
 
 struct ap_strtab *ap_strtab__new(void)
@@ -39,9 +41,42 @@ void ap_strtab__free(struct ap_strtab *t)
 	free(t);
 }
 
+void ap_strtab__set_escape(struct ap_strtab *t, int on)
+{
+	if (t)
+		t->escape = on;
+}
+
+static const char *intern(struct ap_strtab *t, const char *s, size_t n);
+
 const char *ap_strtab__intern(struct ap_strtab *t, const char *s, long len)
 {
-	size_t n = len < 0 ? strlen(s) : (size_t)len;
+	size_t n = len < 0 ? strlen(s) : (size_t)len, i;
+	const char *ret;
+	char *dup, *esc;
+
+	if (!t->escape)
+		return intern(t, s, n);
+	for (i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			break;
+	if (i == n)
+		return intern(t, s, n);
+	/* a name from someone else, bound for a terminal or a folded line */
+	dup = strndup(s, n);
+	esc = malloc(4 * n + 1);
+	ret = NULL;
+	if (dup && esc) {
+		ap_escape(esc, 4 * n + 1, dup, 0);
+		ret = intern(t, esc, strlen(esc));
+	}
+	free(dup);
+	free(esc);
+	return ret;
+}
+
+static const char *intern(struct ap_strtab *t, const char *s, size_t n)
+{
 	uint64_t h = ap_hash_bytes(s, n, 7);
 	struct str *e, *head;
 	uint64_t *slot;

@@ -12,5 +12,8 @@ void ap_strtab__free(struct ap_strtab *t);
 /* the stable copy of s (len bytes, or up to NUL when len is -1) */
 const char *ap_strtab__intern(struct ap_strtab *t, const char *s, long len);
 size_t ap_strtab__count(const struct ap_strtab *t);
+/* from now on, strings with control characters are interned escaped
+ * (\xNN): tables and folded lines print other users' names */
+void ap_strtab__set_escape(struct ap_strtab *t, int on);
 
 #endif /* APERTURE_STRTAB_H */

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "ev_gpu.h"
 #include "hmap.h"
 #include "session.h"
@@ -109,6 +110,8 @@ static void *gpu_new(const struct ap_report_opts *o, struct ap_session *s)
 	v->o = o;
 	v->s = s;
 	v->strs = ap_strtab__new();
+	/* names from other users: escaped but in JSON, which escapes */
+	ap_strtab__set_escape(v->strs, o->format != AP_FMT_JSON);
 	v->idents.size = sizeof(struct ident);
 	v->sites.size = sizeof(struct site);
 	v->shapes.size = sizeof(struct shape);
@@ -349,15 +352,17 @@ static void free_rows(struct rows *rs)
 static int stack_strings(struct view_gpu *v, const char **fr, long n,
 			 const char **chain, const char **folded)
 {
-	size_t len = 1;
+	size_t len = 1, blen = 1;
 	char *a, *b;
 	long i;
 	size_t oa = 0, ob = 0;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		len += strlen(fr[i]) + 4;
+		blen += 4 * strlen(fr[i]) + 1;	/* each byte as \xNN */
+	}
 	a = malloc(len);
-	b = malloc(len);
+	b = malloc(blen);
 	if (!a || !b) {
 		free(a);
 		free(b);
@@ -368,8 +373,11 @@ static int stack_strings(struct view_gpu *v, const char **fr, long n,
 	for (i = n > 1 ? 1 : 0; i < n && i <= FRAMES_SHOWN; i++)
 		oa += snprintf(a + oa, len - oa, "%s%s", oa ? " <- " : "",
 			       fr[i]);
-	for (i = n - 1; i >= 0; i--)
-		ob += snprintf(b + ob, len - ob, "%s%s", ob ? ";" : "", fr[i]);
+	for (i = n - 1; i >= 0; i--) {
+		if (ob)
+			b[ob++] = ';';
+		ob += ap_escape(b + ob, blen - ob, fr[i], AP_ESC_FOLDED);
+	}
 	*chain = ap_strtab__intern(v->strs, n ? a : "[no stack]", -1);
 	*folded = ap_strtab__intern(v->strs, b, -1);
 	free(a);

@@ -99,6 +99,8 @@ static void *mem_new(const struct ap_report_opts *o, struct ap_session *s)
 	v->o = o;
 	v->s = s;
 	v->strs = ap_strtab__new();
+	/* names from other users: escaped but in JSON, which escapes */
+	ap_strtab__set_escape(v->strs, o->format != AP_FMT_JSON);
 	v->ds = ap_datasym__new();
 	ap_hmap__init(&v->objects.by_key);
 	ap_hmap__init(&v->mappings.by_key);
