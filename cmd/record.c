@@ -3,7 +3,9 @@
 #include <argp.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <inttypes.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +40,11 @@ struct record_opts {
 	double duration;		/* seconds; 0: until the end */
 	char **cmd;			/* -- CMD ARGS */
 	struct ap_collect_opts collect;
+	/* --user: the command runs as this user */
+	const char *user;
+	uid_t uid;
+	gid_t gid;
+	char home[256], shell[256];
 };
 
 enum {
@@ -47,12 +54,14 @@ enum {
 	OPT_MIN_BLOCK,
 	OPT_CALL_GRAPH,
 	OPT_MAX_STACK,
+	OPT_USER,
 };
 
 static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Targets:", 1 },
 	{ "pid", 'p', "PID[,PID..]", 0, "Record these processes, all their threads and the processes they fork", 1 },
 	{ "all-cpus", 'a', NULL, 0, "Record system-wide", 1 },
+	{ "user", OPT_USER, "USER", 0, "Run CMD as USER (name or uid), with that user's groups, HOME, USER, LOGNAME and SHELL", 1 },
 	{ NULL, 0, NULL, 0, "What to record:", 2 },
 	{ "events", 'e', "LIST", 0, "Comma-separated events to record (default: cpu)", 2 },
 	{ "freq", 'F', "HZ", 0, "CPU sampling frequency (default: 999)", 2 },
@@ -161,6 +170,23 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 					   arg, AP_MAX_USTACK);
 		o->collect.max_stack = (uint32_t)v;
 		break;
+	case OPT_USER: {
+		struct passwd *pw = getpwnam(arg);
+
+		if (!pw && !ap_parse_u64(arg, 0, UINT32_MAX - 1, &v))
+			pw = getpwuid((uid_t)v);
+		if (!pw)
+			ap_cli_usage_error(state, "no such user: '%s'", arg);
+		o->user = strdup(pw->pw_name);
+		if (!o->user)
+			ap_cli_usage_error(state, "out of memory");
+		o->uid = pw->pw_uid;
+		o->gid = pw->pw_gid;
+		snprintf(o->home, sizeof(o->home), "%s", pw->pw_dir);
+		snprintf(o->shell, sizeof(o->shell), "%s",
+			 pw->pw_shell && *pw->pw_shell ? pw->pw_shell : "/bin/sh");
+		break;
+	}
 	case 'o':
 		if (!*arg)
 			ap_cli_usage_error(state, "empty output file name");
@@ -189,6 +215,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (!o->nr_pids && !o->system_wide && !o->cmd)
 			ap_cli_usage_error(state,
 					   "nothing to record: give -p PID, -a or -- CMD ARGS");
+		if (o->user && !o->cmd)
+			ap_cli_usage_error(state,
+					   "--user is for the command: give -- CMD ARGS");
+		if (o->user && geteuid() != 0 && o->uid != geteuid())
+			ap_cli_usage_error(state,
+					   "--user %s needs root", o->user);
 		break;
 	default:
 		return ap_cli_key(key, arg, state);
@@ -246,6 +278,21 @@ static int keep_old(const char *path)
 	return 0;
 }
 
+/* SUDO_UID and SUDO_GID, when set: the owner of a file this run created */
+static int give_to_sudo_user(struct ap_writer *w)
+{
+	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
+	unsigned long long uid, gid;
+
+	if (!u || !*u || geteuid() != 0)
+		return 0;
+	if (ap_parse_u64(u, 0, UINT32_MAX - 1, &uid))
+		return -EINVAL;
+	if (!g || !*g || ap_parse_u64(g, 0, UINT32_MAX - 1, &gid))
+		gid = (unsigned long long)-1;
+	return ap_writer__chown(w, (uid_t)uid, (gid_t)gid);
+}
+
 /*
  * The workload: forked now, held on a pipe until the probes are attached,
  * then exec'd.  Exec failure comes back through a close-on-exec pipe.
@@ -258,7 +305,24 @@ struct workload {
 	int exited;
 };
 
-static int workload_fork(struct workload *w, char **cmd)
+/* in the child, before exec: become o->user, groups and all, so that the
+ * command does not run as root under sudo */
+static int become_user(const struct record_opts *o)
+{
+	if (initgroups(o->user, o->gid) || setgid(o->gid) ||
+	    setuid(o->uid))
+		return -errno;
+	/* setuid(2) from root drops every capability; check it held */
+	if (o->uid != 0 && setuid(0) == 0)
+		return -EPERM;
+	if (setenv("HOME", o->home, 1) || setenv("USER", o->user, 1) ||
+	    setenv("LOGNAME", o->user, 1) || setenv("SHELL", o->shell, 1))
+		return -errno;
+	return 0;
+}
+
+static int workload_fork(struct workload *w, char **cmd,
+			 const struct record_opts *o)
 {
 	int go[2], errp[2];
 
@@ -275,8 +339,11 @@ static int workload_fork(struct workload *w, char **cmd)
 		close(errp[0]);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);
-		execvp(cmd[0], cmd);
-		e = errno;
+		e = o->user ? -become_user(o) : 0;
+		if (!e) {
+			execvp(cmd[0], cmd);
+			e = errno;
+		}
 		if (write(errp[1], &e, sizeof(e)) < 0)
 			_exit(127);
 		_exit(127);
@@ -452,7 +519,7 @@ int cmd_record(int argc, char **argv)
 	ap_collector__set_abort(r.col, &stop_now);
 
 	if (o.cmd) {
-		e = workload_fork(&wl, o.cmd);
+		e = workload_fork(&wl, o.cmd, &o);
 		if (e) {
 			ap_err("starting '%s': %s", o.cmd[0], strerror(-e));
 			goto out_collector;
@@ -483,6 +550,10 @@ int cmd_record(int argc, char **argv)
 		       "a symbolic link, not followed" : strerror(-e));
 		goto out_workload;
 	}
+	/* sudo aperture record: the file is the user's, who reports on it */
+	e = give_to_sudo_user(r.w);
+	if (e)
+		ap_warn("giving '%s' to SUDO_UID: %s", o.output, strerror(-e));
 
 	if (o.cmd)
 		ap_recorder__snapshot(r.rec, wl.pid);

@@ -426,6 +426,13 @@ int ap_writer__close(struct ap_writer *w, const struct ap_summary *sum)
 	return ret;
 }
 
+int ap_writer__chown(struct ap_writer *w, uid_t uid, gid_t gid)
+{
+	if (!w->created)
+		return 0;
+	return fchown(w->fd, uid, gid) ? -errno : 0;
+}
+
 uint64_t ap_writer__bytes(const struct ap_writer *w)
 {
 	return w ? w->off : 0;

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "format.h"
 
@@ -30,6 +31,10 @@ int ap_writer__flush(struct ap_writer *w);
 /* Flushes, writes the summary frame and the trailer, closes the file and
  * frees w.  Returns 0 or -errno; w is freed in any case.  NULL is fine. */
 int ap_writer__close(struct ap_writer *w, const struct ap_summary *sum);
+/* Gives the file to uid:gid ((gid_t)-1: unchanged) when this writer
+ * created it; a device or FIFO it writes to keeps its owner.  0 or
+ * -errno. */
+int ap_writer__chown(struct ap_writer *w, uid_t uid, gid_t gid);
 /* bytes written to the file so far */
 uint64_t ap_writer__bytes(const struct ap_writer *w);
 uint64_t ap_writer__frames(const struct ap_writer *w);

@@ -37,6 +37,15 @@ need_cmd readelf binutils
 need_cmd python3 python3
 need_cmd bash bash
 [ -x /usr/sbin/offcputime ] || pkgs="$pkgs libbpf-tools"
+# tests: --user creates a user; the fuzzer needs clang's libFuzzer
+need_cmd useradd passwd
+need_cmd runuser util-linux
+if command -v clang >/dev/null 2>&1; then
+	[ -f "$(clang --print-runtime-dir 2>/dev/null)/libclang_rt.fuzzer-$(uname -m).a" ] ||
+		pkgs="$pkgs libclang-rt-dev"
+else
+	pkgs="$pkgs libclang-rt-dev"
+fi
 
 if [ -n "$pkgs" ]; then
 	if ! command -v apt-get >/dev/null 2>&1; then
