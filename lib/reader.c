@@ -25,8 +25,9 @@
 #define AP_TRAILER_TAGS		32
 #define AP_TRAILER_FIXED	(16 + AP_TRAILER_TAGS * 8)
 #define AP_FOOTER_LEN		16
-/* sanity bound on a block's raw length; the writer aims at 256 KiB */
-#define AP_BLOCK_RAW_MAX	(1u << 30)
+/* bound on a block's raw length: the writer ends a block within one frame
+ * of 256 KiB; a crafted one claiming a GiB cost a GiB of memory */
+#define AP_BLOCK_RAW_MAX	(32u << 20)
 
 struct ap_reader {
 	const uint8_t *map;
@@ -45,6 +46,7 @@ struct ap_reader {
 	uint64_t trailer_frames;
 	const char *trailer_bad;	/* why the trailer was ignored */
 	uint64_t trailer_bad_off;
+	uint64_t bad_summaries;		/* told once, counted */
 	ap_warn_fn warn;
 	void *warn_ctx;
 	struct ap_read_stats stats;
@@ -291,6 +293,9 @@ static void reader__finish(struct ap_reader *r)
 	struct ap_read_stats *s = &r->stats;
 
 	r->done = 1;
+	if (r->bad_summaries > 1)
+		reader__warn(r, "%llu malformed summary frames in all",
+			     (ull)r->bad_summaries);
 	if (!s->has_trailer)
 		return;
 	if (s->blocks + s->blocks_bad != r->trailer_blocks ||
@@ -512,7 +517,8 @@ int ap_reader__next(struct ap_reader *r, struct ap_frame *f)
 	if (f->tag == AP_TAG_SUMMARY) {
 		if (!ap_summary__decode(f->payload, f->len, &r->stats.summary))
 			r->stats.has_summary = 1;
-		else
+		else if (!r->bad_summaries++)
+			/* once: a crafted file could hold millions */
 			reader__warn(r, "malformed summary frame (%u bytes)",
 				     f->len);
 	}

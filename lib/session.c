@@ -13,6 +13,11 @@
 #define MAX_LOST_TAGS	33	/* tags 0..31 and "any" */
 #define MAX_SENSORS	32
 
+/* frames of one stack, kernel and user: far more than any recorder
+ * writes (127 + 256); a crafted file's 131,070-frame stacks are refused
+ * (counted as frames that did not decode) instead of costing gigabytes */
+#define AP_SESSION_MAX_FRAMES	2048
+
 struct ap_session {
 	struct ap_symbolizer *sym;
 	struct ap_stacktab *stacks;
@@ -40,7 +45,7 @@ struct ap_session *ap_session__new(struct ap_symbolizer *sym)
 	s->sym = sym;
 	s->stacks = ap_stacktab__new();
 	s->strs = ap_strtab__new();
-	s->ips = malloc(2 * 65536 * sizeof(*s->ips));
+	s->ips = malloc(AP_SESSION_MAX_FRAMES * sizeof(*s->ips));
 	ap_hmap__init(&s->by_pid);
 	ap_hmap__init(&s->comm_of);
 	if (!s->stacks || !s->strs || !s->ips) {
@@ -240,7 +245,7 @@ int ap_session__feed(struct ap_session *s, const struct ap_frame *f)
 		break;
 	case AP_TAG_STACK:
 		err = ap_stack__decode_ips(f->payload, f->len, &u.stack,
-					   s->ips, 2 * 65536);
+					   s->ips, AP_SESSION_MAX_FRAMES);
 		if (!err)
 			err = ap_stacktab__put(s->stacks, &u.stack);
 		break;

@@ -214,5 +214,5 @@ static int cmp_fline(const void *a, const void *b)
 void ap_folded__sort(struct ap_folded *f)
 {
 	if (f->nr)
-		qsort(f->lines, f->nr, sizeof(*f->lines), cmp_fline);
+		ap_sort(f->lines, f->nr, sizeof(*f->lines), cmp_fline);
 }

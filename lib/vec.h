@@ -4,6 +4,7 @@
 #define APERTURE_VEC_H
 
 #include <stddef.h>
+#include <stdlib.h>
 
 /*
  * Make room for element nr of *arr, an array of *cap elements of size
@@ -11,5 +12,14 @@
  * with *arr and *cap unchanged.
  */
 int ap_grow(void **arr, size_t *cap, size_t nr, size_t size, size_t first);
+
+/* qsort(3) for arrays that may be empty and NULL (qsort must not be
+ * given NULL, even with no elements) */
+static inline void ap_sort(void *base, size_t nr, size_t size,
+			   int (*cmp)(const void *, const void *))
+{
+	if (nr > 1)
+		qsort(base, nr, size, cmp);
+}
 
 #endif /* APERTURE_VEC_H */

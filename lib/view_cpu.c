@@ -283,7 +283,7 @@ static int build_rows(struct view_cpu *v, struct rows *rs)
 	}
 	if (sort < 0 || sort >= (int)(sizeof(cpu_cmp) / sizeof(cpu_cmp[0])))
 		sort = 0;
-	qsort(rs->v, rs->nr, sizeof(*rs->v), cpu_cmp[sort]);
+	ap_sort(rs->v, rs->nr, sizeof(*rs->v), cpu_cmp[sort]);
 	return 0;
 }
 

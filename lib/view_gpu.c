@@ -482,12 +482,12 @@ static int build_rows(struct view_gpu *v, struct rows *rs)
 		r->shapes[j].count += s->count;
 	}
 	for (i = 0; i < rs->nr; i++) {
-		qsort(rs->v[i].shapes, rs->v[i].nr_shapes,
+		ap_sort(rs->v[i].shapes, rs->v[i].nr_shapes,
 		      sizeof(*rs->v[i].shapes), shape_by_count);
-		qsort(rs->v[i].stacks, rs->v[i].nr_stacks,
+		ap_sort(rs->v[i].stacks, rs->v[i].nr_stacks,
 		      sizeof(*rs->v[i].stacks), stack_by_count);
 	}
-	qsort(rs->v, rs->nr, sizeof(*rs->v), by_count);
+	ap_sort(rs->v, rs->nr, sizeof(*rs->v), by_count);
 	/* rows emptied by decay (top) are not shown */
 	while (rs->nr && rs->v[rs->nr - 1].count <= 0) {
 		rs->nr--;
@@ -712,7 +712,7 @@ static int print_folded(struct view_gpu *v, FILE *out)
 		lines[*slot].n += s->count;
 	}
 	if (!err)
-		qsort(lines, nr, sizeof(*lines), cmp_line);
+		ap_sort(lines, nr, sizeof(*lines), cmp_line);
 	for (i = 0; !err && i < nr; i++)
 		fprintf(out, "%s %.0f\n", lines[i].s, lines[i].n);
 	ap_hmap__free(&by_line);

@@ -392,10 +392,10 @@ static int sort_all(struct view_lock *v, struct sorted *so)
 	for (i = 0; i < v->nr_rows; i++)
 		if (v->rows[i].count > 0)
 			so->rows[so->nr++] = &v->rows[i];
-	qsort(so->rows, so->nr, sizeof(*so->rows), cmp_rows);
+	ap_sort(so->rows, so->nr, sizeof(*so->rows), cmp_rows);
 	for (i = 0; i < v->nr_stks; i++)
 		so->stks[i] = &v->stks[i];
-	qsort(so->stks, v->nr_stks, sizeof(*so->stks), cmp_stks);
+	ap_sort(so->stks, v->nr_stks, sizeof(*so->stks), cmp_stks);
 	for (i = v->nr_stks; i-- > 0;) {
 		so->first[so->stks[i]->row] = i;
 		so->count[so->stks[i]->row]++;

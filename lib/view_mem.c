@@ -665,10 +665,10 @@ static int mem_print(void *p, FILE *out)
 
 	if (v->o->format == AP_FMT_FOLDED)
 		return print_folded(v, out);
-	qsort(v->objects.v, v->objects.nr, sizeof(struct row), by_weight);
-	qsort(v->mappings.v, v->mappings.nr, sizeof(struct row), by_weight);
-	qsort(v->pages.v, v->pages.nr, sizeof(struct row), by_weight);
-	qsort(v->levels.v, v->levels.nr, sizeof(struct row), by_weight);
+	ap_sort(v->objects.v, v->objects.nr, sizeof(struct row), by_weight);
+	ap_sort(v->mappings.v, v->mappings.nr, sizeof(struct row), by_weight);
+	ap_sort(v->pages.v, v->pages.nr, sizeof(struct row), by_weight);
+	ap_sort(v->levels.v, v->levels.nr, sizeof(struct row), by_weight);
 	/* sorting moved the rows: the key -> index maps are rebuilt */
 	ap_hmap__free(&v->objects.by_key);
 	ap_hmap__free(&v->mappings.by_key);

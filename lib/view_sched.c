@@ -327,8 +327,9 @@ static struct thr *sorted_thrs(struct view_sched *v)
 
 	if (!t)
 		return NULL;
-	memcpy(t, v->thrs, v->nr_thrs * sizeof(*t));
-	qsort(t, v->nr_thrs, sizeof(*t), cmp_thr);
+	if (v->nr_thrs)
+		memcpy(t, v->thrs, v->nr_thrs * sizeof(*t));
+	ap_sort(t, v->nr_thrs, sizeof(*t), cmp_thr);
 	return t;
 }
 
@@ -338,8 +339,9 @@ static struct agg *sorted_aggs(struct view_sched *v)
 
 	if (!a)
 		return NULL;
-	memcpy(a, v->aggs, v->nr_aggs * sizeof(*a));
-	qsort(a, v->nr_aggs, sizeof(*a), cmp_agg);
+	if (v->nr_aggs)
+		memcpy(a, v->aggs, v->nr_aggs * sizeof(*a));
+	ap_sort(a, v->nr_aggs, sizeof(*a), cmp_agg);
 	return a;
 }
 

@@ -327,10 +327,10 @@ static int build_order(struct view_sc *v, struct order *ord)
 		ord->rows[i] = &v->rows[i];
 	ord->nr = v->nr;
 	if (!v->o->per_thread) {
-		qsort(ord->rows, ord->nr, sizeof(*ord->rows), by_total);
+		ap_sort(ord->rows, ord->nr, sizeof(*ord->rows), by_total);
 		return 0;
 	}
-	qsort(ord->rows, ord->nr, sizeof(*ord->rows), by_tid_then_total);
+	ap_sort(ord->rows, ord->nr, sizeof(*ord->rows), by_tid_then_total);
 	ord->threads = calloc(v->nr ? v->nr : 1, sizeof(*ord->threads));
 	if (!ord->threads)
 		return -ENOMEM;
@@ -350,7 +350,7 @@ static int build_order(struct view_sc *v, struct order *ord)
 		t->total_ns += r->total_ns;
 		t->calls += r->calls;
 	}
-	qsort(ord->threads, ord->nr_threads, sizeof(*ord->threads),
+	ap_sort(ord->threads, ord->nr_threads, sizeof(*ord->threads),
 	      by_thread_total);
 	return 0;
 }
@@ -450,7 +450,7 @@ static struct errrow *collect_errors(struct view_sc *v, struct srow **rows,
 		(*nr)++;
 	}
 	ap_hmap__free(&pos);
-	qsort(e, *nr, sizeof(*e), by_errrow);
+	ap_sort(e, *nr, sizeof(*e), by_errrow);
 	return e;
 }
 
@@ -765,7 +765,7 @@ static int print_folded(struct view_sc *v, FILE *out)
 		}
 	}
 	if (nr)
-		qsort(lines, nr, sizeof(*lines), cmp_line);
+		ap_sort(lines, nr, sizeof(*lines), cmp_line);
 	for (i = 0; i < nr; i++)
 		fprintf(out, "%s %" PRIu64 "\n", lines[i].s, lines[i].ns);
 out:
