@@ -8,16 +8,18 @@
 need_bpf
 
 cp "$WL/cpu_split" "$T/victim"
-"$T/victim" 4 2 &
+"$T/victim" 60 2 &
 pid=$!
+trap 'kill $pid 2>/dev/null; rm -rf "$T"' EXIT
 sleep 0.3
 rm -f "$T/victim"
 mkfifo "$T/victim" "$T/victim (deleted)"
 
 # timeout: the failure this guards against is a hang, not an error
-timeout 60 "$APERTURE" record -p "$pid" -o "$T/f.data" 2>"$T/rec.err"
+timeout 60 "$APERTURE" record -p "$pid" -d 2 -o "$T/f.data" 2>"$T/rec.err"
 rc=$?
 [ $rc -eq 0 ] || fail "record -p (exit $rc): $(cat "$T/rec.err")"
+kill "$pid"
 wait "$pid"
 for fmt in table folded json; do
 	timeout 60 "$APERTURE" report -i "$T/f.data" --format $fmt \
