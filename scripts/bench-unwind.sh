@@ -40,10 +40,10 @@ complete_perf() {
 		END { done(); printf "%.1f", all ? 100 * ok / all : 0 }'
 }
 
-"$APERTURE" record -F $FREQ -o "$B/uw.data" -- "$W" cpu n400 2>"$B/uw.err" >/dev/null
+"$APERTURE" record -F $FREQ -o "$B/uw.data" -- "$W" cpu n2000 2>"$B/uw.err" >/dev/null
 "$APERTURE" report -i "$B/uw.data" --format folded >"$B/uw.folded"
-perf record -F $FREQ -g -o "$B/fp.data" -- "$W" cpu n400 2>"$B/fp.err" >/dev/null
-perf record -F $FREQ --call-graph dwarf -o "$B/dw.data" -- "$W" cpu n400 \
+perf record -F $FREQ -g -o "$B/fp.data" -- "$W" cpu n2000 2>"$B/fp.err" >/dev/null
+perf record -F $FREQ --call-graph dwarf -o "$B/dw.data" -- "$W" cpu n2000 \
 	2>"$B/dw.err" >/dev/null
 ap_s=$(awk '/samples,/ { print $2 }' "$B/uw.err")
 fp_s=$(sed -n 's/.*(\([0-9]*\) samples).*/\1/p' "$B/fp.err")
@@ -57,39 +57,48 @@ printf '%-34s %9s%% %14s\n' "perf record --call-graph dwarf" "$(complete_perf "$
 	"$(ratio "$(stat -c %s "$B/dw.data")" "$dw_s")"
 echo "goal: aperture at most 30 bytes/sample (stacks interned)"
 
-# the workload's own time, best of 3
+# the workload's own time, best of 3; $1 names the output file
 own_time() {
+	out=$1
+	shift
 	best=
 	for i in 1 2 3; do
+		rm -f "$B/$out"*
 		t=$(NOFP_ELAPSED=1 "$@" 2>&1 >/dev/null | awk '/^elapsed/ { print $2 }')
 		[ -n "$t" ] && best=$(min "$best" "$t")
 	done
 	echo "$best"
 }
-base=$(own_time "$W" cpu n400)
-ap=$(own_time "$APERTURE" record -F $FREQ -o "$B/t.data" -- "$W" cpu n400)
-fp=$(own_time perf record -F $FREQ -g -o "$B/t.perf" -- "$W" cpu n400)
-dw=$(own_time perf record -F $FREQ --call-graph dwarf -o "$B/t.perf" -- "$W" cpu n400)
+base=$(own_time none "$W" cpu n1000)
+ap=$(own_time t.data "$APERTURE" record -F $FREQ -o "$B/t.data" -- "$W" cpu n1000)
+fp=$(own_time t.fp perf record -F $FREQ -g -o "$B/t.fp" -- "$W" cpu n1000)
+dw=$(own_time t.dw perf record -F $FREQ --call-graph dwarf -o "$B/t.dw" -- "$W" cpu n1000)
 echo "workload alone ${base} s; slowdown: aperture x$(ratio "$ap" "$base"), perf -g x$(ratio "$fp" "$base"), perf dwarf x$(ratio "$dw" "$base")"
 echo "slowdown aperture/perf -g: $(ratio "$(ratio "$ap" "$base")" "$(ratio "$fp" "$base")") (goal <= 1)"
 
-# BPF time per CPU sample, from the kernel's own accounting
+# BPF time per CPU sample, from the kernel's own accounting: the run time
+# of this recorder's sampling program (the newest one loaded), read until
+# it goes, over the samples it wrote (other processes' samples, which it
+# drops at once, count in the time: an idle machine gives the true cost)
 bpf_ns_per_sample() {	# call-graph, depth
 	old=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null || echo 0)
 	sysctl -q -w kernel.bpf_stats_enabled=1 2>/dev/null || { echo "-"; return; }
 	"$APERTURE" record --call-graph "$1" -F $FREQ -o "$B/s.data" -- \
-		"$W" deep 2 "$2" >/dev/null 2>&1 &
-	sleep 1.5
-	id=$(bpftool -j prog show 2>/dev/null | python3 -c '
+		"$W" deep 3 "$2" >/dev/null 2>"$B/s.err" &
+	ap=$!
+	last=0
+	while kill -0 $ap 2>/dev/null; do
+		t=$(bpftool -j prog show 2>/dev/null | python3 -c '
 import json, sys
 p = [x for x in json.load(sys.stdin) if x.get("name") == "ap_cpu_sample"]
-print(max(p, key=lambda x: x.get("run_cnt", 0))["id"] if p else "")')
-	[ -n "$id" ] && bpftool -j prog show id "$id" | python3 -c '
-import json, sys
-p = json.load(sys.stdin)
-print("%.0f" % (p["run_time_ns"] / max(p["run_cnt"], 1)))'
-	wait
+print(max(p, key=lambda x: x["id"]).get("run_time_ns", 0) if p else 0)')
+		[ "${t:-0}" -gt "$last" ] && last=$t
+		sleep 0.2
+	done
+	wait $ap
 	sysctl -q -w kernel.bpf_stats_enabled="$old"
+	n=$(awk '/samples,/ { print $2 }' "$B/s.err")
+	awk -v t="$last" -v n="${n:-0}" 'BEGIN { if (n) printf "%.0f", t / n; else print "-" }'
 }
 for d in 5 55; do
 	c=$(bpf_ns_per_sample cfi $d)
