@@ -11,6 +11,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +53,41 @@ struct ap_reader {
 	void *warn_ctx;
 	struct ap_read_stats stats;
 };
+
+/*
+ * The file is mapped, and a file that shrinks while it is read (another
+ * recorder writing it anew, a user truncating it) turns the next access
+ * past its new end into SIGBUS.  Every access to the map is guarded: the
+ * handler jumps back to the guard, which reports the file as cut there.
+ */
+static __thread sigjmp_buf *bus_jmp;
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	if (bus_jmp)
+		siglongjmp(*bus_jmp, 1);
+	/* not ours: die of it as without the handler */
+	signal(SIGBUS, SIG_DFL);
+	raise(SIGBUS);
+}
+
+static void bus_guard(sigjmp_buf *jb, struct sigaction *old)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sigbus;
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, old);
+	bus_jmp = jb;
+}
+
+static void bus_unguard(const struct sigaction *old)
+{
+	bus_jmp = NULL;
+	sigaction(SIGBUS, old, NULL);
+}
 
 static void default_warn(void *ctx, const char *msg)
 {
@@ -187,6 +224,28 @@ out_bad:
 	r->trailer_bad_off = toff;
 }
 
+/* header and trailer, the map guarded against a shrinking file */
+static long reader__parse(struct ap_reader *r, const char *path,
+			  char *errbuf, size_t errlen)
+{
+	struct sigaction old;
+	volatile long off;
+	sigjmp_buf jb;
+
+	bus_guard(&jb, &old);
+	if (sigsetjmp(jb, 1)) {
+		bus_unguard(&old);
+		set_err(errbuf, errlen,
+			"%s: the file shrank while being read", path);
+		return -ENODATA;
+	}
+	off = reader__header(r, path, errbuf, errlen);
+	if (off >= 0)
+		reader__trailer(r, (size_t)off);
+	bus_unguard(&old);
+	return off;
+}
+
 struct ap_reader *ap_reader__open(const char *path, int *err,
 				  char *errbuf, size_t errlen)
 {
@@ -238,7 +297,7 @@ struct ap_reader *ap_reader__open(const char *path, int *err,
 		goto out_close;
 	}
 	madvise((void *)r->map, r->size, MADV_SEQUENTIAL);
-	data_off = reader__header(r, path, errbuf, errlen);
+	data_off = reader__parse(r, path, errbuf, errlen);
 	if (data_off < 0) {
 		ret = (int)data_off;
 		goto out_unmap;
@@ -250,7 +309,6 @@ struct ap_reader *ap_reader__open(const char *path, int *err,
 	}
 	close(fd);
 	r->off = (size_t)data_off;
-	reader__trailer(r, r->off);
 	r->stats.truncated = !r->stats.has_trailer;
 	return r;
 
@@ -496,6 +554,30 @@ static int reader__load(struct ap_reader *r)
 	return 0;
 }
 
+/* reader__load with the map guarded against a shrinking file */
+static int reader__load_guarded(struct ap_reader *r)
+{
+	struct sigaction old;
+	sigjmp_buf jb;
+	int ret;
+
+	bus_guard(&jb, &old);
+	if (sigsetjmp(jb, 1)) {
+		bus_unguard(&old);
+		reader__warn(r,
+			     "file cut short at offset %llu: it shrank while being read; recovered %llu blocks, %llu frames",
+			     (ull)r->off, (ull)r->stats.blocks,
+			     (ull)r->stats.frames);
+		r->stats.truncated = 1;
+		r->raw_len = r->raw_off = 0;
+		r->done = 1;
+		return 0;
+	}
+	ret = reader__load(r);
+	bus_unguard(&old);
+	return ret;
+}
+
 int ap_reader__next(struct ap_reader *r, struct ap_frame *f)
 {
 	const uint8_t *p;
@@ -503,7 +585,7 @@ int ap_reader__next(struct ap_reader *r, struct ap_frame *f)
 
 	while (r->raw_off >= r->raw_len) {
 		r->raw_off = r->raw_len = 0;
-		err = reader__load(r);
+		err = reader__load_guarded(r);
 		if (err <= 0)
 			return err;
 	}

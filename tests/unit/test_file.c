@@ -786,6 +786,33 @@ START_TEST(test_close_null)
 }
 END_TEST
 
+/* the file shrinks under the reader (mapped): the rest reads as cut
+ * short, with no SIGBUS */
+START_TEST(test_shrinks_while_read)
+{
+	struct ap_reader *r;
+	struct ap_frame f;
+	struct warns wn;
+	char path[64], errbuf[256];
+	int err = 0, n = 0;
+
+	copy_variant(master, path, sizeof(path), master_size, UINT64_MAX);
+	r = ap_reader__open(path, &err, errbuf, sizeof(errbuf));
+	ck_assert_ptr_nonnull(r);
+	memset(&wn, 0, sizeof(wn));
+	ap_reader__set_warn(r, collect_warn, &wn);
+	ck_assert_int_eq(truncate(path, 0), 0);
+	while (ap_reader__next(r, &f) > 0)
+		n++;
+	ck_assert_int_eq(n, 0);
+	ck_assert_int_eq(ap_reader__stats(r)->truncated, 1);
+	ck_assert_msg(strstr(wn.all, "shrank while being read") != NULL,
+		      "warnings: %s", wn.all);
+	ap_reader__close(r);
+	unlink(path);
+}
+END_TEST
+
 /* a link planted at the output is not followed, its target untouched */
 START_TEST(test_create_symlink)
 {
@@ -944,6 +971,7 @@ static Suite *file_suite(void)
 	tcase_add_loop_test(tc, test_bad_crc, 0, NBLOCKS);
 	tcase_add_loop_test(tc, test_bad_block_header, 0, 2 * NBLOCKS);
 	tcase_add_test(tc, test_bad_trailer);
+	tcase_add_test(tc, test_shrinks_while_read);
 	suite_add_tcase(s, tc);
 	return s;
 }
