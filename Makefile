@@ -5,10 +5,21 @@
 #   make check      unit suites, then integration tests (need root)
 #   make demo       install dependencies, build, profile a workload, report
 #   make bench      aperture against perf on the same workloads
+#   make fuzz       the report fuzzer for FUZZ_TIME seconds (default 300)
+#   make SANITIZE=1 check   everything built with ASan and UBSan, in build-san
 #   make install    PREFIX=/usr/local DESTDIR=
 # V=1 shows the full commands.
 
 VERSION		:= 0.1.0
+ifeq ($(SANITIZE),1)
+O		?= build-san
+SAN_FLAGS	:= -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+		   -fno-omit-frame-pointer
+# memory errors and undefined behaviour fail a test; what a command leaves
+# allocated when it exits does not
+export ASAN_OPTIONS ?= detect_leaks=0
+export UBSAN_OPTIONS ?= print_stacktrace=1
+endif
 O		?= build
 PREFIX		?= /usr/local
 BINDIR		?= $(PREFIX)/bin
@@ -30,7 +41,7 @@ CHECK_LIBS	:= $(shell $(PKG_CONFIG) --libs check 2>/dev/null || echo -lcheck -ls
 
 WARN		:= -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 CFLAGS		?= -O2 -g
-ALL_CFLAGS	:= $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE \
+ALL_CFLAGS	:= $(CFLAGS) $(SAN_FLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE \
 		   -DAPERTURE_VERSION='"$(VERSION)"' \
 		   -iquote lib -iquote bpf -iquote $(O) $(PKG_CFLAGS) -MMD -MP
 # -iquote: bpf/sched.h and friends must not hide the system's <sched.h>
@@ -63,7 +74,8 @@ MANPAGES	:= $(sort $(wildcard man/*.1 man/*.5))
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all clean check unit integration demo bench deps install uninstall tests
+.PHONY: all clean check unit integration demo bench deps install uninstall tests \
+	fuzz fuzz-build
 
 all: aperture
 
@@ -72,7 +84,7 @@ aperture: $(O)/aperture
 
 $(O)/aperture: $(CMD_OBJS) $(LIBAP)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) -o $@ $(CMD_OBJS) $(LIBAP) $(LDLIBS)
+	$(Q)$(CC) $(LDFLAGS) $(SAN_FLAGS) -o $@ $(CMD_OBJS) $(LIBAP) $(LDLIBS)
 
 $(LIBAP): $(LIB_OBJS)
 	$(call msg,AR,$@)
@@ -120,6 +132,45 @@ $(O)/tests/test_%: tests/unit/test_%.c $(LIBAP) | $(SKEL)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -Itests/unit -o $@ $< $(LIBAP) $(CHECK_LIBS) $(LDLIBS)
 
+# the fuzzer: clang's libFuzzer with ASan and UBSan over the library code
+# report runs (reader, session, symbolizer, views), objects of their own
+FUZZ_CC		?= clang
+FUZZ_FLAGS	:= -O1 -g -fno-omit-frame-pointer \
+		   -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_O		:= $(O)/fuzz
+FUZZ_OBJS	:= $(patsubst %.c,$(FUZZ_O)/%.o,$(LIB_SRCS)) \
+		   $(FUZZ_O)/lib/syscall_names.o
+FUZZ_TIME	?= 300
+FUZZ_RUN	= $(FUZZ_O)/fuzz_report -max_total_time=$(1) -timeout=20 \
+		  -rss_limit_mb=2048 -print_final_stats=1 \
+		  -artifact_prefix=$(FUZZ_O)/ $(FUZZ_O)/corpus tests/fuzz/corpus
+
+$(FUZZ_O)/lib/syscall_names.o: $(O)/lib/syscall_names.c
+	$(call msg,FUZZCC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(filter-out -O2 -MMD -MP,$(ALL_CFLAGS)) -c $< -o $@
+
+$(FUZZ_O)/%.o: %.c | $(SKEL)
+	$(call msg,FUZZCC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link \
+		$(filter-out -O2,$(ALL_CFLAGS)) -c $< -o $@
+
+$(FUZZ_O)/libaperture.a: $(FUZZ_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(FUZZ_O)/fuzz_report: $(FUZZ_O)/tests/fuzz/fuzz_report.o $(FUZZ_O)/libaperture.a
+	$(call msg,LINK,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
+fuzz-build: $(FUZZ_O)/fuzz_report
+
+# new inputs go to $(FUZZ_O)/corpus, crashes to $(FUZZ_O)/crash-*
+fuzz: fuzz-build
+	$(Q)mkdir -p $(FUZZ_O)/corpus
+	$(Q)$(call FUZZ_RUN,$(FUZZ_TIME))
+
 # workloads keep frame pointers so that user stacks unwind without DWARF
 WORKLOAD_CFLAGS	:= -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
 		   -fno-inline-functions-called-once -pthread
@@ -142,6 +193,10 @@ check: deps
 	$(Q)$(MAKE) --no-print-directory tests
 	$(Q)sh tests/run-unit.sh $(O) $(UNIT_BINS)
 	$(Q)sh tests/run-integration.sh $(O)
+	$(Q)$(MAKE) --no-print-directory fuzz FUZZ_TIME=$(FUZZ_CHECK_TIME)
+
+# the short fuzzer run of make check, seconds
+FUZZ_CHECK_TIME	?= 20
 
 deps:
 	$(Q)sh scripts/install-deps.sh
