@@ -39,6 +39,7 @@ enum {
 	OPT_ERRORS,
 	OPT_HIST,
 	OPT_NO_INLINE,
+	OPT_INLINE,
 };
 
 static const struct argp_option options[] = {
@@ -51,6 +52,7 @@ static const struct argp_option options[] = {
 	{ "no-children", OPT_NO_CHILDREN, NULL, 0, "Omit the inclusive (children) column", 2 },
 	{ "user-only", OPT_USER_ONLY, NULL, 0, "Hide kernel frames", 2 },
 	{ "no-inline", OPT_NO_INLINE, NULL, 0, "Do not expand inlined functions (skips loading DWARF)", 2 },
+	{ "inline", OPT_INLINE, NULL, 0, "cpu: inlined functions get rows of their own (default: rows are ELF functions)", 2 },
 	{ "per-thread", OPT_PER_THREAD, NULL, 0, "syscall, lock: split by thread (syscall: a table per thread; lock: a row per lock and thread)", 2 },
 	{ "errors", OPT_ERRORS, NULL, 0, "syscall: errno breakdown per syscall", 2 },
 	{ "hist", OPT_HIST, NULL, 0, "syscall: log2 latency histogram per syscall", 2 },
@@ -181,6 +183,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_INLINE:
 		o->no_inline = 1;
+		break;
+	case OPT_INLINE:
+		o->r.inline_rows = 1;
 		break;
 	case OPT_PER_THREAD:
 		o->r.per_thread = 1;

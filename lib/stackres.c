@@ -62,6 +62,8 @@ int ap_stackres__push_loc(struct ap_stackres *r, const struct ap_sym_loc *loc,
 		err = ap_stackres__push(r, buf, dso, kernel);
 		if (err)
 			return err;
+		r->frames[r->nr - 1].inlined = loc->nr_frames &&
+					       loc->frames[i].inlined;
 	}
 	return 0;
 }

@@ -22,6 +22,7 @@ struct ap_rframe {
 	const char *sym;		/* interned, never NULL */
 	const char *dso;		/* interned, never NULL */
 	int kernel;
+	int inlined;			/* inlined into the next frame */
 };
 
 /* frames of the last resolve; names interned in strs, which the caller

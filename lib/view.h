@@ -45,6 +45,7 @@ struct ap_report_opts {
 	long limit;			/* rows; 0: all */
 	int no_children;
 	int user_only;
+	int inline_rows;		/* cpu: inlined functions get rows */
 	/* syscall / lock / other views */
 	int per_thread;
 	int errors;

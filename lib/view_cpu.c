@@ -251,6 +251,7 @@ static int build_rows(struct view_cpu *v, struct rows *rs)
 		const struct ap_ctx *c = ap_ctxtab__get(&v->ctxs, a->ctx);
 		long n = a->count > 0 ? resolve(v, c, a->stack_id) : 0;
 		long j;
+		int leaf = 1, self;
 
 		if (n < 0)
 			return (int)n;
@@ -258,12 +259,19 @@ static int build_rows(struct view_cpu *v, struct rows *rs)
 			const struct ap_rframe *f = &v->res.frames[j];
 			struct row *r;
 
+			/* rows are ELF functions, as perf's: an inlined
+			 * function's time is its host's (it stays in the
+			 * stacks and folded lines) */
+			if (f->inlined && !v->o->inline_rows)
+				continue;
+			self = leaf;
+			leaf = 0;
 			if (filter && *filter && !strstr(f->sym, filter))
 				continue;
 			r = get_row(rs, row_key(v, c, f), c, f);
 			if (!r)
 				return -ENOMEM;
-			if (j == 0)
+			if (self)
 				r->self += a->count;
 			/* recursion counts once per sample */
 			if (r->stamp != i + 1) {

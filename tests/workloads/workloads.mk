@@ -4,6 +4,9 @@
 # symtest: the symbolizer test needs real inlining (-O2) and full DWARF
 WORKLOAD_CFLAGS_symtest := -O2 -g
 
+# inline_hot: its hot loop is an inlined function (rows vs inline frames)
+WORKLOAD_CFLAGS_inline_hot := -O2 -g
+
 # cxxsym: C++ names for the demangling test, built by the C++ compiler
 CXX		?= g++
 WORKLOAD_EXTRA	+= $(O)/tests/workloads/cxxsym
