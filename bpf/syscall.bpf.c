@@ -11,6 +11,8 @@
 
 /* set by user space before load (lib/sensor_syscall.c) */
 const volatile __u32 ap_sc_stacks = 0;		/* --syscall-stacks */
+/* per-call records (syscall:calls or stacks); else in-kernel totals */
+const volatile __u32 ap_sc_calls = 0;
 /* syscall numbers of this architecture, from <sys/syscall.h> */
 const volatile __s64 ap_sc_nr_exit = -1;
 const volatile __s64 ap_sc_nr_exit_group = -1;
@@ -31,6 +33,120 @@ struct {
 	__type(key, __u32);
 	__type(value, struct ap_sc_start);
 } ap_sc_inflight SEC(".maps");
+
+/* totals: sized by user space (1 entry when unused) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, AP_SC_SUMS_MAX);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct ap_sc_key);
+	__type(value, struct ap_sc_sum);
+} ap_sc_sums SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, AP_SC_ERRS_MAX);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct ap_sc_key);
+	__type(value, __u64);
+} ap_sc_errs SEC(".maps");
+
+/* an all-zero entry to create ap_sc_sums entries from (too large for the
+ * BPF stack) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ap_sc_sum);
+} ap_sc_zero SEC(".maps");
+
+static __always_inline __u32 ilog2(__u64 v)
+{
+	__u32 r = 0;
+
+	if (v >> 32) {
+		v >>= 32;
+		r += 32;
+	}
+	if (v >> 16) {
+		v >>= 16;
+		r += 16;
+	}
+	if (v >> 8) {
+		v >>= 8;
+		r += 8;
+	}
+	if (v >> 4) {
+		v >>= 4;
+		r += 4;
+	}
+	if (v >> 2) {
+		v >>= 2;
+		r += 2;
+	}
+	if (v >> 1)
+		r += 1;
+	return r;
+}
+
+/* ap_hist__bucket() of lib/syscalls.c */
+static __always_inline __u32 hist_bucket(__u64 ns)
+{
+	__u32 k;
+
+	if (ns < 64)
+		return 0;
+	if (ns < 1000)
+		return ilog2(ns) - 5;
+	k = 5 + ilog2(ns / 1000);
+	return k < AP_SC_HIST ? k : AP_SC_HIST - 1;
+}
+
+/*
+ * Adds one call to the totals.  Returns 0, or -1 when its entry does not
+ * fit: the caller sends it as a record instead.
+ */
+static __always_inline int sum_add(__u64 pid_tgid, __u32 id, __u64 dur,
+				   __s64 ret, int noreturn)
+{
+	struct ap_sc_key k = { pid_tgid >> 32, (__u32)pid_tgid, id, 0 };
+	struct ap_sc_sum *s = bpf_map_lookup_elem(&ap_sc_sums, &k);
+	__u32 zero = 0;
+	__u64 one = 1, *n;
+
+	if (!s) {
+		struct ap_sc_sum *z = bpf_map_lookup_elem(&ap_sc_zero, &zero);
+
+		if (!z)
+			return -1;
+		bpf_get_current_comm(z->comm, sizeof(z->comm));
+		bpf_map_update_elem(&ap_sc_sums, &k, z, BPF_NOEXIST);
+		s = bpf_map_lookup_elem(&ap_sc_sums, &k);
+		if (!s)
+			return -1;
+	}
+	if (ret < 0 && ret >= -4095) {
+		k.err = (__u32)-ret;
+		n = bpf_map_lookup_elem(&ap_sc_errs, &k);
+		if (n)
+			(*n)++;
+		else if (bpf_map_update_elem(&ap_sc_errs, &k, &one,
+					     BPF_NOEXIST))
+			return -1;
+	}
+	s->calls++;
+	if (noreturn) {
+		s->noreturn++;
+		return 0;
+	}
+	s->total_ns += dur;
+	if (dur > s->max_ns)
+		s->max_ns = dur;
+	k.id = hist_bucket(dur);
+	if (k.id < AP_SC_HIST)
+		s->hist[k.id]++;
+	return 0;
+}
 
 static __always_inline void fill(struct ap_ev_syscall *e, __u64 pid_tgid,
 				 __u64 ts, __u64 dur, __s64 ret, __u32 id,
@@ -64,7 +180,11 @@ int BPF_PROG(ap_syscall_enter, struct pt_regs *regs, long id)
 	if (id == ap_sc_nr_exit || id == ap_sc_nr_exit_group) {
 		/* no sys_exit will come: the call is recorded now, so that
 		 * the table does not keep a dead thread's entry */
-		struct ap_ev_syscall *e = ap_reserve(sizeof(*e));
+		struct ap_ev_syscall *e;
+
+		if (!ap_sc_calls && !sum_add(pid_tgid, (__u32)id, 0, 0, 1))
+			return 0;
+		e = ap_reserve(sizeof(*e));
 
 		if (e) {
 			fill(e, pid_tgid, s.ts, 0, 0, (__u32)id,
@@ -95,6 +215,9 @@ int BPF_PROG(ap_syscall_exit, struct pt_regs *regs, long ret)
 	bpf_map_delete_elem(&ap_sc_inflight, &tid);
 	if (ret == 0 && start.tgid == ap_sc_preexec_tgid)
 		ap_sc_preexec_tgid = 0;		/* the command runs */
+	if (!ap_sc_calls &&
+	    !sum_add(pid_tgid, start.id, now - start.ts, ret, 0))
+		return 0;
 
 	/*
 	 * The user stack is walked here, from the user registers saved at

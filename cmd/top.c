@@ -239,6 +239,7 @@ struct top {
 	struct ap_collector *col;
 	struct ap_kallsyms *ksyms;
 	struct ap_term *term;		/* NULL in batch mode */
+	int finished;			/* sensors' last totals taken */
 	char targets[256];
 	char note[256];			/* last warning, for the state line */
 	uint64_t lost, lost_interval;
@@ -715,6 +716,11 @@ static int run(struct top *t)
 			if (ended) {
 				while (ap_collector__poll(t->col, 0) > 0)
 					;
+				/* and so do totals kept in the kernel */
+				if (!t->finished) {
+					ap_collector__finish(t->col);
+					t->finished = 1;
+				}
 				ap_recorder__flush(t->rec);
 			}
 			next += interval;

@@ -40,6 +40,7 @@ static const struct {
 	size_t opt;		/* offset of an int in ap_collect_opts */
 } variants[] = {
 	{ "lock:pthread", "lock", offsetof(struct ap_collect_opts, lock_pthread) },
+	{ "syscall:calls", "syscall", offsetof(struct ap_collect_opts, syscall_calls) },
 };
 
 int ap_events__parse(const char *list, uint32_t *mask,

@@ -21,6 +21,7 @@ struct ap_collect_opts {
 	int system_wide;
 	uint32_t freq;			/* CPU samples per second */
 	int syscall_stacks;		/* user stack at syscall entry */
+	int syscall_calls;		/* a record per call, not totals */
 	int lock_pthread;		/* uprobes on pthread_mutex_* */
 	const char *cuda_lib;		/* extra CUDA library to probe */
 	uint64_t mem_period;		/* 0: from mem_density */

@@ -22,7 +22,7 @@
 
 #define AP_FILE_MAGIC		"APERTURE"	/* 8 bytes, no NUL */
 #define AP_FORMAT_MAJOR		1
-#define AP_FORMAT_MINOR		0
+#define AP_FORMAT_MINOR		1	/* 1: syscall summary frames */
 #define AP_FRAME_HDR_LEN	8
 
 /* frame tags; 0-3 keep the reference event model's order */

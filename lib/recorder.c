@@ -21,6 +21,7 @@
 #include "procfs.h"
 #include "stacktab.h"
 #include "symbolizer.h"
+#include "syscall.h"
 
 /* a sample outside the known mappings re-reads /proc/PID/maps, at most
  * this often per process; doubled after each scan that finds nothing new
@@ -135,6 +136,13 @@ void **ap_recorder__priv(struct ap_recorder *r, uint32_t tag,
 const struct ap_record_counts *ap_recorder__counts(const struct ap_recorder *r)
 {
 	return &r->counts;
+}
+
+void ap_recorder__count(struct ap_recorder *r, uint32_t tag, uint64_t n)
+{
+	if (tag < 32)
+		r->counts.by_tag[tag] += n;
+	r->counts.events += n;
 }
 
 int ap_recorder__flush(struct ap_recorder *r)
@@ -572,6 +580,7 @@ static const struct {
 	{ AP_EV_CPU, on_cpu, AP_TAG_CPU },
 	{ AP_EV_LOCK, ap_rec_lock, AP_TAG_LOCK },
 	{ AP_EV_SYSCALL, ap_rec_syscall, AP_TAG_SYSCALL },
+	{ AP_EV_SYSCALL_SUM, ap_rec_syscall_sum, UINT32_MAX },
 	{ AP_EV_GPU, ap_rec_gpu, AP_TAG_GPU },
 	{ AP_REC_GPU_MAPPED, ap_rec_gpu_mapped, UINT32_MAX },
 	{ AP_EV_MEM, ap_rec_mem, AP_TAG_MEM },

@@ -79,6 +79,8 @@ struct ap_record_counts {
 	uint64_t ustack_cut;		/* user stacks ended at a data address */
 };
 const struct ap_record_counts *ap_recorder__counts(const struct ap_recorder *r);
+/* n more events of tag, for handlers whose records stand for several */
+void ap_recorder__count(struct ap_recorder *r, uint32_t tag, uint64_t n);
 /* last exit status seen for pid, or -1 */
 int ap_recorder__exit_code(const struct ap_recorder *r, uint32_t pid);
 

@@ -4,9 +4,15 @@
  * tracepoints (tp_btf: needs only BTF, no tracefs).  At the end of the
  * recording the calls still in the in-flight table are written as such,
  * so that a thread blocked in a call is seen rather than silently missing.
+ *
+ * By default the calls are summed in the kernel (bpf/syscall.h): every
+ * second and at the end the totals tables are read and what changed since
+ * the last read goes to the recorder as AP_EV_SYSCALL_SUM records.  With
+ * syscall:calls or --syscall-stacks each call is a ring buffer record.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -17,13 +23,242 @@
 #include <bpf/libbpf.h>
 
 #include "aperture.skel.h"
+#include "hmap.h"
 #include "procfs.h"
 #include "sensor.h"
 #include "syscall.h"
 
+#define SUMS_NS		(1000 * 1000 * 1000ull)
+
+/* what was last sent of each totals entry, to send the differences */
+struct sent {
+	struct ap_sc_key key;
+	struct ap_sc_sum sum;		/* ap_sc_errs: sum.calls is the count */
+};
+
+struct sent_tab {
+	struct sent *v;
+	size_t nr, cap;
+	struct ap_hmap idx;		/* hash of the key, probed -> index */
+};
+
+struct sc_priv {
+	uint64_t last_read;
+	struct sent_tab sums, errs;
+	struct ap_ev_syscall_sum *out;	/* records of one read */
+	size_t nr_out, cap_out;
+	struct ap_hmap out_idx;		/* (pid, tid, id) hash -> index */
+};
+
+static struct sc_priv *priv_of(struct ap_collector *c)
+{
+	int idx = ap_sensor_index(c, "syscall");
+
+	return idx >= 0 ? c->priv[idx] : NULL;
+}
+
+static uint64_t key_hash(const struct ap_sc_key *k)
+{
+	return ap_hash_bytes(k, sizeof(*k), 0x5c);
+}
+
+/* the entry of key k (created zeroed when missing); NULL: no memory */
+static struct sent *sent_get(struct sent_tab *t, const struct ap_sc_key *k)
+{
+	uint64_t h = key_hash(k), *slot;
+	int fresh;
+
+	for (;; h++) {
+		if (h == AP_HMAP_EMPTY)
+			continue;
+		slot = ap_hmap__find(&t->idx, h);
+		if (!slot)
+			break;
+		if (!memcmp(&t->v[*slot].key, k, sizeof(*k)))
+			return &t->v[*slot];
+	}
+	if (t->nr == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 256;
+		struct sent *v = realloc(t->v, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		t->v = v;
+		t->cap = cap;
+	}
+	slot = ap_hmap__upsert(&t->idx, h, &fresh);
+	if (!slot)
+		return NULL;
+	*slot = t->nr;
+	memset(&t->v[t->nr], 0, sizeof(t->v[0]));
+	t->v[t->nr].key = *k;
+	return &t->v[t->nr++];
+}
+
+/* the record being built for (pid, tid, id), or a new one when it has no
+ * room for another errno (need_err) */
+static struct ap_ev_syscall_sum *out_get(struct sc_priv *p,
+					 const struct ap_sc_key *k,
+					 int need_err, uint64_t now)
+{
+	struct ap_sc_key kk = *k;
+	struct ap_ev_syscall_sum *e;
+	uint64_t *slot;
+	int fresh;
+
+	kk.err = 0;
+	slot = ap_hmap__upsert(&p->out_idx, key_hash(&kk) & ~1ull, &fresh);
+	if (!slot)
+		return NULL;
+	if (!fresh) {
+		e = &p->out[*slot];
+		if (e->hdr.pid == k->pid && e->hdr.tid == k->tid &&
+		    e->id == k->id &&
+		    (!need_err || e->nr_errs < AP_SC_SUM_ERRS))
+			return e;
+	}
+	if (p->nr_out == p->cap_out) {
+		size_t cap = p->cap_out ? 2 * p->cap_out : 64;
+		struct ap_ev_syscall_sum *v = realloc(p->out, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		p->out = v;
+		p->cap_out = cap;
+	}
+	e = &p->out[p->nr_out];
+	memset(e, 0, sizeof(*e));
+	e->hdr.type = AP_EV_SYSCALL_SUM;
+	e->hdr.pid = k->pid;
+	e->hdr.tid = k->tid;
+	e->hdr.cpu = UINT32_MAX;
+	e->hdr.ts = now;
+	e->id = k->id;
+	*slot = p->nr_out;
+	return &p->out[p->nr_out++];
+}
+
+static uint64_t mono_ns(void);
+
+/*
+ * Reads the totals tables and delivers what changed since the last read.
+ * A thread only adds to its own entries, and entries are never removed
+ * while recording, so the differences add up to exact totals.
+ */
+static int read_sums(struct ap_collector *c, struct sc_priv *p)
+{
+	struct aperture_bpf *skel = c->skel;
+	int fd = bpf_map__fd(skel->maps.ap_sc_sums);
+	struct ap_sc_key key, next, *prev = NULL;
+	uint64_t now = mono_ns();
+	struct ap_sc_sum cur;
+	size_t i;
+	int err, n = 0;
+
+	p->nr_out = 0;
+	ap_hmap__free(&p->out_idx);
+	ap_hmap__init(&p->out_idx);
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		struct ap_ev_syscall_sum *e;
+		struct sent *s;
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &cur))
+			continue;
+		s = sent_get(&p->sums, &key);
+		if (!s)
+			return -ENOMEM;
+		if (cur.calls == s->sum.calls)
+			continue;
+		e = out_get(p, &key, 0, now);
+		if (!e)
+			return -ENOMEM;
+		e->sum.calls = cur.calls - s->sum.calls;
+		e->sum.noreturn = cur.noreturn - s->sum.noreturn;
+		e->sum.total_ns = cur.total_ns - s->sum.total_ns;
+		e->sum.max_ns = cur.max_ns;
+		memcpy(e->sum.comm, cur.comm, sizeof(e->sum.comm));
+		for (i = 0; i < AP_SC_HIST; i++)
+			e->sum.hist[i] = cur.hist[i] - s->sum.hist[i];
+		s->sum = cur;
+	}
+	fd = bpf_map__fd(skel->maps.ap_sc_errs);
+	prev = NULL;
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		struct ap_ev_syscall_sum *e;
+		struct sent *s;
+		__u64 count;
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &count))
+			continue;
+		s = sent_get(&p->errs, &key);
+		if (!s)
+			return -ENOMEM;
+		if (count == s->sum.calls)
+			continue;
+		e = out_get(p, &key, 1, now);
+		if (!e)
+			return -ENOMEM;
+		e->errs[e->nr_errs].err = key.err;
+		e->errs[e->nr_errs].count = count - s->sum.calls;
+		e->nr_errs++;
+		s->sum.calls = count;
+	}
+	for (i = 0; i < p->nr_out; i++) {
+		struct ap_ev_syscall_sum *e = &p->out[i];
+
+		if (!e->sum.comm[0]) {
+			/* an errno record split off its sums: the name */
+			struct ap_sc_key k = { e->hdr.pid, e->hdr.tid, e->id, 0 };
+			struct sent *s = sent_get(&p->sums, &k);
+
+			if (s)
+				memcpy(e->sum.comm, s->sum.comm,
+				       sizeof(e->sum.comm));
+		}
+		err = ap_collector__deliver(c, e, sizeof(*e));
+		if (err)
+			return err;
+		n++;
+	}
+	p->last_read = now;
+	return n;
+}
+
+static int syscall_poll(struct ap_collector *c)
+{
+	struct sc_priv *p = priv_of(c);
+
+	if (!p || mono_ns() - p->last_read < SUMS_NS)
+		return 0;
+	return read_sums(c, p);
+}
+
+static void syscall_close(struct ap_collector *c)
+{
+	int idx = ap_sensor_index(c, "syscall");
+	struct sc_priv *p = idx >= 0 ? c->priv[idx] : NULL;
+
+	if (!p)
+		return;
+	free(p->sums.v);
+	ap_hmap__free(&p->sums.idx);
+	free(p->errs.v);
+	ap_hmap__free(&p->errs.idx);
+	free(p->out);
+	ap_hmap__free(&p->out_idx);
+	free(p);
+	c->priv[idx] = NULL;
+}
+
 static int syscall_prepare(struct ap_collector *c, struct aperture_bpf *skel,
 			   int enabled)
 {
+	int sums = enabled && !c->opts.syscall_stacks &&
+		   !c->opts.syscall_calls;
 	int err;
 
 	bpf_program__set_autoload(skel->progs.ap_syscall_enter, enabled);
@@ -33,6 +268,14 @@ static int syscall_prepare(struct ap_collector *c, struct aperture_bpf *skel,
 				       enabled ? AP_SC_INFLIGHT_MAX : 1);
 	if (err)
 		return err;
+	err = bpf_map__set_max_entries(skel->maps.ap_sc_sums,
+				       sums ? AP_SC_SUMS_MAX : 1);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.ap_sc_errs,
+					       sums ? AP_SC_ERRS_MAX : 1);
+	if (err)
+		return err;
+	skel->rodata->ap_sc_calls = !sums;
 	skel->rodata->ap_sc_stacks = enabled && c->opts.syscall_stacks;
 	skel->rodata->ap_sc_nr_exit = SYS_exit;
 	skel->rodata->ap_sc_nr_exit_group = SYS_exit_group;
@@ -97,6 +340,17 @@ static int syscall_attach(struct ap_collector *c, struct aperture_bpf *skel,
 {
 	int err;
 
+	if (!c->opts.syscall_stacks && !c->opts.syscall_calls) {
+		struct sc_priv *p = calloc(1, sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		ap_hmap__init(&p->sums.idx);
+		ap_hmap__init(&p->errs.idx);
+		ap_hmap__init(&p->out_idx);
+		p->last_read = mono_ns();
+		c->priv[ap_sensor_index(c, "syscall")] = p;
+	}
 	skel->bss->ap_sc_preexec_tgid = held_command(skel);
 
 	/* exit first: no entry is stored before its exit can be seen */
@@ -112,7 +366,8 @@ static int syscall_attach(struct ap_collector *c, struct aperture_bpf *skel,
 		return err;
 	snprintf(st->source, sizeof(st->source), "%s",
 		 c->opts.syscall_stacks ? "raw_syscalls, user stacks" :
-					  "raw_syscalls");
+		 c->opts.syscall_calls ? "raw_syscalls, every call" :
+					 "raw_syscalls, summed in the kernel");
 	return 0;
 }
 
@@ -144,6 +399,12 @@ static int syscall_finish(struct ap_collector *c)
 	now = mono_ns();
 	while (ap_collector__poll(c, 0) > 0)
 		;
+	if (priv_of(c)) {
+		err = read_sums(c, priv_of(c));
+		if (err < 0)
+			return err;
+		n += err;
+	}
 
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		struct ap_ev_syscall e;
@@ -177,5 +438,7 @@ const struct ap_sensor_ops ap_sensor_syscall = {
 	.tag = AP_TAG_SYSCALL,
 	.prepare = syscall_prepare,
 	.attach = syscall_attach,
+	.poll = syscall_poll,
 	.finish = syscall_finish,
+	.close = syscall_close,
 };

@@ -10,6 +10,7 @@
  * sorted once at print time.
  */
 #include <errno.h>
+#include <math.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,11 @@ struct srow {
 	uint64_t *d;			/* durations of the timed calls */
 	size_t n, cap;
 	int sorted;
+	/* every timed call, per-call records and summaries alike */
+	double timed;
+	double hist[AP_HIST_BUCKETS];	/* ap_hist__bucket */
+	int summed;			/* has summaries: no durations for
+					 * all its calls, percentiles from hist */
 	struct ap_hmap stacks;		/* folded: ctx << 32 | stack -> ns */
 };
 
@@ -135,6 +141,50 @@ static int add_duration(struct srow *r, uint64_t d)
 	return 0;
 }
 
+/* the in-kernel totals of a thread's calls since the last summary */
+static int add_summary(struct view_sc *v, struct srow *r, long idx,
+		       const struct ap_syscall *e)
+{
+	uint64_t *slot, timed = 0;
+	uint32_t i;
+
+	r->summed = 1;
+	r->calls += e->calls;
+	v->calls += e->calls;
+	r->noreturn += e->noreturn;
+	r->total_ns += e->duration_ns;
+	if (e->max_ns > r->max_ns)
+		r->max_ns = e->max_ns;
+	for (i = 0; i < AP_HIST_BUCKETS; i++) {
+		r->hist[i] += e->hist[i];
+		timed += e->hist[i];
+	}
+	r->timed += timed;
+	for (i = 0; i < e->nr_errs; i++) {
+		r->errors += e->errs[i].count;
+		v->errors += e->errs[i].count;
+		slot = ap_hmap__upsert(&v->errs,
+				       (uint64_t)idx << 16 | e->errs[i].err,
+				       NULL);
+		if (!slot)
+			return -ENOMEM;
+		*slot += e->errs[i].count;
+	}
+	if (v->o->format == AP_FMT_FOLDED && e->duration_ns) {
+		/* summed calls carry no stack: the thread's line */
+		long c = ap_ctxtab__index(&v->ctxs, v->s, e->pid, e->tid);
+
+		if (c < 0)
+			return (int)c;
+		v->no_stack += timed;
+		slot = ap_hmap__upsert(&r->stacks, (uint64_t)c << 32, NULL);
+		if (!slot)
+			return -ENOMEM;
+		*slot += e->duration_ns;
+	}
+	return 0;
+}
+
 static int sc_event(void *p, const struct ap_frame *f)
 {
 	struct view_sc *v = p;
@@ -152,6 +202,8 @@ static int sc_event(void *p, const struct ap_frame *f)
 	if (idx < 0)
 		return (int)idx;
 	r = &v->rows[idx];
+	if (e.flags & AP_SYSCALL_SUMMARY)
+		return add_summary(v, r, idx, &e);
 	if (e.flags & AP_SYSCALL_INFLIGHT) {
 		r->inflight++;
 		v->inflight++;
@@ -169,6 +221,8 @@ static int sc_event(void *p, const struct ap_frame *f)
 	r->total_ns += e.duration_ns;
 	if (e.duration_ns > r->max_ns)
 		r->max_ns = e.duration_ns;
+	r->timed++;
+	r->hist[ap_hist__bucket(e.duration_ns)]++;
 	err = ap_syscall__errno(e.ret);
 	if (err) {
 		r->errors++;
@@ -218,13 +272,21 @@ static void sc_decay(void *p, unsigned num, unsigned den)
 			r->n = keep;
 			r->sorted = 0;
 		}
-		r->max_ns = 0;
-		r->total_ns = 0;
-		for (j = 0; j < r->n; j++) {
-			r->total_ns += r->d[j];
-			if (r->d[j] > r->max_ns)
-				r->max_ns = r->d[j];
+		if (r->summed) {
+			/* no durations: scale the totals */
+			r->total_ns = den ? r->total_ns * num / den : 0;
+		} else {
+			r->max_ns = 0;
+			r->total_ns = 0;
+			for (j = 0; j < r->n; j++) {
+				r->total_ns += r->d[j];
+				if (r->d[j] > r->max_ns)
+					r->max_ns = r->d[j];
+			}
 		}
+		r->timed = den ? r->timed * num / den : 0;
+		for (j = 0; j < AP_HIST_BUCKETS; j++)
+			r->hist[j] = den ? r->hist[j] * num / den : 0;
 		if (!den || !num) {
 			r->calls = r->errors = r->noreturn = r->inflight = 0;
 			ap_hmap__free(&r->stacks);
@@ -355,13 +417,51 @@ static int build_order(struct view_sc *v, struct order *ord)
 	return 0;
 }
 
-static void fmt_stat(char *buf, size_t len, const struct srow *r, double p)
+/*
+ * The p-th percentile of a row's durations: exact from the durations of
+ * per-call records; from the histogram when summaries hold calls (linear
+ * within the bucket of the rank, so within its factor of 2; the maximum
+ * is exact).
+ */
+static uint64_t row_pct(struct srow *r, double p)
 {
-	if (!r->n) {
+	double rank, seen = 0;
+	uint64_t lo, hi, v;
+	unsigned k;
+
+	if (!r->summed) {
+		sort_durations(r);
+		return ap_percentile(r->d, r->n, p);
+	}
+	if (r->timed <= 0)
+		return 0;
+	if (p >= 100)
+		return r->max_ns;
+	/* nearest rank, as ap_percentile: one call is its own p50 */
+	rank = ceil(p * r->timed / 100.0 - 1e-9);
+	for (k = 0; k < AP_HIST_BUCKETS; k++) {
+		if (r->hist[k] <= 0 || seen + r->hist[k] < rank) {
+			seen += r->hist[k];
+			continue;
+		}
+		ap_hist__range(k, &lo, &hi);
+		if (hi > r->max_ns)
+			hi = r->max_ns;
+		if (hi < lo)
+			return hi;
+		v = lo + (uint64_t)((hi - lo) * ((rank - seen) / r->hist[k]));
+		return v;
+	}
+	return r->max_ns;
+}
+
+static void fmt_stat(char *buf, size_t len, struct srow *r, double p)
+{
+	if (r->timed <= 0) {
 		snprintf(buf, len, "-");
 		return;
 	}
-	ap_fmt_ns(buf, len, (double)ap_percentile(r->d, r->n, p));
+	ap_fmt_ns(buf, len, (double)row_pct(r, p));
 }
 
 static void print_rows(struct view_sc *v, struct srow **rows, size_t nr,
@@ -383,8 +483,8 @@ static void print_rows(struct view_sc *v, struct srow **rows, size_t nr,
 		shown++;
 		sort_durations(r);
 		ap_fmt_ns(total, sizeof(total), r->total_ns);
-		if (r->n)
-			ap_fmt_ns(avg, sizeof(avg), r->total_ns / r->n);
+		if (r->timed > 0)
+			ap_fmt_ns(avg, sizeof(avg), r->total_ns / r->timed);
 		else
 			snprintf(avg, sizeof(avg), "-");
 		fmt_stat(p50, sizeof(p50), r, 50);
@@ -481,17 +581,16 @@ static void hist_of(struct srow *r, uint64_t *h, unsigned *lo, unsigned *hi)
 {
 	size_t i;
 
-	memset(h, 0, AP_HIST_BUCKETS * sizeof(*h));
 	*lo = AP_HIST_BUCKETS;
 	*hi = 0;
-	for (i = 0; i < r->n; i++) {
-		unsigned k = ap_hist__bucket(r->d[i]);
-
-		h[k]++;
-		if (k < *lo)
-			*lo = k;
-		if (k > *hi)
-			*hi = k;
+	for (i = 0; i < AP_HIST_BUCKETS; i++) {
+		h[i] = (uint64_t)(r->hist[i] + 0.5);
+		if (!h[i])
+			continue;
+		if (i < *lo)
+			*lo = i;
+		if (i > *hi)
+			*hi = i;
 	}
 }
 
@@ -507,17 +606,19 @@ static void print_hist(struct view_sc *v, struct srow **rows, size_t nr,
 	for (i = 0; i < nr; i++) {
 		struct srow *r = rows[i];
 
-		if (!r->n)
+		if (r->timed <= 0)
 			continue;
 		if (v->o->limit > 0 && shown == (size_t)v->o->limit)
 			break;
 		shown++;
 		hist_of(r, h, &lo, &hi);
+		if (lo > hi)
+			continue;
 		for (max = 0, k = lo; k <= hi; k++)
 			if (h[k] > max)
 				max = h[k];
-		fprintf(out, "#\n# Latency of %s: %zu calls\n",
-			row_name(r, name, sizeof(name)), r->n);
+		fprintf(out, "#\n# Latency of %s: %.0f calls\n",
+			row_name(r, name, sizeof(name)), r->timed);
 		for (k = lo; k <= hi; k++) {
 			int bar = max ? (int)(h[k] * 52 / max) : 0;
 
@@ -621,9 +722,8 @@ static void json_row(struct view_sc *v, struct srow *r, FILE *out,
 		", \"p50_ns\": %" PRIu64 ", \"p95_ns\": %" PRIu64
 		", \"p99_ns\": %" PRIu64 ", \"max_ns\": %" PRIu64,
 		r->calls, r->errors, r->noreturn, r->inflight, r->total_ns,
-		r->n ? r->total_ns / r->n : 0.0,
-		ap_percentile(r->d, r->n, 50), ap_percentile(r->d, r->n, 95),
-		ap_percentile(r->d, r->n, 99), r->n ? r->d[r->n - 1] : 0);
+		r->timed > 0 ? r->total_ns / r->timed : 0.0,
+		row_pct(r, 50), row_pct(r, 95), row_pct(r, 99), r->max_ns);
 	fputs(", \"errnos\": [", out);
 	for (i = 0; i < nr_errs; i++) {
 		if (errs[i].r != r)
@@ -637,7 +737,7 @@ static void json_row(struct view_sc *v, struct srow *r, FILE *out,
 	fputc(']', out);
 	if (v->o->hist) {
 		fputs(", \"hist\": [", out);
-		if (r->n) {
+		if (r->timed > 0) {
 			hist_of(r, h, &lo, &hi);
 			for (k = lo; k <= hi; k++) {
 				ap_hist__range(k, &lo_ns, &hi_ns);

@@ -97,4 +97,30 @@ if [ -n "$st_w" ]; then
 	echo "aperture vs strace: strace's slowdown is x$(ratio "$st_l" "$ap_l") aperture's," \
 		"its extra time x$(extra_ratio "$ap_l" "$st_l" "$base_l") (goal >= 10)"
 fi
+# added cost per call against libbpf-tools syscount -L (counts and
+# latencies summed in BPF maps, the cheapest exact tracer there is),
+# started before the workload and attached to every process; goal:
+# aperture's added ns per call at most 2x syscount's
+SYSCOUNT=${SYSCOUNT:-/usr/sbin/syscount}
+if [ -x "$SYSCOUNT" ]; then
+	sc_l=
+	i=0
+	while [ $i -lt $RUNS ]; do
+		"$SYSCOUNT" -L >"$B/syscount.txt" 2>&1 &
+		sc=$!
+		sleep 1
+		SYSCALL_EXACT_TIME=1 "$WL/syscall_exact" $N >/dev/null 2>"$B/sc.err"
+		kill $sc
+		wait $sc
+		l=$(awk '$1 == "loop_ns" { print $2 }' "$B/sc.err" | tail -1)
+		sc_l=$(awk -v a="${sc_l:-1e18}" -v b="$l" 'BEGIN { print (b < a) ? b : a }')
+		i=$((i + 1))
+	done
+	extra() { awk -v l="$1" -v b="$base_l" -v n="$CALLS" 'BEGIN { printf "%.0f", (l - b) / n }'; }
+	row "syscount -L (libbpf-tools)" 0 "$sc_l"
+	echo "added ns/call: aperture $(extra "$ap_l"), syscount $(extra "$sc_l"):" \
+		"aperture/syscount x$(extra_ratio "$sc_l" "$ap_l" "$base_l") (goal <= 2)"
+else
+	echo "syscount: libbpf-tools not installed, skipped"
+fi
 exit 0
