@@ -91,8 +91,11 @@ static struct entry *append(struct ap_stacktab *t, uint64_t hash,
 	e->ips = malloc((nk + nu) * sizeof(uint64_t) + 1);
 	if (!e->ips)
 		return NULL;
-	memcpy(e->ips, kips, nk * sizeof(uint64_t));
-	memcpy(e->ips + nk, uips, nu * sizeof(uint64_t));
+	/* a side may be empty and NULL: memcpy must not see NULL */
+	if (nk)
+		memcpy(e->ips, kips, nk * sizeof(uint64_t));
+	if (nu)
+		memcpy(e->ips + nk, uips, nu * sizeof(uint64_t));
 	e->hash = hash;
 	e->nr_kernel = nk;
 	e->nr_user = nu;
