@@ -98,11 +98,13 @@ static unsigned int max_sample_rate(void)
 void ap_cli_parse_events(struct argp_state *state, const char *arg,
 			 uint32_t *mask, struct ap_collect_opts *o)
 {
+	uint32_t m;
 	char bad[128];
 
-	if (ap_events__parse(arg, mask, o, bad, sizeof(bad)))
+	if (ap_events__parse(arg, &m, o, bad, sizeof(bad)))
 		ap_cli_usage_error(state, "unknown event '%s'; valid events: %s",
 				   bad, ap_events__valid());
+	*mask |= m;	/* -e cpu -e syscall adds up, as in perf */
 }
 
 unsigned int ap_cli_parse_freq(struct argp_state *state, const char *arg)

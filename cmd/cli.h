@@ -40,7 +40,7 @@ void ap_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ap_cli_add_pids(struct argp_state *state, const char *list, int *pids,
 		     int *nr, int max);
 struct ap_collect_opts;
-/* -e LIST into *mask and the options qualified names turn on; an unknown
+/* -e LIST added to *mask, and the options qualified names turn on; an unknown
  * name is a usage error listing the valid ones */
 void ap_cli_parse_events(struct argp_state *state, const char *arg,
 			 uint32_t *mask, struct ap_collect_opts *o);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -18,6 +19,7 @@
 
 #include "aperture.h"
 #include "cli.h"
+#include "codec.h"
 #include "collector.h"
 #include "format.h"
 #include "procfs.h"
@@ -29,6 +31,8 @@
 #define MAX_PIDS	1024
 #define FLUSH_NS	(500 * 1000 * 1000ull)
 #define ALIVE_NS	(100 * 1000 * 1000ull)
+/* how long a command we started has to exit after SIGTERM */
+#define TERM_GRACE_MS	2000
 
 struct record_opts {
 	pid_t pids[MAX_PIDS];
@@ -39,6 +43,7 @@ struct record_opts {
 	const char *output;
 	double duration;		/* seconds; 0: until the end */
 	char **cmd;			/* -- CMD ARGS */
+	char cmd_path[4096];		/* cmd[0] found in PATH */
 	struct ap_collect_opts collect;
 	/* --user: the command runs as this user */
 	const char *user;
@@ -295,6 +300,42 @@ static int give_to_sudo_user(struct ap_writer *w)
 }
 
 /*
+ * The PATH search execvp would do, done here: the launcher's failed
+ * execve calls would otherwise be recorded as the command's, and a
+ * command that does not exist is known before anything is created.
+ */
+static int find_command(const char *name, char *path, size_t len)
+{
+	const char *dirs = getenv("PATH"), *p;
+	int err = -ENOENT;
+	struct stat st;
+
+	if (strchr(name, '/')) {
+		snprintf(path, len, "%s", name);
+		if (stat(path, &st))
+			return -errno;
+		if (S_ISDIR(st.st_mode))
+			return -EISDIR;
+		return access(path, X_OK) ? -errno : 0;
+	}
+	if (!dirs)
+		dirs = "/usr/local/bin:/bin:/usr/bin";
+	for (p = dirs; ; p += strcspn(p, ":") + 1) {
+		int n = (int)strcspn(p, ":");
+
+		snprintf(path, len, "%.*s%s%s", n, n ? p : ".", "/", name);
+		if (!stat(path, &st) && S_ISREG(st.st_mode)) {
+			if (!access(path, X_OK))
+				return 0;
+			err = -EACCES;
+		}
+		if (!p[n])
+			break;
+	}
+	return err;
+}
+
+/*
  * The workload: forked now, held on a pipe until the probes are attached,
  * then exec'd.  Exec failure comes back through a close-on-exec pipe.
  */
@@ -322,10 +363,11 @@ static int become_user(const struct record_opts *o)
 	return 0;
 }
 
-static int workload_fork(struct workload *w, char **cmd,
+static int workload_fork(struct workload *w, const char *path, char **cmd,
 			 const struct record_opts *o)
 {
 	int go[2], errp[2];
+	char ready;
 
 	if (pipe2(go, O_CLOEXEC) || pipe2(errp, O_CLOEXEC))
 		return -errno;
@@ -338,11 +380,16 @@ static int workload_fork(struct workload *w, char **cmd,
 
 		close(go[1]);
 		close(errp[0]);
+		/* a name of its own until exec, as perf's "perf-exec",
+		 * set before the parent reads it for the snapshot */
+		prctl(PR_SET_NAME, "aperture-exec", 0, 0, 0);
+		if (write(errp[1], "r", 1) != 1)
+			_exit(127);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);
 		e = o->user ? -become_user(o) : 0;
 		if (!e) {
-			execvp(cmd[0], cmd);
+			execv(path, cmd);
 			e = errno;
 		}
 		if (write(errp[1], &e, sizeof(e)) < 0)
@@ -354,6 +401,9 @@ static int workload_fork(struct workload *w, char **cmd,
 	w->go_fd = go[1];
 	w->err_fd = errp[0];
 	w->exited = 0;
+	/* the child has its name */
+	if (read(w->err_fd, &ready, 1) != 1)
+		return -ECHILD;
 	return 0;
 }
 
@@ -371,11 +421,47 @@ static int workload_start(struct workload *w)
 	return n == sizeof(e) ? -e : 0;
 }
 
+/*
+ * The recording ended first (-d, a signal): the command we started ends
+ * with it, SIGTERM then SIGKILL, so that nothing runs on unobserved.
+ */
+static void workload_stop(struct workload *w)
+{
+	int ms;
+
+	if (w->pid <= 0 || w->exited)
+		return;
+	kill(w->pid, SIGTERM);
+	for (ms = 0; ms < TERM_GRACE_MS; ms += 10) {
+		if (waitpid(w->pid, &w->status, WNOHANG) == w->pid) {
+			w->exited = 1;
+			return;
+		}
+		usleep(10000);
+	}
+	kill(w->pid, SIGKILL);
+	waitpid(w->pid, &w->status, 0);
+	w->exited = 1;
+}
+
+/* the shell's convention: the status, or 128 + the signal */
+static int exit_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 1;
+}
+
 struct record {
 	struct record_opts *o;
 	struct ap_writer *w;
 	struct ap_recorder *rec;
 	struct ap_collector *col;
+	/* frames from before the file exists: it is created once the
+	 * command has started, so that a failed exec leaves no trace */
+	struct ap_buf early;
 	int write_err;
 };
 
@@ -386,6 +472,10 @@ static int sink_to_writer(void *ctx, const void *frames, size_t len)
 
 	if (r->write_err)
 		return 0;	/* counted once, reported at the end */
+	if (!r->w) {
+		ap_buf__put(&r->early, frames, len);
+		return 0;
+	}
 	err = ap_writer__append(r->w, frames, len);
 	if (err)
 		r->write_err = err;
@@ -474,10 +564,20 @@ int cmd_record(int argc, char **argv)
 	uint32_t available = 0;
 	char err[512], size[32];
 	size_t i, nsens;
-	int ret = 1, e;
+	int ret = 1, e, cmd_ended = 0;
 
-	o.events = AP_EVMASK(AP_TAG_CPU);
 	argp_parse(&argp, argc, argv, AP_ARGP_FLAGS | ARGP_IN_ORDER, NULL, &o);
+	if (!o.events)
+		o.events = AP_EVMASK(AP_TAG_CPU);
+	if (o.cmd) {
+		e = find_command(o.cmd[0], o.cmd_path, sizeof(o.cmd_path));
+		if (e) {
+			ap_err("cannot run '%s': %s", o.cmd[0],
+			       e == -ENOENT && !strchr(o.cmd[0], '/') ?
+			       "command not found" : strerror(-e));
+			return 127;
+		}
+	}
 	o.collect.events = o.events;
 	if (o.collect.syscall_stacks && !(o.events & AP_EVMASK(AP_TAG_SYSCALL)))
 		ap_warn("--syscall-stacks has no effect without -e syscall");
@@ -498,6 +598,7 @@ int cmd_record(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 
+	ap_buf__init(&r.early);
 	r.rec = ap_recorder__new(sink_to_writer, &r);
 	if (!r.rec) {
 		ap_err("out of memory");
@@ -520,7 +621,7 @@ int cmd_record(int argc, char **argv)
 	ap_collector__set_abort(r.col, &stop_now);
 
 	if (o.cmd) {
-		e = workload_fork(&wl, o.cmd, &o);
+		e = workload_fork(&wl, o.cmd_path, o.cmd, &o);
 		if (e) {
 			ap_err("starting '%s': %s", o.cmd[0], strerror(-e));
 			goto out_collector;
@@ -542,9 +643,27 @@ int cmd_record(int argc, char **argv)
 			available |= AP_EVMASK(sensors[i].tag);
 
 
+	build_header(&hdr, &o, argc, argv, available);
+	if (o.cmd)
+		ap_recorder__snapshot(r.rec, wl.pid);
+	for (i = 0; i < (size_t)o.nr_pids; i++)
+		ap_recorder__snapshot(r.rec, o.pids[i]);
+	ap_recorder__flush(r.rec);
+
+	if (o.cmd) {
+		e = workload_start(&wl);
+		if (e) {
+			/* nothing is created: the previous file stays */
+			ap_err("cannot run '%s': %s", o.cmd[0], strerror(-e));
+			waitpid(wl.pid, &wl.status, 0);
+			wl.exited = 1;
+			r.write_err = -ECANCELED;	/* the sink drops */
+			ret = 127;
+			goto out_collector;
+		}
+	}
 	if (keep_old(o.output))
 		goto out_workload;
-	build_header(&hdr, &o, argc, argv, available);
 	r.w = ap_writer__create(o.output, &hdr, &e);
 	if (!r.w) {
 		ap_err("creating '%s': %s", o.output, e == -ELOOP ?
@@ -555,26 +674,15 @@ int cmd_record(int argc, char **argv)
 	e = give_to_sudo_user(r.w);
 	if (e)
 		ap_warn("giving '%s' to SUDO_UID: %s", o.output, strerror(-e));
-
-	if (o.cmd)
-		ap_recorder__snapshot(r.rec, wl.pid);
-	for (i = 0; i < (size_t)o.nr_pids; i++)
-		ap_recorder__snapshot(r.rec, o.pids[i]);
-	ap_recorder__flush(r.rec);
+	if (r.early.err)
+		r.write_err = r.early.err;
+	else if (r.early.len)
+		r.write_err = ap_writer__append(r.w, r.early.data, r.early.len);
+	ap_buf__free(&r.early);
 
 	start = last_flush = last_alive = mono_ns();
 	if (o.duration > 0)
 		deadline = start + (uint64_t)(o.duration * 1e9);
-	if (o.cmd) {
-		e = workload_start(&wl);
-		if (e) {
-			ap_err("cannot run '%s': %s", o.cmd[0], strerror(-e));
-			waitpid(wl.pid, &wl.status, 0);
-			wl.exited = 1;
-			ret = 127;
-			goto out_finish;
-		}
-	}
 
 	while (!stop_signal) {
 		uint64_t now;
@@ -598,6 +706,7 @@ int cmd_record(int argc, char **argv)
 		if (o.cmd && !wl.exited &&
 		    waitpid(wl.pid, &wl.status, WNOHANG) == wl.pid) {
 			wl.exited = 1;
+			cmd_ended = 1;
 			break;
 		}
 		/* /proc reads at most every 100 ms, not on every wake-up */
@@ -619,7 +728,6 @@ int cmd_record(int argc, char **argv)
 		ap_warn("writing the calls still in flight: %s", strerror(-e));
 	ret = 0;
 
-out_finish:
 	ap_recorder__write_status(r.rec, r.col);
 	ap_recorder__flush(r.rec);
 	ap_collector__counters(r.col, counters);
@@ -640,13 +748,10 @@ out_finish:
 		       o.output, strerror(-(r.write_err ? r.write_err : e)));
 		ret = 1;
 	}
-	/* stopped by a signal or a write error: the command would run on
-	 * untraced */
-	if ((stop_signal || r.write_err) && o.cmd && !wl.exited) {
-		kill(wl.pid, SIGTERM);
-		waitpid(wl.pid, &wl.status, 0);
-		wl.exited = 1;
-	}
+	/* stopped first (-d, a signal, a write error): the command would
+	 * run on untraced; after the file, so that its calls in flight are
+	 * written as they were */
+	workload_stop(&wl);
 	if (ret == 0) {
 		struct stat st;
 		uint64_t bytes = stat(o.output, &st) ? 0 : st.st_size;
@@ -662,7 +767,9 @@ out_finish:
 				counters[AP_STAT_USTACK_ERR]);
 		fprintf(stderr, ", %s written to %s\n", size, o.output);
 	}
-	if (o.cmd && wl.exited && ret == 0) {
+	if (o.cmd && cmd_ended && ret == 0) {
+		/* like time and strace: `aperture record -- make && ..` */
+		ret = exit_code(wl.status);
 		if (WIFEXITED(wl.status) && WEXITSTATUS(wl.status))
 			fprintf(stderr, "aperture: '%s' exited with status %d\n",
 				o.cmd[0], WEXITSTATUS(wl.status));
@@ -683,5 +790,6 @@ out_collector:
 out_recorder:
 	ap_kallsyms__free(ksyms);
 	ap_recorder__free(r.rec);
+	ap_buf__free(&r.early);
 	return ret;
 }

@@ -771,8 +771,9 @@ int cmd_top(int argc, char **argv)
 	size_t i, nsens;
 	int ret = 1, e;
 
-	o.events = AP_EVMASK(AP_TAG_CPU);
 	argp_parse(&argp, argc, argv, AP_ARGP_FLAGS, NULL, &o);
+	if (!o.events)
+		o.events = AP_EVMASK(AP_TAG_CPU);
 	o.system_wide = !o.nr_pids;
 	o.collect.events = o.events;
 	o.collect.system_wide = o.system_wide;

@@ -55,7 +55,7 @@ PY
 fi
 
 # a call in flight when recording stops: the command sleeps 3 s, the
-# recording ends after 1 s (and leaves the command running)
+# recording ends after 1 s (and then ends the command)
 "$APERTURE" record -e syscall -d 1 -o "$T/fl.data" -- \
 	sh -c "echo \$\$ >'$T/pid'; exec sleep 3" 2>"$T/fl.err"
 rc=$?
