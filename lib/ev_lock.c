@@ -133,6 +133,48 @@ struct ap_kallsyms *ap_lock__kdata_load(const char *path, int *err)
 	return ap_kallsyms__load_types(path, "dDbB", err);
 }
 
+/* section and region bounds, not objects: "__start_init_stack",
+ * "__bss_stop", "_edata" */
+static int is_marker(const char *name)
+{
+	static const char *const prefixes[] = {
+		"__start", "__stop", "__end", "__bss_", "__per_cpu_",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return 1;
+	return (name[0] == '_' && (name[1] == 's' || name[1] == 'e') &&
+		strlen(name) <= 8);
+}
+
+/* fewer data symbols than this: a kernel without CONFIG_KALLSYMS_ALL,
+ * whose few data symbols bound nothing */
+#define KDATA_ALL_MIN	1000
+
+void ap_lock__kernel_name(struct ap_kallsyms *syms, uint64_t addr,
+			  char *buf, size_t len)
+{
+	const struct ap_ksym *k = syms ? ap_kallsyms__find(syms, addr) : NULL;
+
+	buf[0] = '\0';
+	if (!k)
+		return;
+	if (addr == k->addr) {
+		snprintf(buf, len, "%s", k->name);
+		return;
+	}
+	/* kallsyms has no sizes: an offset is believed only where the
+	 * table is dense (objects bound each other), the symbol is an
+	 * object, and the offset is one a static object could have */
+	if (ap_kallsyms__count(syms) < KDATA_ALL_MIN || is_marker(k->name) ||
+	    addr - k->addr >= 65536)
+		return;
+	snprintf(buf, len, "%.100s+0x%llx", k->name,
+		 (unsigned long long)(addr - k->addr));
+}
+
 /* the recorder keeps the data symbols for this handler; loaded on the
  * first kernel lock, tried once */
 struct kdata {
@@ -154,7 +196,6 @@ static void kernel_lock_name(struct ap_recorder *r, const struct ap_ev_lock *e,
 			     char *buf, size_t len)
 {
 	void **slot = ap_recorder__priv(r, AP_TAG_LOCK, kdata_free);
-	const struct ap_ksym *k;
 	struct kdata *kd;
 
 	buf[0] = '\0';
@@ -179,17 +220,7 @@ static void kernel_lock_name(struct ap_recorder *r, const struct ap_ev_lock *e,
 		kd->tried = 1;
 		kd->syms = ap_lock__kdata_load("/proc/kallsyms", NULL);
 	}
-	k = kd->syms ? ap_kallsyms__find(kd->syms, e->lock_addr) : NULL;
-	/* a lock embedded in a big static object still names the object;
-	 * past 64 KiB the "symbol" is most likely the page after the last
-	 * one, not an object */
-	if (!k || e->lock_addr - k->addr >= 65536)
-		return;
-	if (e->lock_addr == k->addr)
-		snprintf(buf, len, "%s", k->name);
-	else
-		snprintf(buf, len, "%.100s+0x%llx", k->name,
-			 (unsigned long long)(e->lock_addr - k->addr));
+	ap_lock__kernel_name(kd->syms, e->lock_addr, buf, len);
 }
 
 int ap_rec_lock(struct ap_recorder *r, const void *data, size_t size)

@@ -66,6 +66,11 @@ const char *ap_lock__futex_op(uint32_t op);
 /* the data and bss symbols of a kallsyms file (static kernel locks);
  * NULL and *err = -errno when none could be read */
 struct ap_kallsyms *ap_lock__kdata_load(const char *path, int *err);
+/* The name of the static kernel lock at addr ("tasklist_lock",
+ * "obj+0x40") into buf, or "" when no symbol is known to contain it: the
+ * report then prints the address rather than a guess */
+void ap_lock__kernel_name(struct ap_kallsyms *syms, uint64_t addr,
+			  char *buf, size_t len);
 
 /* recorder handler of AP_EV_LOCK records */
 int ap_rec_lock(struct ap_recorder *r, const void *data, size_t size);

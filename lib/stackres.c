@@ -86,11 +86,14 @@ long ap_stackres__resolve_stack(struct ap_stackres *r, struct ap_session *s,
 		}
 	}
 	for (i = 0; i < st->nr_user && as; i++) {
-		/* callers are looked up at ip - 1: all but the leaf */
+		/* return addresses are looked up at ip - 1: every caller,
+		 * and the leaf where it is one */
 		err = ap_stackres__push_loc(r,
 				ap_symbolizer__user(sym, as,
 						    st->ips[st->nr_kernel + i],
-						    i > 0), 0);
+						    i > 0 ||
+						    (flags & AP_STACKRES_LEAF_RET)),
+				0);
 		if (err)
 			return err;
 	}

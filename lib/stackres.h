@@ -39,6 +39,10 @@ struct ap_stackres {
 #define AP_STACKRES_UNKNOWN	(1 << 1)
 /* nothing left (every frame was in the kernel): one "[kernel]" frame */
 #define AP_STACKRES_KERNEL	(1 << 2)
+/* the user leaf is a return address as well (a stack taken at a
+ * uretprobe): looked up at ip - 1 like the callers, so that it names the
+ * caller, not the code inlined after the call */
+#define AP_STACKRES_LEAF_RET	(1 << 3)
 
 void ap_stackres__init(struct ap_stackres *r, struct ap_strtab *strs);
 void ap_stackres__free(struct ap_stackres *r);

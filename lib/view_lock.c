@@ -344,14 +344,16 @@ static int cmp_stks(const void *a, const void *b)
 }
 
 /* the frames of stack id, leaf first, into v->res; returns the count */
-static long resolve(struct view_lock *v, struct ap_addrspace *as,
-		    uint32_t id)
+static long resolve(struct view_lock *v, const struct lstk *st)
 {
+	int flags = v->o->user_only ? AP_STACKRES_USER_ONLY : 0;
 	long n;
 	int err;
 
-	n = ap_stackres__resolve(&v->res, v->s, as, id,
-				 v->o->user_only ? AP_STACKRES_USER_ONLY : 0);
+	/* pthread stacks are taken where pthread_mutex_lock returns */
+	if (v->rows[st->row].kind == AP_LOCK_PTHREAD)
+		flags |= AP_STACKRES_LEAF_RET;
+	n = ap_stackres__resolve(&v->res, v->s, st->as, st->stack_id, flags);
 	if (n)
 		return n;
 	/* no stack, or nothing of it left */
@@ -446,7 +448,7 @@ static void print_table(struct view_lock *v, struct sorted *so, FILE *out)
 		for (j = 0; j < so->count[ri] && j < TOP_STACKS; j++) {
 			const struct lstk *st = so->stks[so->first[ri] + j];
 			char pct[16];
-			long nf = resolve(v, st->as, st->stack_id);
+			long nf = resolve(v, st);
 
 			if (nf < 0 || st->wait <= 0)
 				break;
@@ -506,7 +508,7 @@ static void print_json(struct view_lock *v, struct sorted *so, FILE *out)
 		fputs(", \"stacks\": [", out);
 		for (j = 0; j < so->count[ri] && j < TOP_STACKS; j++) {
 			const struct lstk *st = so->stks[so->first[ri] + j];
-			long nf = resolve(v, st->as, st->stack_id);
+			long nf = resolve(v, st);
 
 			if (nf < 0)
 				break;
@@ -544,7 +546,7 @@ static int print_folded(struct view_lock *v, struct sorted *so, FILE *out)
 
 		if (st->wait < 1)
 			continue;
-		nf = resolve(v, st->as, st->stack_id);
+		nf = resolve(v, st);
 		if (nf < 0) {
 			err = (int)nf;
 			break;

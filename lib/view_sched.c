@@ -365,10 +365,12 @@ static void print_row(FILE *out, const char *pid, const char *tid,
 		s->migrations, wa, wm, cpus);
 }
 
-static int print_stack_text(struct view_sched *v, const struct ap_ctx *c,
-			    uint32_t id, FILE *out)
+/* the stack as the table prints it, appended to b */
+static int stack_text(struct view_sched *v, const struct ap_ctx *c,
+		      uint32_t id, struct ap_fbuf *b)
 {
 	long n = resolve(v, c, id), j, first_user = -1, shown = 0;
+	int err = 0;
 
 	if (n < 0)
 		return (int)n;
@@ -379,26 +381,95 @@ static int print_stack_text(struct view_sched *v, const struct ap_ctx *c,
 		}
 	/* where the thread waited in its own code, leaf first; the kernel
 	 * path when it has no user frames */
-	for (j = first_user >= 0 ? first_user : 0; j < n && shown < SHOW_FRAMES;
-	     j++, shown++)
-		fprintf(out, "%s%s%s", shown ? " <- " : "",
-			v->res.frames[j].sym,
-			v->res.frames[j].kernel ? "_[k]" : "");
-	if (j < n)
-		fputs(" <- ...", out);
-	return 0;
+	for (j = first_user >= 0 ? first_user : 0;
+	     j < n && shown < SHOW_FRAMES && !err; j++, shown++)
+		err = ap_fbuf__add(b, shown ? " <- " : "",
+				   v->res.frames[j].sym,
+				   v->res.frames[j].kernel ? "_[k]" : "");
+	if (!err && j < n)
+		err = ap_fbuf__add(b, "", " <- ...", "");
+	return err;
+}
+
+/* a row of the stack table: stacks that print the same are one row */
+struct srow {
+	const char *key;		/* interned "state\tcomm\tstack" */
+	const char *comm;
+	const char *text;		/* inside key */
+	uint32_t state;
+	double ns, count;
+};
+
+static int cmp_srow(const void *a, const void *b)
+{
+	const struct srow *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? 1 : -1;
+	return strcmp(x->key, y->key);
+}
+
+/* the aggregates merged by what the table prints; *nr rows */
+static struct srow *stack_rows(struct view_sched *v, size_t *nr, int *err)
+{
+	struct srow *rows = calloc(v->nr_aggs ? v->nr_aggs : 1, sizeof(*rows));
+	struct ap_fbuf b = { 0 };
+	struct ap_hmap by_key;
+	size_t i;
+
+	*nr = 0;
+	*err = rows ? 0 : -ENOMEM;
+	ap_hmap__init(&by_key);
+	for (i = 0; i < v->nr_aggs && !*err; i++) {
+		const struct agg *a = &v->aggs[i];
+		const struct ap_ctx *c = ap_ctxtab__get(&v->ctxs, a->ctx);
+		const char *key;
+		uint64_t *slot;
+		size_t pre;
+		int fresh;
+
+		b.len = 0;
+		*err = ap_fbuf__add(&b, state_name(a->state), "\t", c->comm);
+		if (!*err)
+			*err = ap_fbuf__add(&b, "", "\t", "");
+		pre = b.len;
+		if (!*err)
+			*err = stack_text(v, c, a->stack_id, &b);
+		key = *err ? NULL : ap_fbuf__intern(&b, v->strs);
+		slot = key ? ap_hmap__upsert(&by_key, (uintptr_t)key, &fresh) :
+			     NULL;
+		if (!slot) {
+			*err = -ENOMEM;
+			break;
+		}
+		if (fresh) {
+			rows[*nr] = (struct srow){ key, c->comm, key + pre,
+						   a->state, 0, 0 };
+			*slot = (*nr)++;
+		}
+		rows[*slot].ns += a->ns;
+		rows[*slot].count += a->count;
+	}
+	ap_hmap__free(&by_key);
+	free(b.p);
+	if (*err) {
+		free(rows);
+		return NULL;
+	}
+	qsort(rows, *nr, sizeof(*rows), cmp_srow);
+	return rows;
 }
 
 static int print_table(struct view_sched *v, FILE *out)
 {
 	const struct ap_report_opts *o = v->o;
 	struct thr *ts = sorted_thrs(v);
-	struct agg *as = sorted_aggs(v);
-	size_t i, j, nproc = 0, rows;
+	struct srow *srows = NULL;
+	size_t i, j, nproc = 0, rows, nr_srows = 0;
 	char buf[32], pidbuf[16], tidbuf[16];
 	int err = 0;
 
-	if (!ts || !as) {
+	if (!ts) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -443,32 +514,30 @@ static int print_table(struct view_sched *v, FILE *out)
 			o->nr_pids || o->nr_tids || o->comm ?
 			" match the filters" : "");
 
+	srows = stack_rows(v, &nr_srows, &err);
+	if (err)
+		goto out;
 	rows = o->limit > 0 ? (size_t)o->limit : DEFAULT_STACK_ROWS;
-	if (rows > v->nr_aggs)
-		rows = v->nr_aggs;
+	if (rows > nr_srows)
+		rows = nr_srows;
 	if (!rows)
 		goto out;
 	fprintf(out, "\n# Off-CPU time by stack (top %zu of %zu; --format folded for all)\n#\n",
-		rows, v->nr_aggs);
+		rows, nr_srows);
 	fprintf(out, "# %10s %8s %8s  %-8s  %-16s  %s\n", "Time", "Share",
 		"Count", "State", "Command", "Stack (leaf first)");
 	for (i = 0; i < rows; i++) {
-		const struct agg *a = &as[i];
-		const struct ap_ctx *c = ap_ctxtab__get(&v->ctxs, a->ctx);
+		const struct srow *r = &srows[i];
 		char pct[16];
 
-		ap_fmt_ns(buf, sizeof(buf), a->ns);
-		ap_pct(pct, sizeof(pct), a->ns, v->iv_ns);
-		fprintf(out, "  %10s %8s %8.0f  %-8s  %-16s  ", buf, pct,
-			a->count, state_name(a->state), c->comm);
-		err = print_stack_text(v, c, a->stack_id, out);
-		if (err)
-			goto out;
-		fputc('\n', out);
+		ap_fmt_ns(buf, sizeof(buf), r->ns);
+		ap_pct(pct, sizeof(pct), r->ns, v->iv_ns);
+		fprintf(out, "  %10s %8s %8.0f  %-8s  %-16s  %s\n", buf, pct,
+			r->count, state_name(r->state), r->comm, r->text);
 	}
 out:
 	free(ts);
-	free(as);
+	free(srows);
 	return err;
 }
 

@@ -180,6 +180,46 @@ START_TEST(test_kdata)
 }
 END_TEST
 
+/* a lock no symbol is known to contain is named by its address (""):
+ * a sparse table (no CONFIG_KALLSYMS_ALL) names exact addresses only,
+ * section markers never name an offset */
+START_TEST(test_kernel_lock_name_unknown_is_address)
+{
+	struct ap_kallsyms *ks = ap_kallsyms__new();
+	struct ap_ksym k = { 0 };
+	char buf[128];
+	int i;
+
+	k.addr = 0xffffffff83000000ull;
+	snprintf(k.name, sizeof(k.name), "__start_init_stack");
+	ck_assert_int_eq(ap_kallsyms__add(ks, &k), 0);
+	k.addr = 0xffffffff84000000ull;
+	snprintf(k.name, sizeof(k.name), "jiffies_lock");
+	ck_assert_int_eq(ap_kallsyms__add(ks, &k), 0);
+
+	ap_lock__kernel_name(ks, 0xffffffff83008080ull, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "");		/* was __start_init_stack+0x8080 */
+	ap_lock__kernel_name(ks, 0xffffffff84000000ull, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "jiffies_lock");
+	ap_lock__kernel_name(ks, 0xffffffff84000040ull, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "");		/* sparse: size unknown */
+
+	/* a dense table: objects bound each other, offsets are believed */
+	for (i = 0; i < 1000; i++) {
+		k.addr = 0xffffffff85000000ull + i * 0x1000ull;
+		snprintf(k.name, sizeof(k.name), "obj%d", i);
+		ck_assert_int_eq(ap_kallsyms__add(ks, &k), 0);
+	}
+	ap_lock__kernel_name(ks, 0xffffffff85000040ull, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "obj0+0x40");
+	ap_lock__kernel_name(ks, 0xffffffff83008080ull, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "");		/* a marker still */
+	ap_lock__kernel_name(ks, 0xffffffff80000000ull, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "");		/* below every symbol */
+	ap_kallsyms__free(ks);
+}
+END_TEST
+
 /* the mapping of this process covering addr, from /proc/self/maps */
 struct find_ctx {
 	uint64_t addr;
@@ -530,6 +570,7 @@ static Suite *lock_suite(void)
 			    sizeof(types) / sizeof(types[0]));
 	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_kdata);
+	tcase_add_test(tc, test_kernel_lock_name_unknown_is_address);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("datasym");
 	tcase_add_test(tc, test_datasym_self);
