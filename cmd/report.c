@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "escape.h"
@@ -21,6 +23,7 @@
 struct report_opts {
 	const char *input;
 	int no_inline;
+	int no_demangle, no_params;
 	const char *events;		/* NULL: what the file holds */
 	struct ap_report_opts r;
 };
@@ -40,6 +43,9 @@ enum {
 	OPT_HIST,
 	OPT_NO_INLINE,
 	OPT_INLINE,
+	OPT_NO_DEMANGLE,
+	OPT_NO_PARAMS,
+	OPT_PERCENTAGE,
 };
 
 static const struct argp_option options[] = {
@@ -53,6 +59,8 @@ static const struct argp_option options[] = {
 	{ "user-only", OPT_USER_ONLY, NULL, 0, "Hide kernel frames", 2 },
 	{ "no-inline", OPT_NO_INLINE, NULL, 0, "Do not expand inlined functions (skips loading DWARF)", 2 },
 	{ "inline", OPT_INLINE, NULL, 0, "cpu: inlined functions get rows of their own (default: rows are ELF functions)", 2 },
+	{ "no-demangle", OPT_NO_DEMANGLE, NULL, 0, "Print C++ names as the symbol table has them", 2 },
+	{ "no-params", OPT_NO_PARAMS, NULL, 0, "C++ names without their parameter lists", 2 },
 	{ "per-thread", OPT_PER_THREAD, NULL, 0, "syscall, lock: split by thread (syscall: a table per thread; lock: a row per lock and thread)", 2 },
 	{ "errors", OPT_ERRORS, NULL, 0, "syscall: errno breakdown per syscall", 2 },
 	{ "hist", OPT_HIST, NULL, 0, "syscall: log2 latency histogram per syscall", 2 },
@@ -60,6 +68,7 @@ static const struct argp_option options[] = {
 	{ "pid", OPT_PID, "PID[,PID..]", 0, "Only these processes", 3 },
 	{ "tid", OPT_TID, "TID[,TID..]", 0, "Only these threads", 3 },
 	{ "comm", OPT_COMM, "NAME", 0, "Only threads named NAME", 3 },
+	{ "percentage", OPT_PERCENTAGE, "HOW", 0, "cpu: filtered percentages of all samples (absolute, default) or of the filtered ones (relative)", 3 },
 	AP_CLI_HELP_OPTIONS,
 	{ NULL },
 };
@@ -187,6 +196,22 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_INLINE:
 		o->r.inline_rows = 1;
 		break;
+	case OPT_NO_DEMANGLE:
+		o->no_demangle = 1;
+		break;
+	case OPT_NO_PARAMS:
+		o->no_params = 1;
+		break;
+	case OPT_PERCENTAGE:
+		if (!strcmp(arg, "relative"))
+			o->r.pct_relative = 1;
+		else if (!strcmp(arg, "absolute"))
+			o->r.pct_relative = 0;
+		else
+			ap_cli_usage_error(state,
+					   "bad --percentage '%s': give relative or absolute",
+					   arg);
+		break;
 	case OPT_PER_THREAD:
 		o->r.per_thread = 1;
 		break;
@@ -213,6 +238,65 @@ static void warn_cb(void *ctx, const char *msg)
 	/* warnings quote paths and names from the file */
 	ap_escape(esc, sizeof(esc), msg, 0);
 	fprintf(stderr, "aperture: warning: %s\n", esc);
+}
+
+/*
+ * A table on a terminal: lines cut to its width (COLUMNS, else the
+ * terminal's), so that 1,000-character C++ names do not wrap.  Through a
+ * pipe or into a file nothing is cut.
+ */
+struct tty_cut {
+	FILE *f;
+	char *buf;
+	size_t len;
+	int width;
+};
+
+static int tty_width(void)
+{
+	const char *env = getenv("COLUMNS");
+	unsigned long long v;
+	struct winsize ws;
+
+	if (!isatty(STDOUT_FILENO))
+		return 0;
+	if (env && !ap_parse_u64(env, 10, 100000, &v))
+		return (int)v;
+	if (!ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col >= 10)
+		return ws.ws_col;
+	return 80;
+}
+
+static FILE *tty_cut__open(struct tty_cut *c, int width)
+{
+	c->width = width;
+	c->f = width > 0 ? open_memstream(&c->buf, &c->len) : NULL;
+	return c->f ? c->f : stdout;
+}
+
+static void tty_cut__close(struct tty_cut *c)
+{
+	const char *p, *end;
+
+	if (!c->f)
+		return;
+	fclose(c->f);
+	for (p = c->buf, end = c->buf + c->len; p < end; ) {
+		const char *nl = memchr(p, '\n', end - p), *q;
+		int cols = 0;
+
+		if (!nl)
+			nl = end;
+		/* columns are characters: UTF-8 continuation bytes add none */
+		for (q = p; q < nl; q++) {
+			if ((*q & 0xc0) != 0x80 && ++cols > c->width)
+				break;
+		}
+		fwrite(p, 1, q - p, stdout);
+		fputc('\n', stdout);
+		p = nl + 1;
+	}
+	free(c->buf);
 }
 
 struct view_inst {
@@ -486,6 +570,21 @@ static int add_view(struct view_inst *vi, int *nr, const char *name,
 	return 0;
 }
 
+/* "cpu, syscall": the events a file holds */
+static void held_names(uint32_t mask, char *buf, size_t len)
+{
+	size_t off = 0;
+	uint32_t tag;
+
+	buf[0] = 0;
+	for (tag = 0; tag < 32 && off < len; tag++)
+		if ((mask & AP_EVMASK(tag)) && ap_tag__name(tag))
+			off += snprintf(buf + off, len - off, "%s%s",
+					off ? ", " : "", ap_tag__name(tag));
+	if (!off)
+		snprintf(buf, len, "no events");
+}
+
 static int has_view(const struct view_inst *vi, int nr, const char *name)
 {
 	int i;
@@ -510,6 +609,7 @@ int cmd_report(int argc, char **argv)
 	struct ap_frame f;
 	char errbuf[512], names[256];
 	int nr_views = 0, i, err, ret = 1;
+	struct tty_cut tc = { 0 };
 	FILE *out;
 
 	o.r.keys[0] = AP_KEY_COMM;
@@ -519,6 +619,8 @@ int cmd_report(int argc, char **argv)
 	argp_parse(&argp, argc, argv, AP_ARGP_FLAGS, NULL, &o);
 
 	so.no_inline = o.no_inline;
+	so.no_demangle = o.no_demangle;
+	so.no_params = o.no_params;
 	rd = ap_reader__open(o.input, &err, errbuf, sizeof(errbuf));
 	if (!rd) {
 		ap_err("%s", errbuf);
@@ -534,12 +636,15 @@ int cmd_report(int argc, char **argv)
 	ap_session__escape_names(s, o.r.format != AP_FMT_JSON);
 
 	if (o.events) {
+		uint32_t held = ap_reader__header(rd)->events_requested;
 		char *dup = strdup(o.events), *tok, *save = NULL;
+		int missing = 0;
 
 		for (tok = strtok_r(dup, ",", &save); tok;
 		     tok = strtok_r(NULL, ",", &save)) {
-			err = add_view(views, &nr_views, tok, &o, s);
-			if (err == -ENOENT) {
+			const struct ap_view_ops *ops = ap_view__find(tok);
+
+			if (!ops) {
 				fprintf(stderr,
 					"aperture report: unknown event '%s'; valid events: %s\n",
 					tok, ap_view__names(names, sizeof(names)));
@@ -547,8 +652,19 @@ int cmd_report(int argc, char **argv)
 				ret = EXIT_USAGE;
 				goto out;
 			}
+			/* an empty table would look like nothing happened */
+			if (!(held & AP_EVMASK(ops->tag))) {
+				held_names(held, names, sizeof(names));
+				ap_err("'%s' holds no %s events (it holds: %s); record them with 'aperture record -e %s'",
+				       o.input, tok, names, tok);
+				missing++;
+				continue;
+			}
+			add_view(views, &nr_views, tok, &o, s);
 		}
 		free(dup);
+		if (!nr_views && missing)
+			goto out;
 	} else {
 		const struct ap_header *h = ap_reader__header(rd);
 		uint32_t tag;
@@ -585,10 +701,13 @@ int cmd_report(int argc, char **argv)
 		ap_warn("%" PRIu64 " frames did not decode and were skipped",
 			ap_session__bad_frames(s));
 
+	/* a table on a terminal is cut to its width, once escaped */
+	if (o.r.format == AP_FMT_TABLE)
+		o.r.max_width = tty_width();
 	/* tables and folded lines: names from other users, escaped */
 	out = stdout;
 	if (o.r.format != AP_FMT_JSON) {
-		out = ap_escape_stream(stdout);
+		out = ap_escape_stream(tty_cut__open(&tc, o.r.max_width));
 		if (!out) {
 			ap_err("out of memory");
 			goto out;
@@ -619,6 +738,7 @@ int cmd_report(int argc, char **argv)
 	}
 	if (out != stdout)
 		fclose(out);
+	tty_cut__close(&tc);
 	ret = 0;
 out:
 	for (i = 0; i < nr_views; i++)

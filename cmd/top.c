@@ -414,7 +414,12 @@ static void apply_view_opts(struct top *t)
 
 static void render(struct top *t)
 {
+	int rows;
+
 	apply_view_opts(t);
+	/* a narrow terminal keeps the Symbol column in sight */
+	if (t->term)
+		ap_term__size(t->term, &rows, &t->r.max_width);
 	t->render_err = ap_top__render(t->live, &t->text, &t->text_len);
 	if (t->render_err) {
 		t->text = NULL;

@@ -25,3 +25,20 @@ char *ap_demangle(const char *name)
 	}
 	return out;
 }
+
+void ap_demangle_strip_params(char *name)
+{
+	char *p = strrchr(name, ')');
+	int depth = 0;
+
+	/* the last ')' closes the parameters, also under "const" or
+	 * "[clone .cold]"; walk back to its '(' */
+	for (; p && p >= name; p--) {
+		if (*p == ')')
+			depth++;
+		else if (*p == '(' && --depth == 0)
+			break;
+	}
+	if (p && p > name && *p == '(')
+		*p = 0;
+}

@@ -10,5 +10,9 @@
  * C++ mangled name ("_Z...") or cannot be demangled (or memory ran out).
  * The caller frees the result. */
 char *ap_demangle(const char *name);
+/* Cut the parameter list of a demangled function name, and what follows
+ * it, in place: "ns::f<int>(std::string const&) const" -> "ns::f<int>"
+ * (perf report's --no-params style).  Names without one are left. */
+void ap_demangle_strip_params(char *name);
 
 #endif /* APERTURE_DEMANGLE_H */

@@ -298,6 +298,8 @@ static const char *symbolizer__name(struct ap_symbolizer *s, const char *name)
 	if (!name || s->opts.no_demangle)
 		return symbolizer__intern(s, name);
 	dem = ap_demangle(name);
+	if (dem && s->opts.no_params)
+		ap_demangle_strip_params(dem);
 	ret = symbolizer__intern(s, dem ? dem : name);
 	free(dem);
 	return ret;

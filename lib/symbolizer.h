@@ -42,6 +42,7 @@ struct ap_symbolizer_opts {
 	int no_inline;		/* skip DWARF inline expansion */
 	int no_srcline;		/* skip source lines */
 	int no_demangle;
+	int no_params;		/* C++: names without their parameter lists */
 	/* called once per problem (build-id mismatch, missing file...) */
 	void (*warn)(void *ctx, const char *msg);
 	void *warn_ctx;

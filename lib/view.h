@@ -56,6 +56,13 @@ struct ap_report_opts {
 	int top_sort;			/* top: cycles sort column */
 	long offset;			/* top: first row shown */
 	int show_samples;		/* a Samples column (perf report -n) */
+	/* table lines fit this many columns (a terminal's); 0: no limit.
+	 * The Command and Shared Object columns give way first, so that
+	 * the symbol stays in sight */
+	int max_width;
+	/* filtered percentages: of what passed the filters (perf's
+	 * "relative"); 0: of every event, as perf's default "absolute" */
+	int pct_relative;
 	/* set by report: the file's CPU sampling frequency, and folded CPU
 	 * weights in microseconds (sample count * 1e6 / freq) so that a
 	 * wall-clock graph (--events cpu,sched) has one scale */

@@ -42,6 +42,7 @@ struct view_cpu {
 	size_t nr_aggs, cap_aggs;
 	struct ap_hmap agg_by_key;	/* ctx << 32 | stack -> index */
 	double total;
+	double all;			/* before the filters */
 	uint64_t no_stack;
 	struct ap_stackres res;		/* print-time scratch */
 };
@@ -91,6 +92,7 @@ static int cpu_event(void *p, const struct ap_frame *f)
 
 	if (ap_cpu_sample__decode(f->payload, f->len, &e))
 		return -EBADMSG;
+	v->all += 1;
 	if (!ap_report_opts__match(v->o, v->s, e.pid, e.tid))
 		return 0;
 	c = ap_ctxtab__index(&v->ctxs, v->s, e.pid, e.tid);
@@ -120,6 +122,7 @@ static void cpu_decay(void *p, unsigned num, unsigned den)
 	size_t i;
 
 	v->total = 0;
+	v->all = den ? v->all * num / den : 0;
 	for (i = 0; i < v->nr_aggs; i++) {
 		v->aggs[i].count = den ? v->aggs[i].count * num / den : 0;
 		if (v->aggs[i].count < 0.01)
@@ -305,6 +308,49 @@ static int has_key(const struct ap_report_opts *o, int key)
 	return 0;
 }
 
+/* what percentages are of: --percentage */
+static double pct_total(const struct view_cpu *v)
+{
+	return v->o->pct_relative || v->all < v->total ? v->total : v->all;
+}
+
+#define SYM_MIN_WIDTH	24	/* what a narrow terminal keeps for Symbol */
+
+/* shrink Shared Object, then Command, until Symbol has its room */
+static void fit_columns(const struct ap_report_opts *o, int width,
+			int *wcomm, int *wdso)
+{
+	int fixed = 1 + 10 + (o->no_children ? 0 : 10) +
+		    (o->show_samples ? 10 : 0), i, over;
+
+	for (i = 0; i < o->nr_keys; i++) {
+		switch (o->keys[i]) {
+		case AP_KEY_COMM:
+			fixed += 2 + *wcomm;
+			break;
+		case AP_KEY_PID:
+		case AP_KEY_TID:
+			fixed += 9;
+			break;
+		case AP_KEY_DSO:
+			fixed += 2 + *wdso;
+			break;
+		case AP_KEY_SYM:
+			fixed += 6;
+			break;
+		}
+	}
+	over = fixed + SYM_MIN_WIDTH - width;
+	if (over > 0 && *wdso > 6) {
+		int cut = over < *wdso - 6 ? over : *wdso - 6;
+
+		*wdso -= cut;
+		over -= cut;
+	}
+	if (over > 0 && *wcomm > 4)
+		*wcomm -= over < *wcomm - 4 ? over : *wcomm - 4;
+}
+
 static void print_table(struct view_cpu *v, struct rows *rs, FILE *out)
 {
 	const struct ap_report_opts *o = v->o;
@@ -325,9 +371,15 @@ static void print_table(struct view_cpu *v, struct rows *rs, FILE *out)
 	}
 	if (wdso > 40)
 		wdso = 40;
+	if (o->max_width > 0)
+		fit_columns(o, o->max_width, &wcomm, &wdso);
 	fprintf(out, "# Samples: %.0f of event 'cpu'", v->total);
 	if (v->no_stack)
 		fprintf(out, " (%" PRIu64 " without a stack)", v->no_stack);
+	if (v->all > v->total)
+		fprintf(out, "; %.0f before the filters, percentages of %s",
+			v->all, o->pct_relative ? "the filtered samples" :
+			"all samples (--percentage relative: of the filtered)");
 	fprintf(out, "\n#\n#");
 	if (!o->no_children)
 		fprintf(out, " %9s", "Children");
@@ -337,7 +389,7 @@ static void print_table(struct view_cpu *v, struct rows *rs, FILE *out)
 	for (i = 0; i < o->nr_keys; i++) {
 		switch (o->keys[i]) {
 		case AP_KEY_COMM:
-			fprintf(out, "  %-*s", wcomm, "Command");
+			fprintf(out, "  %-*.*s", wcomm, wcomm, "Command");
 			break;
 		case AP_KEY_PID:
 			fprintf(out, "  %7s", "Pid");
@@ -346,7 +398,7 @@ static void print_table(struct view_cpu *v, struct rows *rs, FILE *out)
 			fprintf(out, "  %7s", "Tid");
 			break;
 		case AP_KEY_DSO:
-			fprintf(out, "  %-*s", wdso, "Shared Object");
+			fprintf(out, "  %-*.*s", wdso, wdso, "Shared Object");
 			break;
 		case AP_KEY_SYM:
 			fprintf(out, "  %s", "Symbol");
@@ -357,8 +409,8 @@ static void print_table(struct view_cpu *v, struct rows *rs, FILE *out)
 	for (r = 0; r < n; r++) {
 		const struct row *row = &rs->v[r];
 
-		ap_pct(self, sizeof(self), row->self, v->total);
-		ap_pct(child, sizeof(child), row->children, v->total);
+		ap_pct(self, sizeof(self), row->self, pct_total(v));
+		ap_pct(child, sizeof(child), row->children, pct_total(v));
 		fputc(' ', out);
 		if (!o->no_children)
 			fprintf(out, " %9s", child);
@@ -368,7 +420,8 @@ static void print_table(struct view_cpu *v, struct rows *rs, FILE *out)
 		for (i = 0; i < o->nr_keys; i++) {
 			switch (o->keys[i]) {
 			case AP_KEY_COMM:
-				fprintf(out, "  %-*s", wcomm, row->c->comm);
+				fprintf(out, "  %-*.*s", wcomm, wcomm,
+					row->c->comm);
 				break;
 			case AP_KEY_PID:
 				fprintf(out, "  %7u", row->c->pid);
@@ -377,7 +430,7 @@ static void print_table(struct view_cpu *v, struct rows *rs, FILE *out)
 				fprintf(out, "  %7u", row->c->tid);
 				break;
 			case AP_KEY_DSO:
-				fprintf(out, "  %-*s", wdso, row->f.dso);
+				fprintf(out, "  %-*.*s", wdso, wdso, row->f.dso);
 				break;
 			case AP_KEY_SYM:
 				fprintf(out, "  [%c] %s",
@@ -408,9 +461,11 @@ static void print_json(struct view_cpu *v, struct rows *rs, FILE *out)
 		fprintf(out, "%s\n    {", r ? "," : "");
 		if (!o->no_children)
 			fprintf(out, "\"children\": %.4f, ",
-				v->total ? 100.0 * row->children / v->total : 0);
+				pct_total(v) ?
+				100.0 * row->children / pct_total(v) : 0);
 		fprintf(out, "\"self\": %.4f, \"self_samples\": %.0f, \"children_samples\": %.0f",
-			v->total ? 100.0 * row->self / v->total : 0, row->self,
+			pct_total(v) ? 100.0 * row->self / pct_total(v) : 0,
+			row->self,
 			row->children);
 		if (has_key(o, AP_KEY_COMM)) {
 			fputs(", \"comm\": ", out);

@@ -607,6 +607,31 @@ static const struct {
 	  "unsigned long cxxsym::twice<unsigned long>(unsigned long)" },
 };
 
+/* --no-params: the parameter list and what follows it go */
+static const struct {
+	const char *full;
+	const char *short_;
+} strip_cases[] = {
+	{ "cxxsym::inner::work(unsigned long)", "cxxsym::inner::work" },
+	{ "ns::f<int>(std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> > const&) const",
+	  "ns::f<int>" },
+	{ "Foo::operator()(int) const", "Foo::operator()" },
+	{ "(anonymous namespace)::g(int)", "(anonymous namespace)::g" },
+	{ "{lambda(int)#1}::operator()(int) const [clone .cold]",
+	  "{lambda(int)#1}::operator()" },
+	{ "plain_c_function", "plain_c_function" },
+};
+
+START_TEST(test_demangle_strip_params)
+{
+	char buf[256];
+
+	snprintf(buf, sizeof(buf), "%s", strip_cases[_i].full);
+	ap_demangle_strip_params(buf);
+	ck_assert_str_eq(buf, strip_cases[_i].short_);
+}
+END_TEST
+
 START_TEST(test_user_cxx)
 {
 	struct ap_symbolizer_opts o = { 0 };
@@ -1117,6 +1142,7 @@ static Suite *symbolizer_suite(void)
 	tcase_add_test(tc, test_user_missing_file);
 	tcase_add_loop_test(tc, test_user_special, 0, NR(special_cases));
 	tcase_add_loop_test(tc, test_user_cxx, 0, NR(cxx_cases));
+	tcase_add_loop_test(tc, test_demangle_strip_params, 0, NR(strip_cases));
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("ap_symbolizer__stats");

@@ -179,6 +179,60 @@ START_TEST(test_folded_user_only_and_filters)
 }
 END_TEST
 
+/* --percentage: filtered rows as shares of every sample (absolute, the
+ * default as in perf) or of the filtered ones (relative) */
+START_TEST(test_percentage_absolute_relative)
+{
+	struct ap_report_opts o;
+	struct fixture fx;
+	char *out;
+
+	setup_fixture(&fx);
+	default_keys(&o);
+	o.no_children = 1;
+	o.comm = "prog";		/* 3 of the 6 samples */
+	out = render(&fx, &o);
+	ck_assert_ptr_nonnull(strstr(out, "50.00%"));
+	ck_assert_ptr_null(strstr(out, "100.00%"));
+	ck_assert_ptr_nonnull(strstr(out, "6 before the filters"));
+	free(out);
+	o.pct_relative = 1;
+	out = render(&fx, &o);
+	ck_assert_ptr_nonnull(strstr(out, "100.00%"));
+	ck_assert_ptr_null(strstr(out, "50.00%"));
+	free(out);
+	teardown_fixture(&fx);
+}
+END_TEST
+
+/* a narrow terminal: Command and Shared Object give way, the symbol
+ * name stays inside the width */
+START_TEST(test_narrow_width_keeps_symbol)
+{
+	struct ap_report_opts o;
+	struct fixture fx;
+	char *out, *line, *save = NULL;
+	int rows = 0;
+
+	setup_fixture(&fx);
+	default_keys(&o);
+	o.max_width = 50;
+	out = render(&fx, &o);
+	for (line = strtok_r(out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *sym = strstr(line, "[k] schedule");
+
+		if (!sym)
+			continue;
+		rows++;
+		ck_assert_int_le((int)(sym - line) + 12, 50);
+	}
+	ck_assert_int_gt(rows, 0);
+	free(out);
+	teardown_fixture(&fx);
+}
+END_TEST
+
 START_TEST(test_table_self_children)
 {
 	struct ap_report_opts o;
@@ -216,6 +270,8 @@ static Suite *view_cpu_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("table");
 	tcase_add_test(tc, test_table_self_children);
+	tcase_add_test(tc, test_percentage_absolute_relative);
+	tcase_add_test(tc, test_narrow_width_keeps_symbol);
 	suite_add_tcase(s, tc);
 	return s;
 }
