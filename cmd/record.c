@@ -78,7 +78,7 @@ static const struct argp_option options[] = {
 	{ "call-graph", OPT_CALL_GRAPH, "cfi|fp", 0, "How user stacks are unwound: cfi (default: from each file's CFI, in the kernel) or fp (frame pointers)", 2 },
 	{ "max-stack", OPT_MAX_STACK, "N", 0, "At most N user frames per stack (default and limit: 256; fp: 127)", 2 },
 	{ NULL, 0, NULL, 0, "Output:", 3 },
-	{ "output", 'o', "FILE", 0, "Write to FILE (default: aperture.data; an existing one is kept as FILE.old)", 3 },
+	{ "output", 'o', "FILE", 0, "Write to FILE (default: aperture.data; an existing one is kept as FILE.old); - for standard output", 3 },
 	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS", 3 },
 	AP_CLI_HELP_OPTIONS,
 	{ NULL },
@@ -196,6 +196,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'o':
 		if (!*arg)
 			ap_cli_usage_error(state, "empty output file name");
+		if (!strcmp(arg, "-") && isatty(STDOUT_FILENO))
+			ap_cli_usage_error(state,
+					   "-o -: standard output is a terminal; pipe it or redirect it");
 		o->output = arg;
 		break;
 	case 'd':
@@ -237,6 +240,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 static const struct argp argp = {
 	options, parse_opt, "[-- CMD ARGS..]", doc,
 };
+
+/* -o -: the stream goes to standard output */
+static int to_stdout(const struct record_opts *o)
+{
+	return !strcmp(o->output, "-");
+}
 
 static volatile sig_atomic_t stop_signal;
 /* a second signal: stop draining, finish the file with what is there */
@@ -389,6 +398,10 @@ static int workload_fork(struct workload *w, const char *path, char **cmd,
 			_exit(127);
 		e = o->user ? -become_user(o) : 0;
 		if (!e) {
+			/* -o -: standard output carries the record stream */
+			if (to_stdout(o) &&
+			    dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+				_exit(127);
 			execv(path, cmd);
 			e = errno;
 		}
@@ -561,6 +574,7 @@ int cmd_record(int argc, char **argv)
 	struct ap_header hdr;
 	struct sigaction sa;
 	uint64_t counters[AP_STAT_NR], start, last_flush, last_alive, deadline = 0;
+	uint64_t written = 0;
 	uint32_t available = 0;
 	char err[512], size[32];
 	size_t i, nsens;
@@ -662,7 +676,7 @@ int cmd_record(int argc, char **argv)
 			goto out_collector;
 		}
 	}
-	if (keep_old(o.output))
+	if (!to_stdout(&o) && keep_old(o.output))
 		goto out_workload;
 	r.w = ap_writer__create(o.output, &hdr, &e);
 	if (!r.w) {
@@ -671,7 +685,7 @@ int cmd_record(int argc, char **argv)
 		goto out_workload;
 	}
 	/* sudo aperture record: the file is the user's, who reports on it */
-	e = give_to_sudo_user(r.w);
+	e = to_stdout(&o) ? 0 : give_to_sudo_user(r.w);
 	if (e)
 		ap_warn("giving '%s' to SUDO_UID: %s", o.output, strerror(-e));
 	if (r.early.err)
@@ -742,6 +756,7 @@ int cmd_record(int argc, char **argv)
 	sum.exit_status = -1;
 	if (o.cmd && wl.exited)
 		sum.exit_status = wl.status;
+	written = ap_writer__bytes(r.w);	/* before summary and trailer */
 	e = ap_writer__close(r.w, &sum);
 	if (r.write_err || e) {
 		ap_err("writing '%s': %s; the blocks written before are kept",
@@ -756,6 +771,8 @@ int cmd_record(int argc, char **argv)
 		struct stat st;
 		uint64_t bytes = stat(o.output, &st) ? 0 : st.st_size;
 
+		if (to_stdout(&o))
+			bytes = written;
 		human_size(bytes, size, sizeof(size));
 		fprintf(stderr,
 			"aperture: %" PRIu64 " samples, %" PRIu64 " events, %" PRIu64 " lost",
@@ -765,7 +782,8 @@ int cmd_record(int argc, char **argv)
 			fprintf(stderr, " (stack errors: %" PRIu64 " kernel, %" PRIu64 " user)",
 				counters[AP_STAT_KSTACK_ERR],
 				counters[AP_STAT_USTACK_ERR]);
-		fprintf(stderr, ", %s written to %s\n", size, o.output);
+		fprintf(stderr, ", %s written to %s\n", size,
+			to_stdout(&o) ? "standard output" : o.output);
 	}
 	if (o.cmd && cmd_ended && ret == 0) {
 		/* like time and strace: `aperture record -- make && ..` */

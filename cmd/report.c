@@ -49,7 +49,7 @@ enum {
 };
 
 static const struct argp_option options[] = {
-	{ "input", 'i', "FILE", 0, "Read FILE (default: aperture.data)", 1 },
+	{ "input", 'i', "FILE", 0, "Read FILE (default: aperture.data); - for standard input", 1 },
 	{ "events", OPT_EVENTS, "LIST", 0, "Views to print (default: every event the file holds)", 1 },
 	{ NULL, 0, NULL, 0, "Output:", 2 },
 	{ "format", OPT_FORMAT, "FMT", 0, "table (default), folded (flamegraph.pl input) or json", 2 },
@@ -728,7 +728,8 @@ int cmd_report(int argc, char **argv)
 			views[i].ops->print(views[i].v, out);
 		break;
 	default:
-		print_header_table(out, o.input, ap_reader__header(rd), st,
+		print_header_table(out, strcmp(o.input, "-") ? o.input :
+				   "standard input", ap_reader__header(rd), st,
 				   s);
 		for (i = 0; i < nr_views; i++) {
 			if (i)

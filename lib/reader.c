@@ -34,6 +34,7 @@
 struct ap_reader {
 	const uint8_t *map;
 	size_t size;
+	int from_stdin;			/* map is malloc'd, not mapped */
 	struct ap_header hdr;
 	size_t off;			/* next block header */
 	size_t end;			/* blocks end here: trailer or EOF */
@@ -246,6 +247,64 @@ static long reader__parse(struct ap_reader *r, const char *path,
 	return off;
 }
 
+/*
+ * "-": the whole stream from standard input (record -o - | report -i -);
+ * the reader then works on it as on a mapped file.
+ */
+static int reader__slurp(struct ap_reader *r, char *errbuf, size_t errlen)
+{
+	size_t cap = 1 << 20, len = 0;
+	uint8_t *buf = malloc(cap), *n;
+	ssize_t k;
+
+	while (buf) {
+		if (len == cap) {
+			n = realloc(buf, cap * 2);
+			if (!n)
+				break;
+			buf = n;
+			cap *= 2;
+		}
+		k = read(STDIN_FILENO, buf + len, cap - len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			int e = errno;
+
+			free(buf);
+			set_err(errbuf, errlen, "reading standard input: %s",
+				strerror(e));
+			return -e;
+		}
+		if (!k)
+			break;
+		len += (size_t)k;
+	}
+	if (!buf || len == cap) {
+		free(buf);
+		set_err(errbuf, errlen, "standard input: out of memory");
+		return -ENOMEM;
+	}
+	if (!len) {
+		free(buf);
+		set_err(errbuf, errlen,
+			"standard input is empty: not an aperture stream");
+		return -ENODATA;
+	}
+	r->map = buf;
+	r->size = len;
+	r->stats.file_size = len;
+	return 0;
+}
+
+static void reader__unmap(struct ap_reader *r)
+{
+	if (r->from_stdin)
+		free((void *)r->map);
+	else if (r->map)
+		munmap((void *)r->map, r->size);
+}
+
 struct ap_reader *ap_reader__open(const char *path, int *err,
 				  char *errbuf, size_t errlen)
 {
@@ -261,6 +320,14 @@ struct ap_reader *ap_reader__open(const char *path, int *err,
 		goto out;
 	}
 	r->warn = default_warn;
+	if (!strcmp(path, "-")) {
+		ret = reader__slurp(r, errbuf, errlen);
+		if (ret)
+			goto out_free;
+		r->from_stdin = 1;
+		fd = -1;
+		goto parse;
+	}
 	fd = ap_open_regular(path, 0);
 	if (fd == -AP_ENOTREG) {
 		ret = -EINVAL;
@@ -297,6 +364,7 @@ struct ap_reader *ap_reader__open(const char *path, int *err,
 		goto out_close;
 	}
 	madvise((void *)r->map, r->size, MADV_SEQUENTIAL);
+parse:
 	data_off = reader__parse(r, path, errbuf, errlen);
 	if (data_off < 0) {
 		ret = (int)data_off;
@@ -307,15 +375,17 @@ struct ap_reader *ap_reader__open(const char *path, int *err,
 		set_err(errbuf, errlen, "%s: out of memory", path);
 		goto out_unmap;
 	}
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	r->off = (size_t)data_off;
 	r->stats.truncated = !r->stats.has_trailer;
 	return r;
 
 out_unmap:
-	munmap((void *)r->map, r->size);
+	reader__unmap(r);
 out_close:
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 out_free:
 	free(r);
 out:
@@ -612,7 +682,7 @@ void ap_reader__close(struct ap_reader *r)
 	if (!r)
 		return;
 	inflateEnd(&r->zs);
-	munmap((void *)r->map, r->size);
+	reader__unmap(r);
 	free(r->raw);
 	free(r);
 }

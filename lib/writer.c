@@ -167,7 +167,15 @@ struct ap_writer *ap_writer__create(const char *path,
 		ret = -ENOMEM;
 		goto out_free;
 	}
-	w->fd = writer__open(path, &w->created);
+	/* "-": standard output, a pipe usually; blocks go out in order
+	 * and the reader takes the stream as it comes */
+	if (!strcmp(path, "-")) {
+		w->fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+		if (w->fd < 0)
+			w->fd = -errno;
+	} else {
+		w->fd = writer__open(path, &w->created);
+	}
 	if (w->fd < 0) {
 		ret = w->fd;
 		goto out_deflate;
