@@ -155,6 +155,9 @@ error_t ap_cli_key(int key, char *arg, struct argp_state *state)
 	case 0x1ff:
 		argp_help(state->root_argp, stdout, ARGP_HELP_USAGE, state->name);
 		exit(0);
+	case 'V':
+		printf("%s\n", argp_program_version);
+		exit(0);
 	case ARGP_KEY_ERROR:
 		bad = state->next > 0 && state->next <= state->argc ?
 			state->argv[state->next - 1] : "?";

@@ -24,9 +24,10 @@ int cmd_top(int argc, char **argv);
 #define AP_CLI_HELP_OPTIONS						\
 	{ NULL, 0, NULL, 0, "Help:", -1 },				\
 	{ "help", 'h', NULL, 0, "Give this help list", -1 },		\
-	{ "usage", 0x1ff, NULL, 0, "Give a short usage message", -1 }
+	{ "usage", 0x1ff, NULL, 0, "Give a short usage message", -1 },	\
+	{ "version", 'V', NULL, 0, "Print the version", -1 }
 
-/* Handles 'h', usage and ARGP_KEY_ERROR; returns ARGP_ERR_UNKNOWN for
+/* Handles 'h', usage, 'V' and ARGP_KEY_ERROR; returns ARGP_ERR_UNKNOWN for
  * anything else.  Call it from a parser's default case. */
 error_t ap_cli_key(int key, char *arg, struct argp_state *state);
 /* "aperture record: MESSAGE" on stderr, exit 64 */

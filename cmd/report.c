@@ -311,7 +311,7 @@ static void fmt_time(char *buf, size_t len, const struct ap_header *h)
 	struct tm tm;
 
 	if (localtime_r(&t, &tm))
-		strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
+		strftime(buf, len, "%Y-%m-%d %H:%M:%S %Z", &tm);
 	else
 		snprintf(buf, len, "?");
 }

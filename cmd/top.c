@@ -62,7 +62,7 @@ static const struct argp_option options[] = {
 	{ "pid", 'p', "PID[,PID..]", 0, "Watch these processes, all their threads and the processes they fork", 1 },
 	{ "all-cpus", 'a', NULL, 0, "Watch the whole system (the default)", 1 },
 	{ NULL, 0, NULL, 0, "What to watch:", 2 },
-	{ "events", 'e', "EVENT", 0, "cpu (default: hottest functions), syscall (by time) or lock (by wait)", 2 },
+	{ "events", 'e', "EVENT", 0, "One of cpu (default: hottest functions), syscall (by time), lock or lock:pthread (by wait), gpu (launches), mem (data objects), sched (on/off-CPU), io (bytes per file)", 2 },
 	{ "freq", 'F', "HZ", 0, "CPU sampling frequency (default: 999)", 2 },
 	{ NULL, 0, NULL, 0, "Display:", 3 },
 	{ "delay", 'd', "SECONDS", 0, "Refresh every SECONDS (default: 2)", 3 },

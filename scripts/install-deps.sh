@@ -36,6 +36,9 @@ need_cmd tmux tmux
 need_cmd readelf binutils
 need_cmd python3 python3
 need_cmd bash bash
+# tests: the man pages pass mandoc -Tlint; script(1) gives a terminal
+need_cmd mandoc mandoc
+need_cmd script bsdutils
 [ -x /usr/sbin/offcputime ] || pkgs="$pkgs libbpf-tools"
 # tests: --user creates a user; the fuzzer needs clang's libFuzzer
 need_cmd useradd passwd
