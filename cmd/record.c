@@ -42,6 +42,7 @@ struct record_opts {
 	uint32_t events;
 	const char *output;
 	double duration;		/* seconds; 0: until the end */
+	int quiet;			/* -q: errors only */
 	char **cmd;			/* -- CMD ARGS */
 	char cmd_path[4096];		/* cmd[0] found in PATH */
 	struct ap_collect_opts collect;
@@ -80,6 +81,9 @@ static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Output:", 3 },
 	{ "output", 'o', "FILE", 0, "Write to FILE (default: aperture.data; an existing one is kept as FILE.old); - for standard output", 3 },
 	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS", 3 },
+	{ "quiet", 'q', NULL, 0, "No sensor notes, no summary line, no word on the command's status", 3 },
+	{ "verbose", 'v', NULL, 0, "Also print libbpf's messages (as APERTURE_DEBUG=1)", 3 },
+	{ NULL, 'g', NULL, 0, "Accepted for perf users: stacks are always recorded", 2 },
 	AP_CLI_HELP_OPTIONS,
 	{ NULL },
 };
@@ -200,6 +204,15 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			ap_cli_usage_error(state,
 					   "-o -: standard output is a terminal; pipe it or redirect it");
 		o->output = arg;
+		break;
+	case 'g':
+		/* perf's -g: here every sample has its stack already */
+		break;
+	case 'q':
+		o->quiet = 1;
+		break;
+	case 'v':
+		setenv("APERTURE_DEBUG", "1", 1);
 		break;
 	case 'd':
 		errno = 0;
@@ -497,7 +510,18 @@ static int sink_to_writer(void *ctx, const void *frames, size_t len)
 
 static void note(void *ctx, const char *msg)
 {
-	fprintf(stderr, "aperture: %s\n", msg);
+	const struct record *r = ctx;
+
+	if (!r->o->quiet)
+		fprintf(stderr, "aperture: %s\n", msg);
+}
+
+/* the collector has one context for events and notes: the record */
+static int on_event(void *ctx, const void *data, size_t size)
+{
+	struct record *r = ctx;
+
+	return ap_recorder__event(r->rec, data, size);
 }
 
 static void build_header(struct ap_header *h, const struct record_opts *o,
@@ -625,8 +649,8 @@ int cmd_record(int argc, char **argv)
 		ap_warn("kernel symbols unavailable (/proc/kallsyms: %s): kernel frames will show as addresses",
 			strerror(-e));
 	ap_recorder__set_kallsyms(r.rec, ksyms);
-	e = ap_collector__open(&r.col, &o.collect, ap_recorder__event, note,
-			       r.rec, err, sizeof(err));
+	e = ap_collector__open(&r.col, &o.collect, on_event, note, &r, err,
+			       sizeof(err));
 	if (e) {
 		ap_err("%s", err);
 		goto out_recorder;
@@ -767,7 +791,7 @@ int cmd_record(int argc, char **argv)
 	 * run on untraced; after the file, so that its calls in flight are
 	 * written as they were */
 	workload_stop(&wl);
-	if (ret == 0) {
+	if (ret == 0 && !o.quiet) {
 		struct stat st;
 		uint64_t bytes = stat(o.output, &st) ? 0 : st.st_size;
 
@@ -788,7 +812,9 @@ int cmd_record(int argc, char **argv)
 	if (o.cmd && cmd_ended && ret == 0) {
 		/* like time and strace: `aperture record -- make && ..` */
 		ret = exit_code(wl.status);
-		if (WIFEXITED(wl.status) && WEXITSTATUS(wl.status))
+		if (o.quiet)
+			;
+		else if (WIFEXITED(wl.status) && WEXITSTATUS(wl.status))
 			fprintf(stderr, "aperture: '%s' exited with status %d\n",
 				o.cmd[0], WEXITSTATUS(wl.status));
 		else if (WIFSIGNALED(wl.status))

@@ -46,6 +46,7 @@ enum {
 	OPT_NO_DEMANGLE,
 	OPT_NO_PARAMS,
 	OPT_PERCENTAGE,
+	OPT_PERCENT_LIMIT,
 };
 
 static const struct argp_option options[] = {
@@ -53,7 +54,9 @@ static const struct argp_option options[] = {
 	{ "events", OPT_EVENTS, "LIST", 0, "Views to print (default: every event the file holds)", 1 },
 	{ NULL, 0, NULL, 0, "Output:", 2 },
 	{ "format", OPT_FORMAT, "FMT", 0, "table (default), folded (flamegraph.pl input) or json", 2 },
-	{ "sort", OPT_SORT, "KEYS", 0, "Row keys, comma-separated: comm, pid, tid, dso, sym (default: comm,dso,sym)", 2 },
+	{ "sort", 's', "KEYS", 0, "Row keys, comma-separated: comm, pid, tid, dso, sym (or symbol) (default: comm,dso,sym)", 2 },
+	{ "show-nr-samples", 'n', NULL, 0, "cpu: a Samples column (sample counts)", 2 },
+	{ "percent-limit", OPT_PERCENT_LIMIT, "PCT", 0, "cpu: only rows with at least PCT percent (children, else self)", 2 },
 	{ "limit", OPT_LIMIT, "N", 0, "Print at most N rows", 2 },
 	{ "no-children", OPT_NO_CHILDREN, NULL, 0, "Omit the inclusive (children) column", 2 },
 	{ "user-only", OPT_USER_ONLY, NULL, 0, "Hide kernel frames", 2 },
@@ -120,6 +123,9 @@ static int parse_sort(const char *arg, struct ap_report_opts *r)
 	r->nr_keys = 0;
 	for (tok = strtok_r(dup, ",", &save); tok && !err;
 	     tok = strtok_r(NULL, ",", &save)) {
+		/* perf spells it "symbol" */
+		if (!strcmp(tok, "symbol"))
+			tok = "sym";
 		for (k = 0; k < AP_KEY_NR; k++)
 			if (!strcmp(tok, names[k]))
 				break;
@@ -136,6 +142,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct report_opts *o = state->input;
 	unsigned long long v;
+	char *end;
 	int n;
 
 	switch (key) {
@@ -157,7 +164,19 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 					   "unknown format '%s': give table, folded or json",
 					   arg);
 		break;
-	case OPT_SORT:
+	case 'n':
+		o->r.show_samples = 1;
+		break;
+	case OPT_PERCENT_LIMIT:
+		errno = 0;
+		o->r.percent_limit = strtod(arg, &end);
+		if (errno || *end || end == arg || o->r.percent_limit < 0 ||
+		    o->r.percent_limit > 100)
+			ap_cli_usage_error(state,
+					   "bad --percent-limit '%s': give 0 to 100",
+					   arg);
+		break;
+	case 's':
 		if (parse_sort(arg, &o->r))
 			ap_cli_usage_error(state,
 					   "bad sort keys '%s': give comma-separated comm, pid, tid, dso, sym",

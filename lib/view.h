@@ -63,6 +63,8 @@ struct ap_report_opts {
 	/* filtered percentages: of what passed the filters (perf's
 	 * "relative"); 0: of every event, as perf's default "absolute" */
 	int pct_relative;
+	/* cpu: rows under this percent (children, else self) are left out */
+	double percent_limit;
 	/* set by report: the file's CPU sampling frequency, and folded CPU
 	 * weights in microseconds (sample count * 1e6 / freq) so that a
 	 * wall-clock graph (--events cpu,sched) has one scale */

@@ -314,6 +314,15 @@ static double pct_total(const struct view_cpu *v)
 	return v->o->pct_relative || v->all < v->total ? v->total : v->all;
 }
 
+/* --percent-limit: on the shown overhead, children where shown */
+static int under_limit(const struct view_cpu *v, const struct row *row)
+{
+	double n = v->o->no_children ? row->self : row->children;
+
+	return v->o->percent_limit > 0 && pct_total(v) > 0 &&
+	       100.0 * n / pct_total(v) < v->o->percent_limit;
+}
+
 #define SYM_MIN_WIDTH	24	/* what a narrow terminal keeps for Symbol */
 
 /* shrink Shared Object, then Command, until Symbol has its room */
@@ -409,6 +418,8 @@ static void print_table(struct view_cpu *v, struct rows *rs, FILE *out)
 	for (r = 0; r < n; r++) {
 		const struct row *row = &rs->v[r];
 
+		if (under_limit(v, row))
+			continue;
 		ap_pct(self, sizeof(self), row->self, pct_total(v));
 		ap_pct(child, sizeof(child), row->children, pct_total(v));
 		fputc(' ', out);
