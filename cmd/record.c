@@ -524,6 +524,56 @@ static int on_event(void *ctx, const void *data, size_t size)
 	return ap_recorder__event(r->rec, data, size);
 }
 
+/*
+ * " ARG" quoted as a shell would need it, so that the command line can be
+ * pasted back and stays on one line of the report's header: 'a b',
+ * $'a\nb' for control characters.  Returns the new length.
+ */
+static size_t append_quoted(char *buf, size_t len, size_t off,
+			    const char *arg)
+{
+	const char *p;
+	int ctl = 0, plain = *arg != 0;
+
+	for (p = arg; *p; p++) {
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			ctl = 1;
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			    "0123456789_-./:=,+@%^", *p) &&
+		    (unsigned char)*p < 0x80)
+			plain = 0;
+	}
+#define PUT(...) (off += off < len ? (size_t)snprintf(buf + off, len - off, __VA_ARGS__) : 0)
+	PUT(" ");
+	if (plain) {
+		PUT("%s", arg);
+	} else if (!ctl) {
+		PUT("'");
+		for (p = arg; *p; p++)
+			*p == '\'' ? PUT("'\\''") : PUT("%c", *p);
+		PUT("'");
+	} else {
+		PUT("$'");
+		for (p = arg; *p; p++) {
+			unsigned char c = *p;
+
+			if (c == '\n')
+				PUT("\\n");
+			else if (c == '\t')
+				PUT("\\t");
+			else if (c < 0x20 || c == 0x7f)
+				PUT("\\x%02x", c);
+			else if (c == '\'' || c == '\\')
+				PUT("\\%c", c);
+			else
+				PUT("%c", c);
+		}
+		PUT("'");
+	}
+#undef PUT
+	return off < len ? off : len;
+}
+
 static void build_header(struct ap_header *h, const struct record_opts *o,
 			 int argc, char **argv, uint32_t available)
 {
@@ -545,8 +595,8 @@ static void build_header(struct ap_header *h, const struct record_opts *o,
 	snprintf(h->cmdline, sizeof(h->cmdline), "aperture record");
 	off = strlen(h->cmdline);
 	for (i = 1; i < argc && off < sizeof(h->cmdline); i++)
-		off += snprintf(h->cmdline + off, sizeof(h->cmdline) - off,
-				" %s", argv[i]);
+		off = append_quoted(h->cmdline, sizeof(h->cmdline), off,
+				    argv[i]);
 	if (o->system_wide) {
 		snprintf(h->target, sizeof(h->target), "system-wide");
 	} else if (o->cmd) {
