@@ -29,7 +29,7 @@ struct ap_ctxtab {
 	struct ap_strtab *strs;
 	struct ap_ctx *ctxs;
 	size_t nr, cap;
-	struct ap_hmap by_key;		/* interned key -> index */
+	struct ap_hmap by_key;		/* hash of the context -> index */
 };
 
 void ap_ctxtab__init(struct ap_ctxtab *t, struct ap_strtab *strs);

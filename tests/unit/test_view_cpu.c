@@ -9,9 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctxtab.h"
 #include "format.h"
 #include "reader.h"
 #include "session.h"
+#include "strtab.h"
 #include "symbolizer.h"
 #include "view.h"
 
@@ -259,6 +261,41 @@ START_TEST(test_table_self_children)
 }
 END_TEST
 
+/* thread contexts: one per (pid, tid, comm, address space), found again
+ * without making a key string per lookup */
+START_TEST(test_ctxtab_binary_key)
+{
+	struct ap_strtab *strs = ap_strtab__new();
+	struct fixture fx;
+	struct ap_ctxtab t;
+	size_t before;
+	long a, b, c;
+	int i;
+
+	setup_fixture(&fx);
+	ap_ctxtab__init(&t, strs);
+	before = ap_strtab__count(strs);
+	for (i = 0; i < 1000; i++) {
+		a = ap_ctxtab__index(&t, fx.s, 10, 10);
+		b = ap_ctxtab__index(&t, fx.s, 10, 11);
+		c = ap_ctxtab__index(&t, fx.s, 99, 99);
+		ck_assert_int_ge(a, 0);
+		ck_assert_int_ne(a, b);
+		ck_assert_int_ne(b, c);
+	}
+	ck_assert_uint_eq(t.nr, 3);
+	ck_assert_uint_eq(ap_ctxtab__get(&t, a)->tid, 10);
+	ck_assert_uint_eq(ap_ctxtab__get(&t, b)->tid, 11);
+	ck_assert_str_eq(ap_ctxtab__get(&t, b)->comm, "worker");
+	ck_assert_uint_eq(ap_ctxtab__get(&t, c)->pid, 99);
+	/* nothing interned per lookup */
+	ck_assert_uint_eq(ap_strtab__count(strs), before);
+	ap_ctxtab__free(&t);
+	ap_strtab__free(strs);
+	teardown_fixture(&fx);
+}
+END_TEST
+
 static Suite *view_cpu_suite(void)
 {
 	Suite *s = suite_create("view_cpu");
@@ -272,6 +309,7 @@ static Suite *view_cpu_suite(void)
 	tcase_add_test(tc, test_table_self_children);
 	tcase_add_test(tc, test_percentage_absolute_relative);
 	tcase_add_test(tc, test_narrow_width_keeps_symbol);
+	tcase_add_test(tc, test_ctxtab_binary_key);
 	suite_add_tcase(s, tc);
 	return s;
 }
