@@ -24,6 +24,9 @@ O		?= build
 PREFIX		?= /usr/local
 BINDIR		?= $(PREFIX)/bin
 MANDIR		?= $(PREFIX)/share/man
+LIBDIR		?= $(PREFIX)/lib
+# libaperture-cupti.so, the CUDA injection library (inject/cupti.c)
+APLIBDIR	?= $(LIBDIR)/aperture
 
 CC		?= gcc
 CLANG		?= clang
@@ -43,11 +46,16 @@ WARN		:= -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 CFLAGS		?= -O2 -g
 ALL_CFLAGS	:= $(CFLAGS) $(SAN_FLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE \
 		   -DAPERTURE_VERSION='"$(VERSION)"' \
+		   -DAPERTURE_LIBDIR='"$(APLIBDIR)"' \
 		   -iquote lib -iquote bpf -iquote $(O) $(PKG_CFLAGS) -MMD -MP
 # -iquote: bpf/sched.h and friends must not hide the system's <sched.h>
 # __cxa_demangle comes from libstdc++ (see README: C++ names)
 LDLIBS		:= $(PKG_LIBS) -lstdc++ -lpthread -lm
+# the multiarch include directory: libbpf's usdt.bpf.h includes
+# <linux/errno.h>, which wants <asm/errno.h>
+MULTIARCH	:= $(shell $(CC) -print-multiarch 2>/dev/null)
 BPF_CFLAGS	:= -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(O) -Ibpf \
+		   $(if $(MULTIARCH),-idirafter /usr/include/$(MULTIARCH)) \
 		   -Wall -Wno-unused-function -MMD -MP
 
 ifeq ($(V),1)
@@ -72,15 +80,47 @@ WORKLOAD_SRCS	:= $(sort $(wildcard tests/workloads/*.c))
 WORKLOAD_BINS	:= $(patsubst tests/workloads/%.c,$(O)/tests/workloads/%,$(WORKLOAD_SRCS))
 MANPAGES	:= $(sort $(wildcard man/*.1 man/*.5))
 
+# The CUDA injection library needs CUPTI's headers and library (the CUDA
+# toolkit: CUDA_HOME) and sys/sdt.h (systemtap-sdt-dev); without them it
+# is not built and `record -e gpu` records host-side launches only.
+CUDA_HOME	?= /usr/local/cuda
+CUPTI_INC	?= $(firstword $(dir $(wildcard $(CUDA_HOME)/include/cupti.h $(CUDA_HOME)/extras/CUPTI/include/cupti.h)))
+CUPTI_LIBDIR	?= $(firstword $(dir $(wildcard $(CUDA_HOME)/lib64/libcupti.so $(CUDA_HOME)/lib/libcupti.so $(CUDA_HOME)/extras/CUPTI/lib64/libcupti.so)))
+HAVE_SDT	:= $(shell echo '\#include <sys/sdt.h>' | $(CC) -E -x c - >/dev/null 2>&1 && echo 1)
+CUPTI_LIB	:= $(O)/libaperture-cupti.so
+ifneq ($(and $(CUPTI_INC),$(CUPTI_LIBDIR),$(HAVE_SDT)),)
+CUPTI_TARGETS	:= $(CUPTI_LIB)
+else
+CUPTI_TARGETS	:=
+CUPTI_MISSING	:= $(if $(CUPTI_INC),,cupti.h )$(if $(CUPTI_LIBDIR),,libcupti.so )$(if $(HAVE_SDT),,sys/sdt.h (systemtap-sdt-dev))
+endif
+
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all clean check unit integration demo bench deps install uninstall tests \
+.PHONY: cupti all clean check unit integration demo bench deps install uninstall tests \
 	fuzz fuzz-build
 
-all: aperture
+all: aperture cupti
 
 aperture: $(O)/aperture
 	$(Q)cp $< $@
+
+# next to ./aperture too: aperture looks for it beside its own binary
+cupti: $(CUPTI_TARGETS)
+ifneq ($(CUPTI_TARGETS),)
+	$(Q)cp $(CUPTI_LIB) libaperture-cupti.so
+else
+	@echo "  SKIP     libaperture-cupti.so: missing $(strip $(CUPTI_MISSING)); GPU device times unavailable (CUDA_HOME=$(CUDA_HOME))"
+endif
+
+$(CUPTI_LIB): inject/cupti.c lib/gpu_clock.c lib/gpu_clock.h bpf/gpu.h
+	$(call msg,CCLIB,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -fPIC -shared \
+		-fvisibility=hidden -iquote lib -iquote bpf -I$(CUPTI_INC) \
+		-o $@ inject/cupti.c lib/gpu_clock.c \
+		-L$(CUPTI_LIBDIR) -lcupti -lpthread \
+		-Wl,--enable-new-dtags,-rpath,$(CUPTI_LIBDIR) -Wl,-z,defs
 
 $(O)/aperture: $(CMD_OBJS) $(LIBAP)
 	$(call msg,LINK,$@)
@@ -181,7 +221,7 @@ $(O)/tests/workloads/%: tests/workloads/%.c
 
 -include tests/workloads/workloads.mk
 
-tests: aperture $(UNIT_BINS) $(WORKLOAD_BINS) $(WORKLOAD_EXTRA)
+tests: aperture cupti $(UNIT_BINS) $(WORKLOAD_BINS) $(WORKLOAD_EXTRA)
 
 unit: $(UNIT_BINS) $(WORKLOAD_BINS) $(WORKLOAD_EXTRA)
 	$(Q)sh tests/run-unit.sh $(O) $(UNIT_BINS)
@@ -213,13 +253,19 @@ install: aperture
 	install -m 0755 aperture $(DESTDIR)$(BINDIR)/aperture
 	install -m 0644 $(filter %.1,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 $(filter %.5,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man5/
+ifneq ($(CUPTI_TARGETS),)
+	install -d $(DESTDIR)$(APLIBDIR)
+	install -m 0644 $(CUPTI_LIB) $(DESTDIR)$(APLIBDIR)/libaperture-cupti.so
+endif
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/aperture
+	rm -f $(DESTDIR)$(APLIBDIR)/libaperture-cupti.so
+	-rmdir $(DESTDIR)$(APLIBDIR) 2>/dev/null
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(filter %.1,$(MANPAGES))))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(filter %.5,$(MANPAGES))))
 
 clean:
-	rm -rf $(O) aperture
+	rm -rf $(O) aperture libaperture-cupti.so
 
 -include $(wildcard $(O)/*.d $(O)/*/*.d $(O)/*/*/*.d)

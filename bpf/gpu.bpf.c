@@ -13,11 +13,18 @@
  * the same thread is already inside one is the same launch and is not
  * recorded twice (depth counts the nesting).
  *
+ * The device side comes from libaperture-cupti.so's USDT probes (see
+ * bpf/gpu.h): aperture:launch puts CUPTI's correlation ids into the launch
+ * in flight on the same thread, aperture:activity sends each completed
+ * kernel, copy, memset or synchronisation as its own record; user space
+ * joins the two by (pid, correlation id).
+ *
  * Also here: cuModuleGetFunction, to name the driver API's CUfunction
  * handles, and the mmap tracepoints that tell user space a target mapped
  * new code (a dlopen), so that it can look for CUDA libraries to probe.
  */
 #include "common.bpf.h"
+#include <bpf/usdt.bpf.h>
 #include "gpu.h"
 
 #define PROT_EXEC	0x4
@@ -340,6 +347,53 @@ int ap_gpu_mmap_exit(struct trace_event_raw_sys_exit *ctx)
 		return 0;
 	ap_fill_hdr(&e->hdr, AP_EV_GPU_MAPPED);
 	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+	return 0;
+}
+
+/* aperture:launch (u32 correlation, u32 domain, u32 cbid): inside a
+ * launch call, on the launching thread.  The runtime's call and the
+ * driver's call under it each have their id; the device record carries
+ * one of them, so both are kept. */
+SEC("usdt")
+int BPF_USDT(ap_gpu_cupti_launch, __u32 corr, __u32 domain, __u32 cbid)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct ap_gpu_call *c;
+	int slot = domain == AP_CUPTI_DOMAIN_RUNTIME ? 0 : 1;
+
+	c = bpf_map_lookup_elem(&gpu_inflight, &tid);
+	if (!c)
+		return 0;
+	if (slot == 0 && !c->corr[0])
+		c->corr[0] = corr;
+	else if (slot == 1 && !c->corr[1])
+		c->corr[1] = corr;
+	return 0;
+}
+
+/* aperture:activity (const struct ap_cupti_act *): a completed record */
+SEC("usdt")
+int BPF_USDT(ap_gpu_cupti_act, void *rec)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct ap_ev_gpu_dev *e;
+
+	if (!ap_is_target(id >> 32))
+		return 0;
+	e = ap_reserve(sizeof(*e));
+	if (!e)
+		return 0;
+	ap_fill_hdr(&e->hdr, AP_EV_GPU_DEV);
+	if (bpf_probe_read_user(&e->act, sizeof(e->act), rec)) {
+		bpf_ringbuf_discard(e, 0);
+		return 0;
+	}
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	e->name[0] = '\0';
+	if (e->act.name)
+		bpf_probe_read_user_str(e->name, sizeof(e->name),
+					(void *)e->act.name);
+	ap_submit(e, sizeof(*e));
 	return 0;
 }
 

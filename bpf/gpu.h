@@ -44,6 +44,8 @@ struct ap_gpu_call {
 	__u64 stream;		/* cudaStream_t / CUstream, 0: default */
 	__u64 launch_ns;	/* entry to return of the launch call */
 	__s32 result;		/* cudaError_t / CUresult returned */
+	__u32 corr[2];		/* CUPTI correlation ids seen inside the
+				 * call: runtime API, driver API; 0: none */
 	__u32 pad;
 	__u64 entry_ip;		/* the entry point called */
 	char comm[AP_COMM_LEN];
@@ -59,6 +61,60 @@ struct ap_ev_gpu {
 
 struct ap_ev_gpu_mapped {
 	struct ap_ev_hdr hdr;
+};
+
+/*
+ * The device side: libaperture-cupti.so (inject/cupti.c), loaded into a
+ * CUDA program through CUDA_INJECTION64_PATH, hands each completed CUPTI
+ * activity record to two USDT probes of provider "aperture":
+ *
+ *   aperture:launch   (u32 correlation id, u32 domain, u32 cbid), fired
+ *                     inside a launch call on the launching thread
+ *   aperture:activity (const struct ap_cupti_act *), fired for each
+ *                     record when CUPTI hands a buffer back
+ *
+ * The struct below is that ABI, read with bpf_probe_read_user.
+ */
+#define AP_CUPTI_PROVIDER	"aperture"
+
+/* ap_cupti_act.kind */
+#define AP_GPU_DEV_KERNEL	1
+#define AP_GPU_DEV_MEMCPY	2
+#define AP_GPU_DEV_MEMSET	3
+#define AP_GPU_DEV_SYNC		4
+#define AP_GPU_DEV_DROPPED	5	/* bytes: records CUPTI dropped */
+
+/* aperture:launch's domain, as CUpti_CallbackDomain */
+#define AP_CUPTI_DOMAIN_DRIVER	1
+#define AP_CUPTI_DOMAIN_RUNTIME	2
+
+struct ap_cupti_act {
+	__u32 kind;		/* AP_GPU_DEV_* */
+	__u32 corr;		/* CUPTI correlation id */
+	__u64 start;		/* CLOCK_MONOTONIC ns (converted) */
+	__u64 duration;		/* end - start on the GPU clock, ns */
+	__u32 device;
+	__u32 context;
+	__u32 stream;
+	__u32 sub;		/* memcpy: CUpti_ActivityMemcpyKind; sync:
+				 * CUpti_ActivitySynchronizationType */
+	__u64 bytes;		/* memcpy, memset */
+	__u32 grid[3];
+	__u32 block[3];
+	__u32 static_smem;
+	__u32 dynamic_smem;
+	__u64 name;		/* kernel: const char * in the target */
+};
+
+/* names as CUPTI gives them (mangled), bytes with the NUL */
+#define AP_GPU_DEV_NAME_LEN	256
+#define AP_EV_GPU_DEV		0x104
+
+struct ap_ev_gpu_dev {
+	struct ap_ev_hdr hdr;
+	struct ap_cupti_act act;
+	char comm[AP_COMM_LEN];
+	char name[AP_GPU_DEV_NAME_LEN];
 };
 
 #endif /* APERTURE_BPF_GPU_H */

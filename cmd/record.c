@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 #include "codec.h"
 #include "collector.h"
 #include "format.h"
+#include "gpu_libs.h"
 #include "procfs.h"
 #include "recorder.h"
 #include "symbolizer.h"
@@ -358,6 +360,41 @@ static int find_command(const char *name, char *path, size_t len)
 }
 
 /*
+ * -e gpu -- CMD: the CUDA driver loads CUDA_INJECTION64_PATH into the
+ * command at cuInit; libaperture-cupti.so there reports the kernels'
+ * device times.  A value already set (another tool) is left alone.
+ */
+static void cupti_setup(struct record_opts *o)
+{
+	const char *cur = getenv("CUDA_INJECTION64_PATH");
+	static char lib[PATH_MAX];
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	if (cur && *cur) {
+		const char *base = strrchr(cur, '/');
+
+		if (!strcmp(base ? base + 1 : cur, AP_CUPTI_LIB))
+			o->collect.cupti_lib = cur;
+		else
+			ap_warn("gpu: CUDA_INJECTION64_PATH is already %s: kept, so no GPU device times", cur);
+		return;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	if (ap_cupti_lib_find(exe, APERTURE_LIBDIR, lib, sizeof(lib))) {
+		ap_warn("gpu: %s not found (beside %s or in %s): recording host-side launches only; it is built where the CUDA toolkit's CUPTI is installed",
+			AP_CUPTI_LIB, n > 0 ? exe : "aperture", APERTURE_LIBDIR);
+		return;
+	}
+	if (setenv("CUDA_INJECTION64_PATH", lib, 1)) {
+		ap_warn("gpu: setting CUDA_INJECTION64_PATH: %s", strerror(errno));
+		return;
+	}
+	o->collect.cupti_lib = lib;
+}
+
+/*
  * The workload: forked now, held on a pipe until the probes are attached,
  * then exec'd.  Exec failure comes back through a close-on-exec pipe.
  */
@@ -672,6 +709,8 @@ int cmd_record(int argc, char **argv)
 	o.collect.system_wide = o.system_wide;
 	o.collect.freq = o.freq;
 	o.collect.cmd = o.cmd;
+	if (o.cmd && (o.events & AP_EVMASK(AP_TAG_GPU)))
+		cupti_setup(&o);
 
 	for (i = 0; i < (size_t)o.nr_pids; i++) {
 		if (!ap_proc_alive(o.pids[i])) {

@@ -708,7 +708,7 @@ int cmd_report(int argc, char **argv)
 		if (ap_session__feed(s, &f) != 1)
 			continue;
 		for (i = 0; i < nr_views; i++)
-			if (views[i].ops->tag == f.tag)
+			if (ap_view__wants(views[i].ops, f.tag))
 				views[i].ops->event(views[i].v, &f);
 	}
 	if (err < 0) {

@@ -24,6 +24,9 @@ struct ap_collect_opts {
 	int syscall_calls;		/* a record per call, not totals */
 	int lock_pthread;		/* uprobes on pthread_mutex_* */
 	const char *cuda_lib;		/* extra CUDA library to probe */
+	/* libaperture-cupti.so as given to the command in
+	 * CUDA_INJECTION64_PATH: its USDT probes are armed before it runs */
+	const char *cupti_lib;
 	uint64_t mem_period;		/* 0: from mem_density */
 	int mem_density;		/* 0 low, 1 default, 2 high */
 	uint64_t min_block_ns;		/* off-CPU minimum */

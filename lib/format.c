@@ -524,6 +524,7 @@ const char *ap_tag__name(uint32_t tag)
 		[AP_TAG_MEM]		= "mem",
 		[AP_TAG_SCHED]		= "sched",
 		[AP_TAG_IO]		= "io",
+		[AP_TAG_GPU_DEV]	= "gpu-device",
 		[AP_TAG_TASK]		= "task",
 		[AP_TAG_COMM]		= "comm",
 		[AP_TAG_MMAP]		= "mmap",

@@ -22,7 +22,8 @@
 
 #define AP_FILE_MAGIC		"APERTURE"	/* 8 bytes, no NUL */
 #define AP_FORMAT_MAJOR		1
-#define AP_FORMAT_MINOR		1	/* 1: syscall summary frames */
+#define AP_FORMAT_MINOR		2	/* 1: syscall summary frames; 2: gpu-device
+					 * frames, launch correlation ids */
 #define AP_FRAME_HDR_LEN	8
 
 /* frame tags; 0-3 keep the reference event model's order */
@@ -33,6 +34,7 @@
 #define AP_TAG_MEM		4	/* memory access sample */
 #define AP_TAG_SCHED		5
 #define AP_TAG_IO		6
+#define AP_TAG_GPU_DEV		7	/* GPU activity on the device (CUPTI) */
 /* metadata */
 #define AP_TAG_TASK		16	/* process seen / forked / exec / exit */
 #define AP_TAG_COMM		17	/* thread name */

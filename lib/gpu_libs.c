@@ -392,3 +392,29 @@ int ap_gpu_which(const char *cmd, const char *path_env, char *buf,
 	}
 	return -ENOENT;
 }
+
+int ap_cupti_lib_find(const char *exe, const char *libdir, char *buf,
+		      size_t len)
+{
+	char dir[PATH_MAX];
+	const char *slash;
+	int n;
+
+	slash = exe ? strrchr(exe, '/') : NULL;
+	if (slash && (size_t)(slash - exe) < sizeof(dir)) {
+		memcpy(dir, exe, slash - exe);
+		dir[slash - exe] = '\0';
+		n = snprintf(buf, len, "%s/" AP_CUPTI_LIB, dir);
+		if (n > 0 && (size_t)n < len && !access(buf, R_OK))
+			return 0;
+		n = snprintf(buf, len, "%s/../lib/aperture/" AP_CUPTI_LIB, dir);
+		if (n > 0 && (size_t)n < len && !access(buf, R_OK))
+			return 0;
+	}
+	if (libdir) {
+		n = snprintf(buf, len, "%s/" AP_CUPTI_LIB, libdir);
+		if (n > 0 && (size_t)n < len && !access(buf, R_OK))
+			return 0;
+	}
+	return -ENOENT;
+}

@@ -54,4 +54,15 @@ int ap_gpu_dir_libs(const char *dir, ap_gpu_dir_fn fn, void *ctx);
 int ap_gpu_which(const char *cmd, const char *path_env, char *buf,
 		 size_t len);
 
+/*
+ * libaperture-cupti.so, the CUDA injection library: beside the aperture
+ * binary (the build directory), in ../lib/aperture from it (an installed
+ * tree moved elsewhere), or in libdir (APERTURE_LIBDIR, where make install
+ * put it).  exe is aperture's own path (/proc/self/exe).  0 with the path
+ * in buf, -ENOENT when none exists.
+ */
+#define AP_CUPTI_LIB	"libaperture-cupti.so"
+int ap_cupti_lib_find(const char *exe, const char *libdir, char *buf,
+		      size_t len);
+
 #endif /* APERTURE_GPU_LIBS_H */

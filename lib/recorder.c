@@ -583,6 +583,7 @@ static const struct {
 	{ AP_EV_SYSCALL_SUM, ap_rec_syscall_sum, UINT32_MAX },
 	{ AP_EV_GPU, ap_rec_gpu, AP_TAG_GPU },
 	{ AP_REC_GPU_MAPPED, ap_rec_gpu_mapped, UINT32_MAX },
+	{ AP_REC_GPU_DEV, ap_rec_gpu_dev, AP_TAG_GPU_DEV },
 	{ AP_EV_MEM, ap_rec_mem, AP_TAG_MEM },
 	{ AP_EV_SCHED, ap_rec_sched, AP_TAG_SCHED },
 	{ AP_EV_IO, ap_rec_io, AP_TAG_IO },

@@ -19,6 +19,11 @@
  * A library loaded from a directory that could not be foreseen is armed
  * a few milliseconds after it is mapped: launches made in that window are
  * not seen.
+ *
+ * The device side: libaperture-cupti.so, the injection library record
+ * puts in CUDA_INJECTION64_PATH for its command, is armed the same way
+ * (before the command runs, and wherever a target maps it), with USDT
+ * probes instead of function uprobes (bpf/gpu.h).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -42,10 +47,13 @@
 
 #define MAX_FUNCS		16
 
+#define CUPTI_LIB_NAME		"libaperture-cupti.so"
+
 struct gpu_file {
 	dev_t dev;
 	ino_t ino;
 	uint32_t funcs;			/* ap_gpu_funcs bits it defines */
+	int cupti;			/* the injection library, armed */
 	int nr_links;
 	struct bpf_link *links[2 * MAX_FUNCS];
 	char path[];
@@ -59,6 +67,7 @@ struct gpu_priv {
 	struct ap_hmap searched;	/* pid -> exe inode searched for */
 	struct bpf_link *mmap_enter, *mmap_exit;
 	int mapped;			/* a target mapped an armed file */
+	int cupti_armed;		/* files with the USDT probes armed */
 	int attach_errs;
 	char missing[128];		/* "PID 12, 13": targets without CUDA */
 };
@@ -79,6 +88,7 @@ static int gpu_prepare(struct ap_collector *c, struct aperture_bpf *skel,
 		skel->progs.ap_gpu_return, skel->progs.ap_gpu_getfunc,
 		skel->progs.ap_gpu_getfunc_return,
 		skel->progs.ap_gpu_mmap_enter, skel->progs.ap_gpu_mmap_exit,
+		skel->progs.ap_gpu_cupti_launch, skel->progs.ap_gpu_cupti_act,
 	};
 	size_t i;
 
@@ -129,8 +139,43 @@ static void update_status(struct gpu_priv *p)
 				"%s%s", off == 6 ? ": " : ", ",
 				base ? base + 1 : f->path);
 	}
+	if (p->cupti_armed && off < sizeof(st->source))
+		snprintf(st->source + off, sizeof(st->source) - off,
+			 "; usdt: cupti");
 	if (p->mapped)
 		st->reason[0] = '\0';
+}
+
+static int is_cupti_lib(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	return !strcmp(base ? base + 1 : path, CUPTI_LIB_NAME);
+}
+
+/* the USDT probes of libaperture-cupti.so, for every process */
+static int attach_cupti(struct ap_collector *c, struct gpu_priv *p,
+			struct gpu_file *f)
+{
+	struct aperture_bpf *skel = c->skel;
+	struct bpf_link *l;
+
+	l = bpf_program__attach_usdt(skel->progs.ap_gpu_cupti_launch, -1,
+				     f->path, AP_CUPTI_PROVIDER, "launch",
+				     NULL);
+	if (!l)
+		return -errno;
+	f->links[f->nr_links++] = l;
+	l = bpf_program__attach_usdt(skel->progs.ap_gpu_cupti_act, -1,
+				     f->path, AP_CUPTI_PROVIDER, "activity",
+				     NULL);
+	if (!l)
+		return -errno;
+	f->links[f->nr_links++] = l;
+	f->cupti = 1;
+	p->cupti_armed++;
+	update_status(p);
+	return 0;
 }
 
 /* uprobes on one function; 0 or -errno */
@@ -206,6 +251,16 @@ static struct gpu_file *arm_file(struct ap_collector *c, struct gpu_priv *p,
 	f->ino = sb.st_ino;
 	strcpy(f->path, path);
 	p->files[p->nr_files++] = f;
+	if (is_cupti_lib(path)) {
+		e = attach_cupti(c, p, f);
+		if (e) {
+			ap_collector__notef(c,
+					    "gpu: USDT probes in %s: %s; no GPU device times",
+					    path, strerror(-e));
+			*err = e;
+		}
+		return f;
+	}
 	/* offsets found once here rather than by libbpf per function:
 	 * libcuda's symbol table is large */
 	if (ap_gpu_elf_funcs(path, &f->funcs, offs) || !f->funcs)
@@ -458,6 +513,9 @@ static int gpu_attach(struct ap_collector *c, struct aperture_bpf *skel,
 			return f && !f->funcs ? -ENOENT : (err ? err : -ENOENT);
 		}
 	}
+
+	if (c->opts.cupti_lib)
+		arm_file(c, p, c->opts.cupti_lib, &err);
 
 	/* dlopen: the mmap tracepoints flag targets that map new code */
 	p->mmap_enter = bpf_program__attach(skel->progs.ap_gpu_mmap_enter);

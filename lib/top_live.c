@@ -84,7 +84,7 @@ int ap_top__sink(void *ctx, const void *frames, size_t len)
 			t->stats.bad_frames++;
 			continue;
 		}
-		if (ret != 1 || f.tag != t->ops->tag)
+		if (ret != 1 || !ap_view__wants(t->ops, f.tag))
 			continue;
 		if (t->paused) {
 			t->stats.dropped_paused++;

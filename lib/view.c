@@ -36,6 +36,12 @@ const struct ap_view_ops *ap_view__find(const char *name)
 	return NULL;
 }
 
+int ap_view__wants(const struct ap_view_ops *ops, uint32_t tag)
+{
+	return ops->tag == tag ||
+	       (tag < 32 && (ops->more_tags & AP_EVMASK(tag)));
+}
+
 const char *ap_view__names(char *buf, size_t len)
 {
 	size_t i, off = 0;

@@ -75,6 +75,7 @@ struct ap_report_opts {
 struct ap_view_ops {
 	const char *name;		/* as in --events */
 	uint32_t tag;			/* AP_TAG_* it consumes */
+	uint32_t more_tags;		/* AP_EVMASK of further tags */
 	void *(*new)(const struct ap_report_opts *o, struct ap_session *s);
 	/* one event frame with this view's tag */
 	int (*event)(void *v, const struct ap_frame *f);
@@ -90,6 +91,8 @@ struct ap_view_ops {
 };
 
 const struct ap_view_ops *ap_view__find(const char *name);
+/* does the view consume frames of this tag? */
+int ap_view__wants(const struct ap_view_ops *ops, uint32_t tag);
 /* "cpu, syscall, ..." */
 const char *ap_view__names(char *buf, size_t len);
 

@@ -1,16 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * GPU kernel launches per kernel: how many, with which grid and block
- * shapes, how long the launch calls took on the host, and from where.
+ * shapes, how long the launch calls took on the host, how long the
+ * kernels ran on the device, and from where; then the device's memory
+ * copies by direction, memsets and synchronisations.
  *
  * Events are counted per kernel identity (address space, host stub or
  * CUfunction, api) and per (identity, comm, stack); names are resolved
  * once per identity at print time and identities with the same name are
  * merged, so the cost grows with kernels and stacks, not launches.
  *
- * Times are host-side launch times (the launch call, entry to return):
- * without a device-side source the kernel's execution is not seen, and
- * the device column stays empty.
+ * Launch times are host-side (the launch call, entry to return).  Device
+ * times come from CUPTI through libaperture-cupti.so (AP_TAG_GPU_DEV
+ * frames): each kernel record is joined to its launch by (pid, CUPTI
+ * correlation id), which the launch carries when the injection library
+ * was loaded; a kernel whose launch was not seen gets a row of its own,
+ * by its demangled name.  Without CUPTI the device columns stay '-'.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -18,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "demangle.h"
 #include "escape.h"
 #include "ev_gpu.h"
 #include "hmap.h"
@@ -61,16 +67,29 @@ struct vec {
 	size_t nr, cap, size;
 };
 
+struct dev {				/* one device record */
+	uint64_t key;			/* pid << 32 | correlation id */
+	uint64_t dur;
+	uint64_t bytes;
+	const char *name;		/* kernel: CUPTI's, interned */
+	uint32_t kind, sub;
+	uint32_t grid[3], block[3];
+	uint32_t smem;			/* dynamic shared memory */
+};
+
 struct view_gpu {
 	const struct ap_report_opts *o;
 	struct ap_session *s;
 	struct ap_strtab *strs;
-	struct vec idents, sites, shapes;
+	struct vec idents, sites, shapes, devs;
 	/* interned key -> index in the vec */
 	struct ap_hmap ident_by, site_by, shape_by;
-	double total, launch_ns, device_ns;
-	uint64_t device_known;
+	/* pid << 32 | correlation id -> ident index + 1 */
+	struct ap_hmap launch_by;
+	struct ap_report_opts proc_opts;	/* o without --tid */
+	double total, launch_ns;
 	uint64_t no_stack;
+	uint64_t dropped;		/* records CUPTI said it dropped */
 	struct ap_stackres res;		/* print-time scratch */
 };
 
@@ -78,7 +97,11 @@ struct view_gpu {
 struct krow {
 	const char *name;
 	uint32_t apis;			/* 1 << AP_GPU_* */
-	double count, launch_ns, device_ns, device_known, failed;
+	double count, launch_ns, failed;
+	/* device: kernels run, their times (sorted at the end) */
+	uint64_t *durs;
+	size_t nr_durs, cap_durs;
+	double dev_ns;
 	struct shape *shapes;		/* merged, sorted */
 	size_t nr_shapes;
 	struct kstack *stacks;
@@ -109,12 +132,16 @@ static void *gpu_new(const struct ap_report_opts *o, struct ap_session *s)
 		return NULL;
 	v->o = o;
 	v->s = s;
+	v->proc_opts = *o;
+	v->proc_opts.nr_tids = 0;
 	v->strs = ap_strtab__new();
 	/* names from other users: escaped but in JSON, which escapes */
 	ap_strtab__set_escape(v->strs, o->format != AP_FMT_JSON);
 	v->idents.size = sizeof(struct ident);
 	v->sites.size = sizeof(struct site);
 	v->shapes.size = sizeof(struct shape);
+	v->devs.size = sizeof(struct dev);
+	ap_hmap__init(&v->launch_by);
 	ap_hmap__init(&v->ident_by);
 	ap_hmap__init(&v->site_by);
 	ap_hmap__init(&v->shape_by);
@@ -137,6 +164,8 @@ static void gpu_free(void *p)
 	ap_hmap__free(&v->ident_by);
 	ap_hmap__free(&v->site_by);
 	ap_hmap__free(&v->shape_by);
+	ap_hmap__free(&v->launch_by);
+	free(v->devs.v);
 	free(v->idents.v);
 	free(v->sites.v);
 	free(v->shapes.v);
@@ -163,6 +192,43 @@ static long lookup(struct view_gpu *v, struct ap_hmap *m, struct vec *vec,
 	return (long)*slot;
 }
 
+/* a device record: kept whole, joined to its launch at print time */
+static int dev_event(struct view_gpu *v, const struct ap_frame *f)
+{
+	struct ap_gpu_dev e;
+	struct dev *d;
+
+	if (ap_gpu_dev__decode(f->payload, f->len, &e))
+		return -EBADMSG;
+	/* CUPTI reports from a thread of its own: --pid and --comm are
+	 * the process's; --tid keeps the kernels of that thread's launches
+	 * (at print time) */
+	if (!ap_report_opts__match(&v->proc_opts, v->s, e.pid, e.pid))
+		return 0;
+	if (e.kind == AP_GPU_DROPPED) {
+		v->dropped += e.bytes;
+		return 0;
+	}
+	d = vec_push(&v->devs);
+	if (!d)
+		return -ENOMEM;
+	d->key = (uint64_t)e.pid << 32 | e.corr;
+	d->dur = e.duration_ns;
+	d->bytes = e.bytes;
+	d->kind = e.kind;
+	d->sub = e.sub;
+	memcpy(d->grid, e.grid, sizeof(d->grid));
+	memcpy(d->block, e.block, sizeof(d->block));
+	d->smem = e.dynamic_smem;
+	if (e.kind == AP_GPU_KERNEL) {
+		d->name = ap_strtab__intern(v->strs, e.name[0] ? e.name :
+					    "[unnamed kernel]", -1);
+		if (!d->name)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int gpu_event(void *p, const struct ap_frame *f)
 {
 	struct view_gpu *v = p;
@@ -177,6 +243,8 @@ static int gpu_event(void *p, const struct ap_frame *f)
 	long ii, i;
 	int fresh;
 
+	if (f->tag == AP_TAG_GPU_DEV)
+		return dev_event(v, f);
 	if (ap_gpu_launch__decode(f->payload, f->len, &e))
 		return -EBADMSG;
 	if (!ap_report_opts__match(v->o, v->s, e.pid, e.tid))
@@ -227,12 +295,20 @@ static int gpu_event(void *p, const struct ap_frame *f)
 	}
 	sh->count += 1;
 
+	for (i = 0; i < 2; i++) {
+		uint64_t *slot;
+
+		if (!e.corr[i])
+			continue;
+		slot = ap_hmap__upsert(&v->launch_by,
+				       (uint64_t)e.pid << 32 | e.corr[i],
+				       NULL);
+		if (!slot)
+			return -ENOMEM;
+		*slot = (uint64_t)ii + 1;
+	}
 	v->total += 1;
 	v->launch_ns += e.launch_ns;
-	if (e.device_ns) {
-		v->device_ns += e.device_ns;
-		v->device_known++;
-	}
 	if (!e.stack_id)
 		v->no_stack++;
 	return 0;
@@ -262,7 +338,16 @@ static void gpu_decay(void *p, unsigned num, unsigned den)
 	}
 	v->total *= k;
 	v->launch_ns *= k;
-	v->device_ns *= k;
+	/* device times need every record (p95): top shows those of the
+	 * last interval, and forgets old launches past a bound */
+	if (k < 1) {
+		v->devs.nr = 0;
+		v->dropped = 0;
+	}
+	if (v->launch_by.nr > (1u << 20)) {
+		ap_hmap__free(&v->launch_by);
+		ap_hmap__init(&v->launch_by);
+	}
 }
 
 /* the display name of a kernel identity */
@@ -305,13 +390,21 @@ static long resolve(struct view_gpu *v, struct ap_addrspace *as,
 
 struct rows {
 	struct krow *v;
-	size_t nr;
+	size_t nr, cap;
+	/* the device's other work: by copy kind, memsets, by sync type */
+	struct xfer {
+		double count, bytes, ns;
+	} copies[16], memsets, syncs[8];
+	double dev_kernels, dev_ns, dev_joined;
 };
 
 static int by_count(const void *a, const void *b)
 {
 	const struct krow *x = a, *y = b;
 
+	/* the most device time first where it is known */
+	if (x->dev_ns != y->dev_ns)
+		return x->dev_ns < y->dev_ns ? 1 : -1;
 	if (x->count != y->count)
 		return x->count < y->count ? 1 : -1;
 	return strcmp(x->name, y->name);
@@ -342,6 +435,7 @@ static void free_rows(struct rows *rs)
 	for (i = 0; i < rs->nr; i++) {
 		free(rs->v[i].shapes);
 		free(rs->v[i].stacks);
+		free(rs->v[i].durs);
 	}
 	free(rs->v);
 	rs->v = NULL;
@@ -385,6 +479,129 @@ static int stack_strings(struct view_gpu *v, const char **fr, long n,
 	return *chain && *folded ? 0 : -ENOMEM;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* the row named name, added when new */
+static struct krow *row_by_name(struct rows *rs, struct ap_hmap *by_name,
+				const char *name)
+{
+	uint64_t *slot;
+	int fresh;
+
+	slot = ap_hmap__upsert(by_name, (uintptr_t)name, &fresh);
+	if (!slot)
+		return NULL;
+	if (fresh) {
+		if (ap_grow((void **)&rs->v, &rs->cap, rs->nr, sizeof(*rs->v),
+			    16))
+			return NULL;
+		memset(&rs->v[rs->nr], 0, sizeof(*rs->v));
+		rs->v[rs->nr].name = name;
+		*slot = rs->nr++;
+	}
+	return &rs->v[*slot];
+}
+
+/* a shape seen on the device for a kernel whose launch was not seen */
+static int add_dev_shape(struct krow *r, const struct dev *d)
+{
+	struct shape *n;
+	size_t j;
+
+	for (j = 0; j < r->nr_shapes; j++)
+		if (!memcmp(r->shapes[j].grid, d->grid, sizeof(d->grid)) &&
+		    !memcmp(r->shapes[j].block, d->block, sizeof(d->block)) &&
+		    r->shapes[j].shared_mem == d->smem)
+			break;
+	if (j == r->nr_shapes) {
+		n = realloc(r->shapes, (j + 1) * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		r->shapes = n;
+		memset(&n[j], 0, sizeof(*n));
+		memcpy(n[j].grid, d->grid, sizeof(d->grid));
+		memcpy(n[j].block, d->block, sizeof(d->block));
+		n[j].shared_mem = d->smem;
+		r->nr_shapes++;
+	}
+	r->shapes[j].count += 1;
+	return 0;
+}
+
+/*
+ * Device records into rows: a kernel joins the row of its launch (same
+ * process, a correlation id the launch carried), else the row of its
+ * demangled name; copies, memsets and synchronisations are summed.
+ */
+static int join_devs(struct view_gpu *v, struct rows *rs,
+		     struct ap_hmap *by_name)
+{
+	size_t i;
+
+	for (i = 0; i < v->devs.nr; i++) {
+		const struct dev *d = VEC_AT(v->devs, struct dev, i);
+		const uint64_t *slot;
+		struct krow *r;
+
+		switch (d->kind) {
+		case AP_GPU_MEMCPY:
+			rs->copies[d->sub < 16 ? d->sub : 0].count += 1;
+			rs->copies[d->sub < 16 ? d->sub : 0].bytes += d->bytes;
+			rs->copies[d->sub < 16 ? d->sub : 0].ns += d->dur;
+			continue;
+		case AP_GPU_MEMSET:
+			rs->memsets.count += 1;
+			rs->memsets.bytes += d->bytes;
+			rs->memsets.ns += d->dur;
+			continue;
+		case AP_GPU_SYNC:
+			rs->syncs[d->sub < 8 ? d->sub : 0].count += 1;
+			rs->syncs[d->sub < 8 ? d->sub : 0].ns += d->dur;
+			continue;
+		case AP_GPU_KERNEL:
+			break;
+		default:
+			continue;
+		}
+		slot = ap_hmap__find(&v->launch_by, d->key);
+		if (slot) {
+			const struct ident *id = VEC_AT(v->idents,
+							struct ident,
+							*slot - 1);
+
+			r = &rs->v[id->row];
+			rs->dev_joined += 1;
+		} else {
+			char *dm;
+			const char *name;
+
+			/* --tid: only the kernels of its launches */
+			if (v->o->nr_tids)
+				continue;
+			dm = ap_demangle(d->name);
+			name = ap_strtab__intern(v->strs, dm ? dm : d->name,
+						 -1);
+			free(dm);
+			r = name ? row_by_name(rs, by_name, name) : NULL;
+			if (!r || add_dev_shape(r, d))
+				return -ENOMEM;
+		}
+		if (ap_grow((void **)&r->durs, &r->cap_durs, r->nr_durs,
+			    sizeof(*r->durs), 16))
+			return -ENOMEM;
+		r->durs[r->nr_durs++] = d->dur;
+		r->dev_ns += d->dur;
+		rs->dev_kernels += 1;
+		rs->dev_ns += d->dur;
+	}
+	return 0;
+}
+
 static int build_rows(struct view_gpu *v, struct rows *rs)
 {
 	const char **fr = NULL;
@@ -393,7 +610,8 @@ static int build_rows(struct view_gpu *v, struct rows *rs)
 	int err = 0;
 
 	ap_hmap__init(&by_name);
-	rs->v = calloc(v->idents.nr ? v->idents.nr : 1, sizeof(*rs->v));
+	rs->cap = v->idents.nr ? v->idents.nr : 1;
+	rs->v = calloc(rs->cap, sizeof(*rs->v));
 	fr = malloc(MAX_FRAMES * sizeof(*fr));
 	if (!rs->v || !fr) {
 		err = -ENOMEM;
@@ -453,6 +671,9 @@ static int build_rows(struct view_gpu *v, struct rows *rs)
 		}
 		r->stacks[j].count += s->count;
 	}
+	err = join_devs(v, rs, &by_name);
+	if (err)
+		goto out;
 	for (i = 0; i < v->shapes.nr; i++) {
 		const struct shape *s = VEC_AT(v->shapes, struct shape, i);
 		struct krow *r = &rs->v[VEC_AT(v->idents, struct ident,
@@ -482,6 +703,8 @@ static int build_rows(struct view_gpu *v, struct rows *rs)
 		r->shapes[j].count += s->count;
 	}
 	for (i = 0; i < rs->nr; i++) {
+		ap_sort(rs->v[i].durs, rs->v[i].nr_durs, sizeof(uint64_t),
+			cmp_u64);
 		ap_sort(rs->v[i].shapes, rs->v[i].nr_shapes,
 		      sizeof(*rs->v[i].shapes), shape_by_count);
 		ap_sort(rs->v[i].stacks, rs->v[i].nr_stacks,
@@ -489,10 +712,12 @@ static int build_rows(struct view_gpu *v, struct rows *rs)
 	}
 	ap_sort(rs->v, rs->nr, sizeof(*rs->v), by_count);
 	/* rows emptied by decay (top) are not shown */
-	while (rs->nr && rs->v[rs->nr - 1].count <= 0) {
+	while (rs->nr && rs->v[rs->nr - 1].count <= 0 &&
+	       !rs->v[rs->nr - 1].nr_durs) {
 		rs->nr--;
 		free(rs->v[rs->nr].shapes);
 		free(rs->v[rs->nr].stacks);
+		free(rs->v[rs->nr].durs);
 	}
 out:
 	free(fr);
@@ -519,33 +744,117 @@ static size_t shown(const struct view_gpu *v, size_t n)
 	return n;
 }
 
+/* device times of a row: total, avg, p95 (nearest rank), max */
+struct dstat {
+	double n, total, avg, p95, max;
+};
+
+static struct dstat dev_stat(const struct krow *k)
+{
+	struct dstat d = { 0 };
+	size_t rank;
+
+	if (!k->nr_durs)
+		return d;
+	d.n = k->nr_durs;
+	d.total = k->dev_ns;
+	d.avg = k->dev_ns / k->nr_durs;
+	rank = (k->nr_durs * 95 + 99) / 100;
+	d.p95 = k->durs[rank ? rank - 1 : 0];
+	d.max = k->durs[k->nr_durs - 1];
+	return d;
+}
+
+static void fmt_dev(char *buf, size_t len, double ns, int known)
+{
+	if (known)
+		ap_fmt_ns(buf, len, ns);
+	else
+		snprintf(buf, len, "-");
+}
+
+static void print_device_work(struct rows *rs, FILE *out)
+{
+	char tot[32], avg[32];
+	size_t i;
+	int any = 0;
+
+	for (i = 0; i < 16; i++) {
+		const struct xfer *x = &rs->copies[i];
+
+		if (!x->count)
+			continue;
+		if (!any++)
+			fprintf(out, "#\n# GPU memory copies (device time)\n# %9s  %14s  %12s  %10s  %10s  %s\n",
+				"Copies", "Bytes", "Time total", "Time avg",
+				"GB/s", "Direction");
+		ap_fmt_ns(tot, sizeof(tot), x->ns);
+		ap_fmt_ns(avg, sizeof(avg), x->ns / x->count);
+		fprintf(out, "  %9.0f  %14.0f  %12s  %10s  %10.2f  %s\n",
+			x->count, x->bytes, tot, avg,
+			x->ns ? x->bytes / x->ns : 0, ap_gpu_copy_name(i));
+	}
+	if (rs->memsets.count) {
+		ap_fmt_ns(tot, sizeof(tot), rs->memsets.ns);
+		ap_fmt_ns(avg, sizeof(avg), rs->memsets.ns / rs->memsets.count);
+		fprintf(out, "#\n# GPU memsets: %.0f, %.0f bytes, %s (avg %s)\n",
+			rs->memsets.count, rs->memsets.bytes, tot, avg);
+	}
+	for (any = 0, i = 0; i < 8; i++) {
+		const struct xfer *x = &rs->syncs[i];
+
+		if (!x->count)
+			continue;
+		if (!any++)
+			fprintf(out, "#\n# GPU synchronisations\n# %9s  %12s  %10s  %s\n",
+				"Count", "Time total", "Time avg", "Type");
+		ap_fmt_ns(tot, sizeof(tot), x->ns);
+		ap_fmt_ns(avg, sizeof(avg), x->ns / x->count);
+		fprintf(out, "  %9.0f  %12s  %10s  %s\n", x->count, tot, avg,
+			ap_gpu_sync_name(i));
+	}
+}
+
 static void print_table(struct view_gpu *v, struct rows *rs, FILE *out)
 {
 	size_t n = shown(v, rs->nr), r, i;
-	char tot[32], avg[32], dev[32], apis[64];
+	char tot[32], avg[32], dt[32], da[32], dp[32], dm[32], apis[64];
 
 	fprintf(out, "# GPU kernel launches: %.0f", v->total);
 	if (v->no_stack)
 		fprintf(out, " (%" PRIu64 " without a stack)", v->no_stack);
-	fprintf(out, "\n# Times are host-side launch calls (entry to return), not kernel execution\n"
-		"# on the device; Device stays '-' without a device-side source.\n#\n");
-	fprintf(out, "# %9s  %6s  %12s  %10s  %10s  %-12s %s\n", "Launches",
-		"Failed", "Launch total", "Launch avg", "Device", "API",
-		"Kernel");
+	if (rs->dev_kernels)
+		fprintf(out, "; kernels run on the device: %.0f (%.0f joined to their launch)",
+			rs->dev_kernels, rs->dev_joined);
+	fprintf(out, "\n# Launch: host-side launch calls (entry to return), not kernel execution.\n"
+		"# Device: the kernels' execution on the GPU (CUPTI, libaperture-cupti.so);\n"
+		"# '-' where the program ran without it.\n");
+	if (v->dropped)
+		fprintf(out, "# CUPTI dropped %" PRIu64 " device records (buffers full)\n",
+			v->dropped);
+	fprintf(out, "#\n# %9s  %6s  %12s  %10s  %12s  %10s  %10s  %10s  %-12s %s\n",
+		"Launches", "Failed", "Launch total", "Launch avg",
+		"Device total", "Device avg", "Device p95", "Device max",
+		"API", "Kernel");
 	fprintf(out, "#\n");
 	for (r = 0; r < n; r++) {
 		const struct krow *k = &rs->v[r];
+		struct dstat d = dev_stat(k);
 
 		ap_fmt_ns(tot, sizeof(tot), k->launch_ns);
 		ap_fmt_ns(avg, sizeof(avg),
 			  k->count ? k->launch_ns / k->count : 0);
-		if (k->device_known)
-			ap_fmt_ns(dev, sizeof(dev), k->device_ns);
-		else
-			snprintf(dev, sizeof(dev), "-");
+		fmt_dev(dt, sizeof(dt), d.total, d.n > 0);
+		fmt_dev(da, sizeof(da), d.avg, d.n > 0);
+		fmt_dev(dp, sizeof(dp), d.p95, d.n > 0);
+		fmt_dev(dm, sizeof(dm), d.max, d.n > 0);
 		apis_str(k->apis, apis, sizeof(apis), ",");
-		fprintf(out, "  %9.0f  %6.0f  %12s  %10s  %10s  %-12s %s\n",
-			k->count, k->failed, tot, avg, dev, apis, k->name);
+		fprintf(out, "  %9.0f  %6.0f  %12s  %10s  %12s  %10s  %10s  %10s  %-12s %s\n",
+			k->count, k->failed, tot, avg, dt, da, dp, dm,
+			apis[0] ? apis : "-", k->name);
+		if (d.n && d.n != k->count)
+			fprintf(out, "  %9s  %14.0f x run on the device\n", "",
+				d.n);
 		for (i = 0; i < k->nr_shapes; i++) {
 			const struct shape *s = &k->shapes[i];
 
@@ -562,6 +871,7 @@ static void print_table(struct view_gpu *v, struct rows *rs, FILE *out)
 		fprintf(out, "# no GPU kernel launches%s\n",
 			v->o->nr_pids || v->o->nr_tids || v->o->comm ?
 			" match the filters" : " recorded");
+	print_device_work(rs, out);
 }
 
 /* "root;...;leaf" as a JSON array, leaf first */
@@ -586,20 +896,28 @@ static void json_frames(FILE *out, const char *folded)
 	free(dup);
 }
 
+static void json_num(FILE *out, double x, int known)
+{
+	if (known)
+		fprintf(out, "%.0f", x);
+	else
+		fputs("null", out);
+}
+
 static void print_json(struct view_gpu *v, struct rows *rs, FILE *out)
 {
 	size_t n = shown(v, rs->nr), r, i;
 
 	fprintf(out, "{\"launches\": %.0f, \"launch_ns\": %.0f, \"device_ns\": ",
 		v->total, v->launch_ns);
-	if (v->device_known)
-		fprintf(out, "%.0f", v->device_ns);
-	else
-		fputs("null", out);
-	fputs(", \"times\": \"host launch calls; device_ns is null without a device-side source\", \"kernels\": [",
+	json_num(out, rs->dev_ns, rs->dev_kernels > 0);
+	fprintf(out, ", \"device_kernels\": %.0f, \"device_joined\": %.0f, \"device_dropped\": %" PRIu64,
+		rs->dev_kernels, rs->dev_joined, v->dropped);
+	fputs(", \"times\": \"launch_ns: host launch calls; device_ns: execution on the GPU (CUPTI), null without it\", \"kernels\": [",
 	      out);
 	for (r = 0; r < n; r++) {
 		const struct krow *k = &rs->v[r];
+		struct dstat d;
 		uint32_t a;
 		int first = 1;
 
@@ -616,10 +934,15 @@ static void print_json(struct view_gpu *v, struct rows *rs, FILE *out)
 		fprintf(out, "], \"launches\": %.0f, \"failed\": %.0f, \"launch_ns_total\": %.0f, \"launch_ns_avg\": %.1f, \"device_ns\": ",
 			k->count, k->failed, k->launch_ns,
 			k->count ? k->launch_ns / k->count : 0);
-		if (k->device_known)
-			fprintf(out, "%.0f", k->device_ns);
-		else
-			fputs("null", out);
+		d = dev_stat(k);
+		json_num(out, d.total, d.n > 0);
+		fprintf(out, ", \"device_kernels\": %.0f, \"device_ns_avg\": ",
+			d.n);
+		json_num(out, d.avg, d.n > 0);
+		fputs(", \"device_ns_p95\": ", out);
+		json_num(out, d.p95, d.n > 0);
+		fputs(", \"device_ns_max\": ", out);
+		json_num(out, d.max, d.n > 0);
 		fputs(", \"shapes\": [", out);
 		for (i = 0; i < k->nr_shapes; i++) {
 			const struct shape *s = &k->shapes[i];
@@ -638,7 +961,27 @@ static void print_json(struct view_gpu *v, struct rows *rs, FILE *out)
 		}
 		fputs("]}", out);
 	}
-	fprintf(out, "%s]}", n ? "\n  " : "");
+	fprintf(out, "%s], \"memcpy\": [", n ? "\n  " : "");
+	for (r = 0, i = 0; i < 16; i++) {
+		const struct xfer *x = &rs->copies[i];
+
+		if (!x->count)
+			continue;
+		fprintf(out, "%s{\"direction\": \"%s\", \"copies\": %.0f, \"bytes\": %.0f, \"device_ns\": %.0f}",
+			r++ ? ", " : "", ap_gpu_copy_name(i), x->count,
+			x->bytes, x->ns);
+	}
+	fprintf(out, "], \"memset\": {\"count\": %.0f, \"bytes\": %.0f, \"device_ns\": %.0f}, \"sync\": [",
+		rs->memsets.count, rs->memsets.bytes, rs->memsets.ns);
+	for (r = 0, i = 0; i < 8; i++) {
+		const struct xfer *x = &rs->syncs[i];
+
+		if (!x->count)
+			continue;
+		fprintf(out, "%s{\"type\": \"%s\", \"count\": %.0f, \"device_ns\": %.0f}",
+			r++ ? ", " : "", ap_gpu_sync_name(i), x->count, x->ns);
+	}
+	fputs("]}", out);
 }
 
 struct line {
@@ -743,6 +1086,7 @@ static int gpu_print(void *p, FILE *out)
 const struct ap_view_ops ap_view_gpu = {
 	.name = "gpu",
 	.tag = AP_TAG_GPU,
+	.more_tags = AP_EVMASK(AP_TAG_GPU_DEV),
 	.new = gpu_new,
 	.event = gpu_event,
 	.print = gpu_print,

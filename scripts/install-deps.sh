@@ -29,6 +29,9 @@ need_cmd make make
 need_cmd clang clang
 need_cmd llvm-strip llvm
 need_cmd bpftool bpftool
+# sys/sdt.h: the USDT probes of libaperture-cupti.so (GPU device times)
+[ -r /usr/include/sys/sdt.h ] || [ -r "/usr/include/$(gcc -print-multiarch 2>/dev/null)/sys/sdt.h" ] ||
+	pkgs="$pkgs systemtap-sdt-dev"
 # tests: the peers aperture is compared with, and a terminal for top
 need_cmd perf linux-perf
 need_cmd strace strace

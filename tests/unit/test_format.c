@@ -524,7 +524,7 @@ static const struct {
 	{ AP_TAG_STACK, "stack" }, { AP_TAG_KSYM, "ksym" },
 	{ AP_TAG_LOST, "lost" }, { AP_TAG_SENSOR, "sensor" },
 	{ AP_TAG_SUMMARY, "summary" },
-	{ 7, NULL }, { 15, NULL }, { 24, NULL }, { 999, NULL },
+	{ AP_TAG_GPU_DEV, "gpu-device" }, { 8, NULL }, { 15, NULL }, { 24, NULL }, { 999, NULL },
 	{ UINT32_MAX, NULL },
 };
 

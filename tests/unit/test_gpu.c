@@ -5,7 +5,9 @@
  * and the dynamic linker's search directories (lib/gpu_libs.c), against
  * the stand-in libraries of tests/workloads/fakecuda (and a real
  * libcudart when one is installed); the report view's aggregation by
- * kernel, shape and failure (lib/view_gpu.c).
+ * kernel, shape and failure, and its join of device records to their
+ * launches (lib/view_gpu.c); the AP_TAG_GPU_DEV frame; the conversion of
+ * GPU timestamps to CLOCK_MONOTONIC (lib/gpu_clock.c).
  *
  * Workloads are found under $APERTURE_TEST_BUILD (default "build").
  */
@@ -23,6 +25,7 @@
 #include "codec.h"
 #include "ev_gpu.h"
 #include "format.h"
+#include "gpu_clock.h"
 #include "gpu_libs.h"
 #include "reader.h"
 #include "session.h"
@@ -61,6 +64,8 @@ static void fill(struct ap_gpu_launch *e)
 	e->cpu = 1;
 	e->result = -35;
 	strcpy(e->name, "softmax_kernel");
+	e->corr[0] = 0x11223344;
+	e->corr[1] = 0x55667788;
 }
 
 /* ---- frame ---- */
@@ -75,10 +80,10 @@ START_TEST(test_layout)
 	ap_buf__init(&b);
 	ap_gpu_launch__encode(&e, &b);
 	ck_assert_int_eq(b.err, 0);
-	ck_assert_uint_eq(b.len, 8 + AP_GPU_PAYLOAD_MIN + 14);
+	ck_assert_uint_eq(b.len, 8 + AP_GPU_PAYLOAD_MIN + 14 + 8);
 	p = b.data;
 	ck_assert_uint_eq(ap_get_le32(p), 3);		/* AP_TAG_GPU */
-	ck_assert_uint_eq(ap_get_le32(p + 4), AP_GPU_PAYLOAD_MIN + 14);
+	ck_assert_uint_eq(ap_get_le32(p + 4), AP_GPU_PAYLOAD_MIN + 14 + 8);
 	p += 8;
 	ck_assert_uint_eq(ap_get_le64(p + 0), 0x0102030405060708ull);
 	ck_assert_uint_eq(p[0], 0x08);			/* little-endian */
@@ -101,6 +106,9 @@ START_TEST(test_layout)
 	ck_assert_uint_eq(ap_get_le32(p + 92), (uint32_t)-35);
 	ck_assert_uint_eq(ap_get_le16(p + 96), 14);
 	ck_assert(!memcmp(p + 98, "softmax_kernel", 14));
+	/* minor 1: the CUPTI correlation ids, after the name */
+	ck_assert_uint_eq(ap_get_le32(p + 112), 0x11223344);
+	ck_assert_uint_eq(ap_get_le32(p + 116), 0x55667788);
 	ap_buf__free(&b);
 }
 END_TEST
@@ -121,7 +129,7 @@ START_TEST(test_roundtrip)
 	e.device_ns = 123456;
 	ap_buf__reset(&b);
 	ap_gpu_launch__encode(&e, &b);
-	ck_assert_uint_eq(b.len, 8 + AP_GPU_PAYLOAD_MIN);
+	ck_assert_uint_eq(b.len, 8 + AP_GPU_PAYLOAD_MIN + 8);
 	ck_assert_int_eq(ap_gpu_launch__decode(b.data + 8, b.len - 8, &d), 0);
 	ck_assert(!memcmp(&e, &d, sizeof(e)));
 	ap_buf__free(&b);
@@ -139,10 +147,15 @@ START_TEST(test_short_long)
 	ap_buf__init(&b);
 	ap_gpu_launch__encode(&e, &b);
 	n = b.len - 8;
-	/* every cut short of the whole payload is refused */
-	for (size_t cut = 0; cut < n; cut++)
+	/* every cut short of the name's end is refused */
+	for (size_t cut = 0; cut < n - 8; cut++)
 		ck_assert_int_eq(ap_gpu_launch__decode(b.data + 8, cut, &d),
 				 -EBADMSG);
+	/* a minor 0 payload (no correlation ids) reads with none */
+	ck_assert_int_eq(ap_gpu_launch__decode(b.data + 8, n - 8, &d), 0);
+	ck_assert_uint_eq(d.corr[0], 0);
+	ck_assert_uint_eq(d.corr[1], 0);
+	ck_assert_str_eq(d.name, "softmax_kernel");
 	/* fields appended by a newer writer are skipped */
 	big = calloc(1, n + 32);
 	memcpy(big, b.data + 8, n);
@@ -404,7 +417,224 @@ START_TEST(test_dir_libs_which)
 }
 END_TEST
 
+/* ---- device frame ---- */
+
+static void fill_dev(struct ap_gpu_dev *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->ts = 0x1112131415161718ull;
+	d->pid = 4242;
+	d->tid = 4250;
+	d->kind = AP_GPU_KERNEL;
+	d->corr = 77;
+	d->duration_ns = 1234567;
+	d->device = 1;
+	d->context = 2;
+	d->stream = 13;
+	d->sub = 0;
+	d->bytes = 0;
+	d->grid[0] = 80;
+	d->grid[1] = 2;
+	d->grid[2] = 1;
+	d->block[0] = 256;
+	d->block[1] = 1;
+	d->block[2] = 1;
+	d->static_smem = 48;
+	d->dynamic_smem = 1024;
+	strcpy(d->name, "_Z10spin_shortPm");
+}
+
+START_TEST(test_dev_layout)
+{
+	struct ap_gpu_dev e, d;
+	struct ap_buf b;
+	const uint8_t *p;
+	size_t n, cut;
+
+	fill_dev(&e);
+	ap_buf__init(&b);
+	ap_gpu_dev__encode(&e, &b);
+	ck_assert_int_eq(b.err, 0);
+	ck_assert_uint_eq(b.len, 8 + AP_GPU_DEV_PAYLOAD_MIN + 16);
+	p = b.data;
+	ck_assert_uint_eq(ap_get_le32(p), AP_TAG_GPU_DEV);
+	ck_assert_uint_eq(AP_TAG_GPU_DEV, 7);
+	p += 8;
+	ck_assert_uint_eq(ap_get_le64(p + 0), 0x1112131415161718ull);
+	ck_assert_uint_eq(ap_get_le32(p + 8), 4242);
+	ck_assert_uint_eq(ap_get_le32(p + 12), 4250);
+	ck_assert_uint_eq(ap_get_le32(p + 16), AP_GPU_KERNEL);
+	ck_assert_uint_eq(ap_get_le32(p + 20), 77);
+	ck_assert_uint_eq(ap_get_le64(p + 24), 1234567);
+	ck_assert_uint_eq(ap_get_le32(p + 32), 1);
+	ck_assert_uint_eq(ap_get_le32(p + 36), 2);
+	ck_assert_uint_eq(ap_get_le32(p + 40), 13);
+	ck_assert_uint_eq(ap_get_le32(p + 44), 0);
+	ck_assert_uint_eq(ap_get_le64(p + 48), 0);
+	ck_assert_uint_eq(ap_get_le32(p + 56), 80);
+	ck_assert_uint_eq(ap_get_le32(p + 64), 1);
+	ck_assert_uint_eq(ap_get_le32(p + 68), 256);
+	ck_assert_uint_eq(ap_get_le32(p + 80), 48);
+	ck_assert_uint_eq(ap_get_le32(p + 84), 1024);
+	ck_assert_uint_eq(ap_get_le16(p + 88), 16);
+	ck_assert(!memcmp(p + 90, "_Z10spin_shortPm", 16));
+
+	n = b.len - 8;
+	ck_assert_int_eq(ap_gpu_dev__decode(p, n, &d), 0);
+	ck_assert(!memcmp(&e, &d, sizeof(e)));
+	for (cut = 0; cut < n; cut++)
+		ck_assert_int_eq(ap_gpu_dev__decode(p, cut, &d), -EBADMSG);
+	ap_buf__free(&b);
+
+	ck_assert_str_eq(ap_gpu_copy_name(1), "HtoD");
+	ck_assert_str_eq(ap_gpu_copy_name(2), "DtoH");
+	ck_assert_str_eq(ap_gpu_copy_name(8), "DtoD");
+	ck_assert_str_eq(ap_gpu_copy_name(99), "?");
+	ck_assert_str_eq(ap_gpu_sync_name(3), "stream");
+	ck_assert_str_eq(ap_gpu_sync_name(4), "context");
+	ck_assert_str_eq(ap_gpu_dev_kind_name(AP_GPU_MEMSET), "memset");
+}
+END_TEST
+
+/* ---- clock ---- */
+
+START_TEST(test_clock_points)
+{
+	struct ap_gpu_clock k;
+	const uint64_t G = 5000000000000ull, M = 1000000000ull, S = 1000000000ull;
+
+	ap_gpu_clock__init(&k);
+	/* nothing known: unchanged */
+	ck_assert_uint_eq(ap_gpu_clock__to_mono(&k, 123), 123);
+	/* one point: an offset, both ways */
+	ck_assert_int_eq(ap_gpu_clock__add(&k, G, M), 0);
+	ck_assert_uint_eq(ap_gpu_clock__to_mono(&k, G), M);
+	ck_assert_uint_eq(ap_gpu_clock__to_mono(&k, G + 777), M + 777);
+	ck_assert_uint_eq(ap_gpu_clock__to_mono(&k, G - 777), M - 777);
+	/* a point too close to the last one is not kept */
+	ck_assert_int_eq(ap_gpu_clock__add(&k, G + 1000, M + 1000), 1);
+	ck_assert_uint_eq(k.nr, 1);
+	/* going backwards is refused */
+	ck_assert_int_eq(ap_gpu_clock__add(&k, G - S, M + S), -EINVAL);
+	ck_assert_int_eq(ap_gpu_clock__add(&k, G + S, M - 1), -EINVAL);
+	/* the GPU clock runs 100 ppm fast over the next second: followed,
+	 * inside the segment and past its end */
+	ck_assert_int_eq(ap_gpu_clock__add(&k, G + S + S / 10000, M + S), 0);
+	ck_assert_uint_eq(ap_gpu_clock__to_mono(&k, G + S + S / 10000), M + S);
+	ck_assert_uint_eq(ap_gpu_clock__to_mono(&k, G + (S + S / 10000) / 2),
+			  M + S / 2);
+	ck_assert_uint_eq(ap_gpu_clock__to_mono(&k, G + 2 * (S + S / 10000)),
+			  M + 2 * S);
+	/* before the first point: the first segment's slope */
+	ck_assert_uint_eq(ap_gpu_clock__to_mono(&k, G - (S + S / 10000)),
+			  M - S);
+	/* then the offset jumps by 3 us (a re-synchronisation): times
+	 * between the two last points are interpolated, later ones follow
+	 * the new offset */
+	ck_assert_int_eq(ap_gpu_clock__add(&k, G + 2 * (S + S / 10000),
+					   M + 2 * S + 3000), 0);
+	ck_assert_uint_eq(ap_gpu_clock__to_mono(&k, G + 2 * (S + S / 10000)),
+			  M + 2 * S + 3000);
+	ck_assert_uint_eq(ap_gpu_clock__to_mono(&k, G + S + S / 10000),
+			  M + S);
+}
+END_TEST
+
+START_TEST(test_clock_implausible)
+{
+	struct ap_gpu_clock k;
+	const uint64_t G = 7000000000ull, M = 3000000000ull;
+
+	/* 20 ms on one clock, 30 ms on the other: a bad reading, not a
+	 * clock; the offset of the nearest point with a slope of 1 */
+	ap_gpu_clock__init(&k);
+	ck_assert_int_eq(ap_gpu_clock__add(&k, G, M), 0);
+	ck_assert_int_eq(ap_gpu_clock__add(&k, G + 20000000, M + 30000000), 0);
+	ck_assert_uint_eq(ap_gpu_clock__to_mono(&k, G + 10000000),
+			  M + 10000000);
+	ck_assert_uint_eq(ap_gpu_clock__to_mono(&k, G + 40000000),
+			  M + 30000000 + 20000000);
+}
+END_TEST
+
+START_TEST(test_clock_full)
+{
+	struct ap_gpu_clock k;
+	const uint64_t step = AP_GPU_CLOCK_MIN_NS;
+	unsigned int i;
+
+	ap_gpu_clock__init(&k);
+	for (i = 0; i < 3 * AP_GPU_CLOCK_POINTS; i++)
+		ck_assert_int_eq(ap_gpu_clock__add(&k, 1000 + i * step,
+						   5000 + i * step), 0);
+	ck_assert_uint_le(k.nr, AP_GPU_CLOCK_POINTS);
+	/* the first and the last points are kept, in order */
+	ck_assert_uint_eq(k.pt[0].gpu, 1000);
+	ck_assert_uint_eq(k.pt[k.nr - 1].gpu,
+			  1000 + (3 * AP_GPU_CLOCK_POINTS - 1) * step);
+	for (i = 1; i < k.nr; i++)
+		ck_assert_uint_gt(k.pt[i].gpu, k.pt[i - 1].gpu);
+	for (i = 0; i < 3 * AP_GPU_CLOCK_POINTS * step; i += step / 3)
+		ck_assert_uint_eq(ap_gpu_clock__to_mono(&k, 1000 + i),
+				  5000 + i);
+}
+END_TEST
+
+/* clocks for measure: the monotonic one advances 10 ns a read, except
+ * one slow pair; the GPU one is the monotonic one + 1e12 */
+struct fake_clocks {
+	uint64_t mono;
+	int reads;
+};
+
+static uint64_t fake_mono(void *ctx)
+{
+	struct fake_clocks *c = ctx;
+
+	c->reads++;
+	/* the first try's pair is slow (a preemption): 5 us */
+	c->mono += c->reads == 2 ? 5000 : 10;
+	return c->mono;
+}
+
+static uint64_t fake_gpu(void *ctx)
+{
+	struct fake_clocks *c = ctx;
+
+	return c->mono + 1000000000000ull;
+}
+
+START_TEST(test_clock_measure)
+{
+	struct fake_clocks c = { 1000000, 0 };
+	struct ap_gpu_sync s;
+	uint64_t w;
+
+	w = ap_gpu_clock__measure(fake_gpu, fake_mono, &c, 3, &s);
+	/* the tightest pair: 10 ns, the GPU reading at its middle */
+	ck_assert_uint_eq(w, 10);
+	ck_assert_uint_eq(c.reads, 6);
+	ck_assert_uint_eq(s.gpu - 1000000000000ull + 5, s.mono);
+}
+END_TEST
+
 /* ---- view ---- */
+
+static void feed_dev(const struct ap_view_ops *ops, void *v,
+		     const struct ap_gpu_dev *e)
+{
+	struct ap_frame f;
+	struct ap_buf b;
+
+	ap_buf__init(&b);
+	ap_gpu_dev__encode(e, &b);
+	f.tag = ap_get_le32(b.data);
+	f.len = ap_get_le32(b.data + 4);
+	f.payload = b.data + 8;
+	ck_assert(ap_view__wants(ops, f.tag));
+	ck_assert_int_eq(ops->event(v, &f), 0);
+	ap_buf__free(&b);
+}
 
 static void feed(const struct ap_view_ops *ops, void *v,
 		 const struct ap_gpu_launch *e)
@@ -503,6 +733,117 @@ START_TEST(test_view)
 }
 END_TEST
 
+/*
+ * Device records joined to launches by (pid, correlation id), either id
+ * of the launch; an unjoined kernel gets the row of its demangled name;
+ * device times total/avg/p95/max exactly; copies by direction, memsets,
+ * synchronisations, drops.
+ */
+START_TEST(test_view_device)
+{
+	const struct ap_view_ops *ops = ap_view__find("gpu");
+	struct ap_report_opts o;
+	struct ap_symbolizer *sym = ap_symbolizer__new(NULL);
+	struct ap_session *s = ap_session__new(sym);
+	struct ap_gpu_launch e;
+	struct ap_gpu_dev d;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *mf;
+	void *v;
+	int i;
+
+	memset(&o, 0, sizeof(o));
+	o.format = AP_FMT_JSON;
+	v = ops->new(&o, s);
+	ck_assert_ptr_nonnull(v);
+
+	/* 20 launches of softmax: runtime ids 100.., driver ids 200.. */
+	fill(&e);
+	e.api = AP_GPU_DRIVER;
+	e.stack_id = 0;
+	e.result = 0;
+	for (i = 0; i < 20; i++) {
+		e.corr[0] = 100 + i;
+		e.corr[1] = 200 + i;
+		feed(ops, v, &e);
+	}
+	/* their kernels: 1000 * (i + 1) ns, joined by the driver's id for
+	 * even i, the runtime's for odd i; one of another process with the
+	 * same id does not join */
+	fill_dev(&d);
+	d.pid = e.pid;
+	for (i = 0; i < 20; i++) {
+		d.corr = i & 1 ? 100 + i : 200 + i;
+		d.duration_ns = 1000 * (i + 1);
+		feed_dev(ops, v, &d);
+	}
+	/* a kernel whose launch was not seen: its own row, demangled */
+	d.corr = 999;
+	d.duration_ns = 5;
+	feed_dev(ops, v, &d);
+	d.pid = e.pid + 1;
+	d.corr = 200;
+	d.duration_ns = 7;
+	feed_dev(ops, v, &d);
+	/* copies, a memset, syncs, drops */
+	d.pid = e.pid;
+	d.kind = AP_GPU_MEMCPY;
+	d.sub = 1;
+	d.bytes = 4096;
+	d.duration_ns = 300;
+	feed_dev(ops, v, &d);
+	feed_dev(ops, v, &d);
+	d.sub = 2;
+	d.bytes = 100;
+	d.duration_ns = 50;
+	feed_dev(ops, v, &d);
+	d.kind = AP_GPU_MEMSET;
+	d.bytes = 64;
+	d.duration_ns = 9;
+	feed_dev(ops, v, &d);
+	d.kind = AP_GPU_SYNC;
+	d.sub = 4;
+	d.duration_ns = 11;
+	feed_dev(ops, v, &d);
+	d.kind = AP_GPU_DROPPED;
+	d.bytes = 3;
+	feed_dev(ops, v, &d);
+
+	mf = open_memstream(&out, &len);
+	ck_assert_int_eq(ops->print(v, mf), 0);
+	fclose(mf);
+	/* 1000..20000: total 210000, avg 10500, p95 the 19th: 19000 */
+	ck_assert_msg(strstr(out, "\"device_ns\": 210012, \"device_kernels\": 22, \"device_joined\": 20, \"device_dropped\": 3"),
+		      "%s", out);
+	ck_assert_msg(strstr(out, "{\"name\": \"softmax_kernel\", \"api\": [\"driver\"], \"launches\": 20, \"failed\": 0, \"launch_ns_total\": 700000, \"launch_ns_avg\": 35000.0, \"device_ns\": 210000, \"device_kernels\": 20, \"device_ns_avg\": 10500, \"device_ns_p95\": 19000, \"device_ns_max\": 20000"),
+		      "%s", out);
+	ck_assert_msg(strstr(out, "{\"name\": \"spin_short(unsigned long*)\", \"api\": [], \"launches\": 0, \"failed\": 0, \"launch_ns_total\": 0, \"launch_ns_avg\": 0.0, \"device_ns\": 12, \"device_kernels\": 2, \"device_ns_avg\": 6, \"device_ns_p95\": 7, \"device_ns_max\": 7, \"shapes\": [{\"grid\": [80, 2, 1], \"block\": [256, 1, 1], \"shared_mem\": 1024, \"launches\": 2}]"),
+		      "%s", out);
+	ck_assert_msg(strstr(out, "\"memcpy\": [{\"direction\": \"HtoD\", \"copies\": 2, \"bytes\": 8192, \"device_ns\": 600}, {\"direction\": \"DtoH\", \"copies\": 1, \"bytes\": 100, \"device_ns\": 50}], \"memset\": {\"count\": 1, \"bytes\": 64, \"device_ns\": 9}, \"sync\": [{\"type\": \"context\", \"count\": 1, \"device_ns\": 11}]"),
+		      "%s", out);
+	free(out);
+
+	/* the table: device columns, copies by direction */
+	o.format = AP_FMT_TABLE;
+	out = NULL;
+	mf = open_memstream(&out, &len);
+	ck_assert_int_eq(ops->print(v, mf), 0);
+	fclose(mf);
+	ck_assert_msg(strstr(out, "kernels run on the device: 22 (20 joined to their launch)"),
+		      "%s", out);
+	ck_assert_msg(strstr(out, "210.00 us    10.50 us    19.00 us    20.00 us  driver       softmax_kernel"),
+		      "%s", out);
+	ck_assert_msg(strstr(out, "HtoD"), "%s", out);
+	ck_assert_msg(strstr(out, "CUPTI dropped 3 device records"), "%s", out);
+	free(out);
+
+	ops->free(v);
+	ap_session__free(s);
+	ap_symbolizer__free(sym);
+}
+END_TEST
+
 static Suite *gpu_suite(void)
 {
 	Suite *s = suite_create("gpu");
@@ -513,6 +854,14 @@ static Suite *gpu_suite(void)
 	tcase_add_test(tc, test_roundtrip);
 	tcase_add_test(tc, test_short_long);
 	tcase_add_test(tc, test_api_names);
+	tcase_add_test(tc, test_dev_layout);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("clock");
+	tcase_add_test(tc, test_clock_points);
+	tcase_add_test(tc, test_clock_implausible);
+	tcase_add_test(tc, test_clock_full);
+	tcase_add_test(tc, test_clock_measure);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("libs");
@@ -526,6 +875,7 @@ static Suite *gpu_suite(void)
 
 	tc = tcase_create("view");
 	tcase_add_test(tc, test_view);
+	tcase_add_test(tc, test_view_device);
 	suite_add_tcase(s, tc);
 	return s;
 }

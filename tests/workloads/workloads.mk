@@ -25,10 +25,10 @@ WORKLOAD_CFLAGS_syscall_exact := -static
 # them, as an application ships its CUDA libraries)
 FAKECUDA_CFLAGS	:= -O1 -g -fPIC -shared -fno-omit-frame-pointer -Itests/workloads/fakecuda
 WORKLOAD_EXTRA	+= $(O)/tests/workloads/libcuda.so.1 $(O)/tests/workloads/libcudart.so.12
-$(O)/tests/workloads/libcuda.so.1: tests/workloads/fakecuda/cuda.c tests/workloads/fakecuda/fakecuda.h
+$(O)/tests/workloads/libcuda.so.1: tests/workloads/fakecuda/cuda.c tests/workloads/fakecuda/fakecuda.h tests/workloads/fakecupti/fakecupti.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(FAKECUDA_CFLAGS) -Wl,-soname,libcuda.so.1 -o $@ $<
+	$(Q)$(CC) $(FAKECUDA_CFLAGS) -Wl,-soname,libcuda.so.1 -o $@ $< -ldl -lpthread
 $(O)/tests/workloads/libcudart.so.12: tests/workloads/fakecuda/cudart.c tests/workloads/fakecuda/fakecuda.h $(O)/tests/workloads/libcuda.so.1
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(FAKECUDA_CFLAGS) -Wl,-soname,libcudart.so.12 -o $@ $< \
@@ -46,3 +46,19 @@ WORKLOAD_CFLAGS_mem_touch := -O0
 # nofp_chains: no frame pointers anywhere, as distro packages are built:
 # only CFI unwinding gives its chains
 WORKLOAD_CFLAGS_nofp_chains := -O2 -fomit-frame-pointer -momit-leaf-frame-pointer -fno-optimize-sibling-calls
+
+# gpu device times: the stand-in CUPTI (tests/workloads/fakecupti/),
+# built against the toolkit's cupti.h where the injection library is
+# built, in a directory of its own: a test puts it on LD_LIBRARY_PATH so
+# that libaperture-cupti.so loads it instead of the real one
+WORKLOAD_CFLAGS_gpu_device := -Itests/workloads/fakecuda
+WORKLOAD_LDLIBS_gpu_device := -L$(O)/tests/workloads -l:libcudart.so.12 -l:libcuda.so.1 -Wl,-rpath,'$$ORIGIN'
+$(O)/tests/workloads/gpu_device: $(O)/tests/workloads/libcudart.so.12 $(O)/tests/workloads/libcuda.so.1
+ifneq ($(CUPTI_TARGETS),)
+WORKLOAD_EXTRA	+= $(O)/tests/workloads/fakecupti/libcupti.so.13
+$(O)/tests/workloads/fakecupti/libcupti.so.13: tests/workloads/fakecupti/cupti.c tests/workloads/fakecupti/fakecupti.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O1 -g -fPIC -shared -Wall -Wno-deprecated-declarations \
+		-I$(CUPTI_INC) -Wl,-soname,libcupti.so.13 -o $@ $< -lpthread
+endif

@@ -8,6 +8,9 @@
 #define FAKECUDA_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+#include "../fakecupti/fakecupti.h"
 
 typedef int cudaError_t;
 typedef int CUresult;
@@ -54,7 +57,42 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f,
 			  void **kernelParams, void **extra);
 CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod,
 			     const char *name);
+enum cudaMemcpyKind {
+	cudaMemcpyHostToHost = 0,
+	cudaMemcpyHostToDevice = 1,
+	cudaMemcpyDeviceToHost = 2,
+	cudaMemcpyDeviceToDevice = 3,
+	cudaMemcpyDefault = 4,
+};
+
+cudaError_t cudaMalloc(void **devPtr, size_t size);
+cudaError_t cudaFree(void *devPtr);
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,
+		       enum cudaMemcpyKind kind);
+cudaError_t cudaMemset(void *devPtr, int value, size_t count);
+cudaError_t cudaDeviceSynchronize(void);
+cudaError_t cudaStreamSynchronize(cudaStream_t stream);
+CUresult cuInit(unsigned int flags);
+
 /* test hook: launches the stand-in driver accepted */
 unsigned long fakecuda_driver_launches(void);
+
+/* the stand-in device: a copy or memset of n bytes takes this long */
+#define FAKECUDA_COPY_NS(n)	(1000 + (uint64_t)(n) / 16)
+
+/* the stand-in CUPTI's hooks, once the injection library is loaded; NULL
+ * members without it (or with the real CUPTI) */
+struct fakecuda_hooks {
+	fakecupti_api_fn api;
+	fakecupti_kernel_fn kernel;
+	fakecupti_memcpy_fn memcpy;
+	fakecupti_memset_fn memset;
+	fakecupti_sync_fn sync;
+};
+
+const struct fakecuda_hooks *fakecuda_hooks(void);
+/* an API call's entry or exit, to the stand-in CUPTI */
+uint32_t fakecuda_api(int site, uint32_t domain, uint32_t cbid,
+		      const char *func, const char *symbol);
 
 #endif
