@@ -70,10 +70,11 @@ struct {
 	__type(value, __u8);
 } gpu_mmap_tids SEC(".maps");
 
-/* launches sent, so that user space knows one of its probes works */
+/* [0] launches sent, so that user space knows one of its probes works;
+ * [1] device records sent */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, 2);
 	__type(key, __u32);
 	__type(value, __u64);
 } gpu_sent SEC(".maps");
@@ -377,6 +378,8 @@ int BPF_USDT(ap_gpu_cupti_act, void *rec)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct ap_ev_gpu_dev *e;
+	__u32 one = 1;
+	__u64 *sent;
 
 	if (!ap_is_target(id >> 32))
 		return 0;
@@ -394,6 +397,9 @@ int BPF_USDT(ap_gpu_cupti_act, void *rec)
 		bpf_probe_read_user_str(e->name, sizeof(e->name),
 					(void *)e->act.name);
 	ap_submit(e, sizeof(*e));
+	sent = bpf_map_lookup_elem(&gpu_sent, &one);
+	if (sent)
+		(*sent)++;
 	return 0;
 }
 

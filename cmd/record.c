@@ -101,7 +101,9 @@ static const char doc[] =
 	"  syscall:calls + a record per call: exact percentiles\n"
 	"  lock          futex waits, kernel lock contention\n"
 	"  lock:pthread  + pthread mutex wait and hold time (uprobes)\n"
-	"  gpu           CUDA kernel launches (uprobes; host-side times)\n"
+	"  gpu           CUDA kernel launches (uprobes) and, for -- CMD or a\n"
+	"                program run by 'aperture gpu-env', their device\n"
+	"                times (CUPTI)\n"
 	"  mem           memory accesses: AMD IBS, else page faults\n"
 	"  sched         on/off-CPU time, switches, off-CPU stacks\n"
 	"  io            bytes per file, pipe and socket\n"
@@ -368,8 +370,6 @@ static void cupti_setup(struct record_opts *o)
 {
 	const char *cur = getenv("CUDA_INJECTION64_PATH");
 	static char lib[PATH_MAX];
-	char exe[PATH_MAX];
-	ssize_t n;
 
 	if (cur && *cur) {
 		const char *base = strrchr(cur, '/');
@@ -380,11 +380,9 @@ static void cupti_setup(struct record_opts *o)
 			ap_warn("gpu: CUDA_INJECTION64_PATH is already %s: kept, so no GPU device times", cur);
 		return;
 	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	exe[n > 0 ? n : 0] = '\0';
-	if (ap_cupti_lib_find(exe, APERTURE_LIBDIR, lib, sizeof(lib))) {
-		ap_warn("gpu: %s not found (beside %s or in %s): recording host-side launches only; it is built where the CUDA toolkit's CUPTI is installed",
-			AP_CUPTI_LIB, n > 0 ? exe : "aperture", APERTURE_LIBDIR);
+	if (ap_cupti_lib_self(lib, sizeof(lib))) {
+		ap_warn("gpu: %s not found (beside aperture or in %s): recording host-side launches only; it is built where the CUDA toolkit's CUPTI is installed",
+			AP_CUPTI_LIB, APERTURE_LIBDIR);
 		return;
 	}
 	if (setenv("CUDA_INJECTION64_PATH", lib, 1)) {

@@ -393,6 +393,15 @@ int ap_gpu_which(const char *cmd, const char *path_env, char *buf,
 	return -ENOENT;
 }
 
+int ap_cupti_lib_self(char *buf, size_t len)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	exe[n > 0 ? n : 0] = '\0';
+	return ap_cupti_lib_find(n > 0 ? exe : NULL, APERTURE_LIBDIR, buf, len);
+}
+
 int ap_cupti_lib_find(const char *exe, const char *libdir, char *buf,
 		      size_t len)
 {

@@ -64,5 +64,7 @@ int ap_gpu_which(const char *cmd, const char *path_env, char *buf,
 #define AP_CUPTI_LIB	"libaperture-cupti.so"
 int ap_cupti_lib_find(const char *exe, const char *libdir, char *buf,
 		      size_t len);
+/* the same for the running aperture (/proc/self/exe, APERTURE_LIBDIR) */
+int ap_cupti_lib_self(char *buf, size_t len);
 
 #endif /* APERTURE_GPU_LIBS_H */

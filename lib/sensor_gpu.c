@@ -561,28 +561,32 @@ static void gpu_target_changed(struct ap_collector *c,
 		scan_pid(c, p, pid);
 }
 
+/* records sent by the BPF side: slot 0 launches, 1 device records */
+static uint64_t sent(struct ap_collector *c, __u32 slot)
+{
+	uint64_t n = 0;
+	__u64 *vals;
+	int cpu;
+
+	vals = calloc(c->ncpus, sizeof(*vals));
+	if (!vals)
+		return 0;
+	if (!bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.gpu_sent), &slot,
+				 vals))
+		for (cpu = 0; cpu < c->ncpus; cpu++)
+			n += vals[cpu];
+	free(vals);
+	return n;
+}
+
 /* launches seen: a probed library is in use even if its mapping was
  * never read (a target that came and went between two polls) */
 static void check_sent(struct ap_collector *c, struct gpu_priv *p)
 {
-	__u64 *vals;
-	__u32 zero = 0;
-	int cpu;
-
-	if (p->mapped)
+	if (p->mapped || !sent(c, 0))
 		return;
-	vals = calloc(c->ncpus, sizeof(*vals));
-	if (!vals)
-		return;
-	if (!bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.gpu_sent), &zero,
-				 vals)) {
-		for (cpu = 0; cpu < c->ncpus; cpu++)
-			if (vals[cpu])
-				p->mapped = 1;
-	}
-	free(vals);
-	if (p->mapped)
-		update_status(p);
+	p->mapped = 1;
+	update_status(p);
 }
 
 /* Launches are sent without waking the reader (bpf/gpu.bpf.c): the
@@ -611,6 +615,12 @@ static void gpu_close(struct ap_collector *c)
 		ap_collector__notef(c,
 				    "gpu: no CUDA runtime or driver library mapped in %s (%s): no launches recorded",
 				    p->missing, c->opts.cmd[0]);
+	/* the command launched kernels with the injection library set, and
+	 * none reached the device side */
+	if (p->cupti_armed && c->opts.cupti_lib && sent(c, 0) && !sent(c, 1))
+		ap_collector__notef(c,
+				    "gpu: no device records from %s: the CUDA driver did not load it (no GPU or driver) or CUPTI failed in the program (its stderr says so); launch times are host-side only",
+				    CUPTI_LIB_NAME);
 	/* each removal waits for an RCU grace period (a tenth of a second
 	 * here), serialized by the kernel: fewer files armed, faster end */
 	for (i = 0; i < p->nr_files; i++) {

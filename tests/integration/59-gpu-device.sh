@@ -9,7 +9,7 @@
 # the last round's records come back only through the flush at exit.
 # Then: a CUDA_INJECTION64_PATH of another tool is kept and the launches
 # are still recorded; and record -p on a program started with the
-# injection library (as `aperture gpu-env` starts it).
+# injection library by `aperture gpu-env`.
 # Skipped where libaperture-cupti.so was not built (no CUDA toolkit).
 . tests/integration/lib.sh
 need_bpf
@@ -74,7 +74,8 @@ PY
 LD_LIBRARY_PATH=$WL/fakecupti "$APERTURE" record -e gpu -o "$T/dev.data" -- \
 	"$WL/gpu_device" 3 >"$T/truth.json" 2>"$T/rec.err" ||
 	fail "record: $(cat "$T/rec.err")"
-grep -q 'aperture-cupti:' "$T/rec.err" && fail "injection: $(cat "$T/rec.err")"
+grep -q 'aperture-cupti:\|no device records' "$T/rec.err" &&
+	fail "injection: $(cat "$T/rec.err")"
 "$APERTURE" report -i "$T/dev.data" --format json >"$T/rep.json" ||
 	fail "report --format json"
 check_json "$T/rep.json" "$T/truth.json" 1 ||
@@ -101,8 +102,11 @@ g = json.load(open(sys.argv[1]))["gpu"]
 sys.exit(0 if g["launches"] == 58 and g["device_ns"] is None and g["device_kernels"] == 0 else 1)
 PY
 
-# record -p: the program was started with the injection library
-CUDA_INJECTION64_PATH=$BUILD/libaperture-cupti.so LD_LIBRARY_PATH=$WL/fakecupti \
+# record -p: the program was started with the injection library by
+# aperture gpu-env
+"$APERTURE" gpu-env | grep -qx "CUDA_INJECTION64_PATH=$BUILD/libaperture-cupti.so" ||
+	fail "gpu-env prints: $("$APERTURE" gpu-env 2>&1)"
+LD_LIBRARY_PATH=$WL/fakecupti "$APERTURE" gpu-env -- \
 	"$WL/gpu_device" 2 wait "$T/go" >"$T/ptruth.json" 2>"$T/wl.err" &
 wl=$!
 trap 'kill $wl 2>/dev/null; rm -rf "$T"' EXIT INT TERM

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * aperture gpu-env: runs a CUDA program with libaperture-cupti.so in
+ * CUDA_INJECTION64_PATH, so that a later `record -e gpu -p PID` gets its
+ * kernels' device times; without a command, prints the assignment.
+ */
+#include <argp.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "gpu_libs.h"
+
+struct gpu_env_opts {
+	char **cmd;
+};
+
+static const struct argp_option options[] = {
+	AP_CLI_HELP_OPTIONS,
+	{ NULL },
+};
+
+static const char doc[] =
+	"Run a CUDA program with aperture's CUPTI injection library "
+	"(libaperture-cupti.so) in CUDA_INJECTION64_PATH, so that "
+	"'aperture record -e gpu -p PID' records its kernels' execution on the "
+	"device.  Without a command, print the CUDA_INJECTION64_PATH=PATH "
+	"assignment for a shell."
+"\v"
+	"Examples:\n"
+	"  aperture gpu-env -- ./train --epochs 3 &\n"
+	"  aperture record -e gpu -p $! -d 10\n"
+	"  export $(aperture gpu-env)\n";
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct gpu_env_opts *o = state->input;
+
+	switch (key) {
+	case ARGP_KEY_ARG:
+		o->cmd = &state->argv[state->next - 1];
+		state->next = state->argc;
+		break;
+	default:
+		return ap_cli_key(key, arg, state);
+	}
+	return 0;
+}
+
+static const struct argp argp = {
+	options, parse_opt, "[-- CMD ARGS..]", doc,
+};
+
+int cmd_gpu_env(int argc, char **argv)
+{
+	struct gpu_env_opts o = { 0 };
+	char lib[PATH_MAX];
+	const char *cur;
+
+	argp_parse(&argp, argc, argv, AP_ARGP_FLAGS | ARGP_IN_ORDER, NULL, &o);
+	if (ap_cupti_lib_self(lib, sizeof(lib))) {
+		ap_err("%s not found (beside aperture or in %s): it is built where the CUDA toolkit's CUPTI is installed",
+		       AP_CUPTI_LIB, APERTURE_LIBDIR);
+		return 1;
+	}
+	if (!o.cmd) {
+		printf("CUDA_INJECTION64_PATH=%s\n", lib);
+		return 0;
+	}
+	cur = getenv("CUDA_INJECTION64_PATH");
+	if (cur && *cur && strcmp(cur, lib))
+		ap_warn("replacing CUDA_INJECTION64_PATH=%s", cur);
+	if (setenv("CUDA_INJECTION64_PATH", lib, 1)) {
+		ap_err("setting CUDA_INJECTION64_PATH: %s", strerror(errno));
+		return 1;
+	}
+	fflush(stdout);
+	execvp(o.cmd[0], o.cmd);
+	ap_err("cannot run '%s': %s", o.cmd[0], strerror(errno));
+	return errno == ENOENT ? 127 : 126;
+}
