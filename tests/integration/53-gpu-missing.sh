@@ -18,7 +18,8 @@ grep -q '^# sensor  : gpu from uprobe.*no CUDA runtime or driver library mapped'
 	fail "the file does not say why: $(grep sensor "$T/table")"
 
 # -p on a process without CUDA: said at once
-"$WL/cpu_split" 2 >/dev/null &
+# long enough to outlive a slow start of record on a loaded machine
+"$WL/cpu_split" 30 >/dev/null &
 wl=$!
 trap 'kill $wl 2>/dev/null; rm -rf "$T"' EXIT INT TERM
 "$APERTURE" record -e cpu,gpu -p $wl -d 0.5 -o "$T/pid.data" 2>"$T/pid.err" ||
