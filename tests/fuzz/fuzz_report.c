@@ -71,7 +71,7 @@ static void run(const char *path, int format, FILE *out)
 		if (ap_session__feed(s, &f) != 1)
 			continue;
 		for (i = 0; i < n; i++)
-			if (ops[i]->tag == f.tag)
+			if (ap_view__wants(ops[i], f.tag))
 				ops[i]->event(views[i], &f);
 	}
 	for (i = 0; i < n; i++) {
