@@ -108,7 +108,7 @@ struct ap_cupti_act {
 
 /* names as CUPTI gives them (mangled), bytes with the NUL */
 #define AP_GPU_DEV_NAME_LEN	256
-#define AP_EV_GPU_DEV		0x104
+#define AP_EV_GPU_DEV		0x110	/* 0x104 is the syscall summary */
 
 struct ap_ev_gpu_dev {
 	struct ap_ev_hdr hdr;

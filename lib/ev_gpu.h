@@ -95,7 +95,7 @@ const char *ap_gpu_sync_name(uint32_t type);
 const char *ap_gpu_dev_kind_name(uint32_t kind);
 
 /* recorder handler for AP_EV_GPU_DEV records */
-#define AP_REC_GPU_DEV		0x104
+#define AP_REC_GPU_DEV		0x110
 int ap_rec_gpu_dev(struct ap_recorder *r, const void *data, size_t size);
 
 /* recorder handler for AP_EV_GPU records */

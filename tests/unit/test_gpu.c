@@ -106,7 +106,7 @@ START_TEST(test_layout)
 	ck_assert_uint_eq(ap_get_le32(p + 92), (uint32_t)-35);
 	ck_assert_uint_eq(ap_get_le16(p + 96), 14);
 	ck_assert(!memcmp(p + 98, "softmax_kernel", 14));
-	/* minor 1: the CUPTI correlation ids, after the name */
+	/* minor 2: the CUPTI correlation ids, after the name */
 	ck_assert_uint_eq(ap_get_le32(p + 112), 0x11223344);
 	ck_assert_uint_eq(ap_get_le32(p + 116), 0x55667788);
 	ap_buf__free(&b);
@@ -151,7 +151,7 @@ START_TEST(test_short_long)
 	for (size_t cut = 0; cut < n - 8; cut++)
 		ck_assert_int_eq(ap_gpu_launch__decode(b.data + 8, cut, &d),
 				 -EBADMSG);
-	/* a minor 0 payload (no correlation ids) reads with none */
+	/* an older payload (no correlation ids) reads with none */
 	ck_assert_int_eq(ap_gpu_launch__decode(b.data + 8, n - 8, &d), 0);
 	ck_assert_uint_eq(d.corr[0], 0);
 	ck_assert_uint_eq(d.corr[1], 0);
