@@ -11,6 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* rows of one file at most: python3 has 65,000; a file claiming far more
+ * is not worth the memory it would take (16 bytes a row in the kernel) */
+#define MAX_ROWS	(1u << 22)
+
 /* DWARF register numbers of x86-64 */
 #define REG_RBP		6
 #define REG_RSP		7
@@ -42,6 +46,9 @@ static int push_row(struct ap_cfi_table *t, uint64_t pc, uint8_t kind,
 	}
 	if (t->nr == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 1024;
+
+		if (t->nr >= MAX_ROWS)
+			return -E2BIG;
 		struct ap_cfi_row *v = realloc(t->rows, cap * sizeof(*v));
 
 		if (!v)

@@ -23,8 +23,8 @@ struct ap_cfi_table {
 };
 
 /* Compiles the CFI of elf into t (emptied first).  Returns 0, -ENOENT
- * when the file has no CFI, -E2BIG when its code lies above 4 GiB, or
- * -errno. */
+ * when the file has no CFI, -E2BIG when its code lies above 4 GiB or it
+ * would take more than 4 Mi rows, or -errno. */
 int ap_cfi__compile(struct Elf *elf, struct ap_cfi_table *t);
 /* the same for the file at path, opened as a regular file only */
 int ap_cfi__compile_path(const char *path, struct ap_cfi_table *t);
