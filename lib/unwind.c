@@ -186,6 +186,8 @@ static uint32_t rows_get(struct ap_unwind *u, uint32_t n)
 {
 	uint32_t start;
 
+	if (n > u->rows_max)
+		return UINT32_MAX;	/* evicting all would not make room */
 	while ((start = rows_alloc(u, n)) == UINT32_MAX) {
 		struct ftab *old = NULL;
 		size_t i;
