@@ -101,15 +101,27 @@ struct ap_stacks {
 #define AP_CFI_END		5	/* outermost frame: no caller */
 #define AP_CFI_BAD		6	/* a rule the table cannot express */
 
+/* kind's high bit: off is in units of 8 bytes (large frames: printf's
+ * 33 KiB buffer), so that a row stays 8 bytes */
+#define AP_CFI_KIND_MASK	0x0f
+#define AP_CFI_SCALED		0x80
+
 struct ap_cfi_row {
 	__u32 pc;		/* ELF virtual address */
-	__u8 kind;		/* AP_CFI_* */
+	__u8 kind;		/* AP_CFI_*, | AP_CFI_SCALED */
 	__s8 rbp;		/* caller's rbp at CFA + 8 * rbp; 0: unchanged */
-	__u16 pad;
-	__s32 off;
-	__u32 pad2;		/* array map elements are 8-byte multiples:
-				 * the mmap'ed rows are laid out as here */
+	__s16 off;
 };
+
+static inline unsigned int ap_cfi_row__kind(const struct ap_cfi_row *r)
+{
+	return r->kind & AP_CFI_KIND_MASK;
+}
+
+static inline long long ap_cfi_row__off(const struct ap_cfi_row *r)
+{
+	return (r->kind & AP_CFI_SCALED) ? (long long)r->off * 8 : r->off;
+}
 
 /* one executable mapping of a target, as the unwinder sees it */
 struct ap_umap {

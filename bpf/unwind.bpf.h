@@ -65,7 +65,7 @@ struct ap_uw_learnt {
 	__u64 ts;
 };
 
-#define AP_UW_LEARNT_NS		(500 * 1000 * 1000ull)
+#define AP_UW_LEARNT_NS		(2000 * 1000 * 1000ull)
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -258,6 +258,7 @@ static long ap_uw_step(__u32 i, void *ctx)
 	struct ap_umap vm;
 	struct ap_uw_buf *b;
 	__u64 cfa, ra, pc, lookup, nsp, bp;
+	__s64 off;
 	__u32 zero = 0, kind, idx;
 
 	b = bpf_map_lookup_elem(&ap_uw_scratch, &zero);
@@ -303,23 +304,24 @@ static long ap_uw_step(__u32 i, void *ctx)
 	row = ap_uw_find_row(m->row_start, m->row_nr, lookup);
 	if (!row)
 		return ap_uw_fp_step(s);
-	kind = row->kind;
+	kind = ap_cfi_row__kind(row);
+	off = ap_cfi_row__off(row);
 	switch (kind) {
 	case AP_CFI_RSP:
-		cfa = s->sp + row->off;
+		cfa = s->sp + off;
 		break;
 	case AP_CFI_RBP:
-		cfa = s->bp + row->off;
+		cfa = s->bp + off;
 		break;
 	case AP_CFI_PLT:
-		cfa = s->sp + 8 + ((pc & 15) >= (__u64)row->off ? 8 : 0);
+		cfa = s->sp + 8 + ((pc & 15) >= (__u64)off ? 8 : 0);
 		break;
 	case AP_CFI_SIGNAL:
 		/* rt_sigframe: the interrupted registers in the sigcontext
 		 * at rsp; off is where its rsp is, rbp 40 below, rip 8 above */
-		if (ap_uw_read(&nsp, s->sp + row->off, s) ||
-		    ap_uw_read(&bp, s->sp + row->off - 40, s) ||
-		    ap_uw_read(&ra, s->sp + row->off + 8, s))
+		if (ap_uw_read(&nsp, s->sp + off, s) ||
+		    ap_uw_read(&bp, s->sp + off - 40, s) ||
+		    ap_uw_read(&ra, s->sp + off + 8, s))
 			return 1;
 		s->pc = ra;
 		s->sp = nsp;

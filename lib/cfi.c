@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 /* rows of one file at most: python3 has 65,000; a file claiming far more
- * is not worth the memory it would take (16 bytes a row in the kernel) */
+ * is not worth the memory it would take (8 bytes a row in the kernel) */
 #define MAX_ROWS	(1u << 22)
 
 /* DWARF register numbers of x86-64 */
@@ -28,35 +28,48 @@ void ap_cfi_table__free(struct ap_cfi_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
+/* a row for the rule (kind, off, rbp) from pc on; an offset that no
+ * 16-bit field holds, even in units of 8, makes the row BAD */
 static int push_row(struct ap_cfi_table *t, uint64_t pc, uint8_t kind,
 		    int32_t off, int8_t rbp)
 {
 	struct ap_cfi_row *last = t->nr ? &t->rows[t->nr - 1] : NULL;
+	struct ap_cfi_row row = { (uint32_t)pc, kind, rbp, 0 };
 
 	if (pc > UINT32_MAX)
 		return -E2BIG;
+	if (off >= INT16_MIN && off <= INT16_MAX) {
+		row.off = (int16_t)off;
+	} else if (!(off % 8) && off / 8 >= INT16_MIN && off / 8 <= INT16_MAX) {
+		row.off = (int16_t)(off / 8);
+		row.kind |= AP_CFI_SCALED;
+	} else {
+		row.kind = AP_CFI_BAD;
+		row.rbp = 0;
+		t->bad++;
+	}
 	/* the same rule goes on: one row covers both */
-	if (last && last->kind == kind && last->off == off &&
-	    last->rbp == rbp)
+	if (last && last->kind == row.kind && last->off == row.off &&
+	    last->rbp == row.rbp)
 		return 0;
 	/* a later row at the same pc (an empty range) replaces it */
 	if (last && last->pc == pc) {
-		*last = (struct ap_cfi_row){ (uint32_t)pc, kind, rbp, 0, off, 0 };
+		*last = row;
 		return 0;
 	}
 	if (t->nr == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 1024;
+		struct ap_cfi_row *v;
 
 		if (t->nr >= MAX_ROWS)
 			return -E2BIG;
-		struct ap_cfi_row *v = realloc(t->rows, cap * sizeof(*v));
-
+		v = realloc(t->rows, cap * sizeof(*v));
 		if (!v)
 			return -ENOMEM;
 		t->rows = v;
 		t->cap = cap;
 	}
-	t->rows[t->nr++] = (struct ap_cfi_row){ (uint32_t)pc, kind, rbp, 0, off, 0 };
+	t->rows[t->nr++] = row;
 	return 0;
 }
 

@@ -196,9 +196,9 @@ static void explain_load_error(int err, char *buf, size_t len)
 			 strerror(-err));
 }
 
-/* rows for all unwind tables, 16 bytes each: libc has 24,000, python3
- * 100,000 */
-#define UNWIND_ROWS	(1u << 19)
+/* rows for all unwind tables, 8 bytes each: libc has 28,000, python3
+ * 65,000, gcc's cc1 480,000, libLLVM 950,000 */
+#define UNWIND_ROWS	(1u << 21)
 
 /* knobs of the unwinder, before load */
 static void unwind_prepare(struct ap_collector *c)
@@ -247,6 +247,9 @@ static int unwind_open(struct ap_collector *c)
 	}
 	c->unwind_rows = rows;
 	c->unwind_rows_len = len;
+	/* system-wide, tables for every file of every process would cost
+	 * seconds: only those that stacks need */
+	ap_unwind__set_lazy(c->unwind, c->opts.system_wide);
 	return 0;
 }
 
@@ -423,6 +426,13 @@ void ap_collector__mapping(struct ap_collector *c, const struct ap_mmap *m)
 			c->ops[i]->mapping(c, c->skel, m);
 }
 
+void ap_collector__user_stack(struct ap_collector *c, pid_t pid,
+			      const uint64_t *ips, size_t n, uint32_t uflags)
+{
+	if (uflags & (AP_USTACK_FP | AP_USTACK_OUTSIDE))
+		ap_unwind__want(c->unwind, pid, ips, n);
+}
+
 void ap_collector__image_gone(struct ap_collector *c, pid_t pid)
 {
 	int i;
@@ -484,6 +494,7 @@ int ap_collector__start(struct ap_collector *c, char *err, size_t errlen)
 		snprintf(err, errlen, "no event source could be started");
 		return -ENODEV;
 	}
+	ap_unwind__go_live(c->unwind);
 	return 0;
 }
 
@@ -507,6 +518,7 @@ int ap_collector__poll(struct ap_collector *c, int timeout_ms)
 		return total;
 	if (c->pass_over)
 		return c->pass_n;
+	ap_unwind__work(c->unwind);
 	for (i = 0; i < c->nr; i++) {
 		if (!c->enabled[i] || !c->ops[i]->poll ||
 		    c->status[i].state == AP_SENSOR_UNAVAILABLE)

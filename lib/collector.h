@@ -60,6 +60,10 @@ void ap_collector__target_changed(struct ap_collector *c, pid_t pid);
 /* The recorder wrote a mapping of a target (snapshot, kernel event or
  * rescan): sensors that keep per-file state (unwind tables) load it. */
 void ap_collector__mapping(struct ap_collector *c, const struct ap_mmap *m);
+/* The recorder interned a user stack of pid (uflags AP_USTACK_*): frames
+ * that went without a table ask for their files' tables. */
+void ap_collector__user_stack(struct ap_collector *c, pid_t pid,
+			      const uint64_t *ips, size_t n, uint32_t uflags);
 /* pid exec'd or exited: per-process state of its old image goes. */
 void ap_collector__image_gone(struct ap_collector *c, pid_t pid);
 /* Attaches every sensor; a sensor that cannot run is recorded as

@@ -461,6 +461,9 @@ uint32_t ap_recorder__stack(struct ap_recorder *r, uint32_t pid,
 		return 0;
 	if (p)
 		check_user_frames(r, p, uips, nu);
+	if (r->collector && nu)
+		ap_collector__user_stack(r->collector, pid, uips, nu,
+					 st->uflags);
 	/* a return address outside the executable mappings (after the
 	 * rescan above) is data: a frame-pointer chain gone astray, or where
 	 * the unwinder stopped; the chain ends before it */

@@ -30,6 +30,7 @@ struct ftab {
 	char *key;			/* "inode:path" */
 	uint32_t row_start, row_nr;	/* row_nr 0: no table */
 	uint32_t refs;			/* mirrored mappings using it */
+	int wanted;			/* lazy: a stack needed it */
 	uint64_t last_used;		/* for eviction once unused */
 	struct ap_ufile_key fkey;	/* ino 0: not in the files map */
 	int nloads;
@@ -42,9 +43,17 @@ struct ftab {
 struct uproc {
 	uint32_t nr;
 	uint32_t gen;			/* generation in the BPF maps */
+	int pending;			/* some files' tables are not built yet */
 	struct ap_umap m[AP_UMAP_MAX];	/* sorted by start */
 	struct ftab *files[AP_UMAP_MAX];	/* parallel to m */
+	uint64_t pgoff[AP_UMAP_MAX];
 };
+
+/* once recording runs, compiling tables may take this much of each
+ * window of the recorder's time; the rest waits for the next window
+ * (those frames go by frame pointer meanwhile) */
+#define BUILD_WINDOW_NS		(100 * 1000 * 1000ull)
+#define BUILD_BUDGET_NS		(30 * 1000 * 1000ull)
 
 /* free extents of the rows array, sorted by start */
 struct extent {
@@ -64,6 +73,9 @@ struct ap_unwind {
 	struct extent *free;
 	size_t nr_free, cap_free;
 	uint64_t tick;
+	int live;			/* recording: compile within the budget */
+	int lazy;			/* compile only what stacks need (-a) */
+	uint64_t window_start, window_used;
 	struct ap_unwind_stats st;
 };
 
@@ -412,7 +424,17 @@ static struct ftab *tab_of(struct ap_unwind *u, const struct ap_mmap *m)
 		if (!t)
 			return NULL;
 	}
-	if (t->nloads < 0) {
+	if (t->nloads < 0 && (!u->lazy || t->wanted)) {
+		uint64_t now = now_ns();
+
+		if (u->live) {
+			if (now - u->window_start >= BUILD_WINDOW_NS) {
+				u->window_start = now;
+				u->window_used = 0;
+			}
+			if (u->window_used >= BUILD_BUDGET_NS)
+				return t;	/* later: ap_unwind__work */
+		}
 		elf = open_mapped(m, &fd);
 		if (elf) {
 			load_table(u, t, elf, fd);
@@ -422,6 +444,7 @@ static struct ftab *tab_of(struct ap_unwind *u, const struct ap_mmap *m)
 		}
 		if (fd >= 0)
 			close(fd);
+		u->window_used += now_ns() - now;
 	}
 	t->last_used = ++u->tick;
 	return t;
@@ -527,6 +550,7 @@ void ap_unwind__mapping(struct ap_unwind *u, const struct ap_mmap *m)
 			continue;
 		}
 		p->m[j] = p->m[i];
+		p->pgoff[j] = p->pgoff[i];
 		p->files[j++] = p->files[i];
 	}
 	n = j;
@@ -536,14 +560,116 @@ void ap_unwind__mapping(struct ap_unwind *u, const struct ap_mmap *m)
 		for (i = n; i > 0 && p->m[i - 1].start > m->start; i--) {
 			p->m[i] = p->m[i - 1];
 			p->files[i] = p->files[i - 1];
+			p->pgoff[i] = p->pgoff[i - 1];
 		}
 		p->m[i] = e;
 		p->files[i] = t;
-		if (t)
+		p->pgoff[i] = m->pgoff;
+		if (t) {
 			t->refs++;
+			if (t->nloads < 0)
+				p->pending = 1;
+		}
 		n++;
 	}
 	publish(u, m->pid, p, n);
+}
+
+void ap_unwind__go_live(struct ap_unwind *u)
+{
+	if (u)
+		u->live = 1;
+}
+
+void ap_unwind__set_lazy(struct ap_unwind *u, int lazy)
+{
+	if (u)
+		u->lazy = lazy;
+}
+
+void ap_unwind__want(struct ap_unwind *u, uint32_t pid, const uint64_t *ips,
+		     size_t n)
+{
+	uint64_t *slot;
+	struct uproc *p;
+	size_t k;
+
+	if (!u || !u->lazy || !(slot = ap_hmap__find(&u->procs, pid)))
+		return;
+	p = (struct uproc *)(uintptr_t)*slot;
+	for (k = 0; k < n; k++) {
+		uint32_t lo = 0, hi = p->nr;
+
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+
+			if (p->m[mid].start <= ips[k])
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo && ips[k] < p->m[lo - 1].end && p->files[lo - 1] &&
+		    p->files[lo - 1]->nloads < 0) {
+			p->files[lo - 1]->wanted = 1;
+			p->pending = 1;
+		}
+	}
+}
+
+/* the tables of p's files that waited for the budget, if it allows now */
+static void finish_pending(struct ap_unwind *u, uint32_t pid,
+			   struct uproc *p)
+{
+	uint32_t i;
+	int changed = 0, left = 0;
+
+	for (i = 0; i < p->nr; i++) {
+		struct ftab *t = p->files[i];
+		struct ap_mmap m;
+		const char *path;
+		uint64_t bias;
+
+		if (!t || t->nloads >= 0)
+			continue;
+		path = strchr(t->key, ':');
+		memset(&m, 0, sizeof(m));
+		m.pid = pid;
+		m.start = p->m[i].start;
+		m.end = p->m[i].end;
+		m.pgoff = p->pgoff[i];
+		m.prot = PROT_EXEC;
+		m.inode = strtoull(t->key, NULL, 10);
+		snprintf(m.path, sizeof(m.path), "%s", path ? path + 1 : "");
+		tab_of(u, &m);
+		if (t->nloads < 0) {
+			left = 1;
+			continue;
+		}
+		if (t->row_nr && !bias_of(t, &m, &bias)) {
+			p->m[i].bias = bias;
+			p->m[i].row_start = t->row_start;
+			p->m[i].row_nr = t->row_nr;
+			changed = 1;
+		}
+	}
+	p->pending = left;
+	if (changed)
+		publish(u, pid, p, p->nr);
+}
+
+void ap_unwind__work(struct ap_unwind *u)
+{
+	uint64_t pid, v;
+	size_t it;
+
+	if (!u)
+		return;
+	for (it = 0; ap_hmap__next(&u->procs, &it, &pid, &v);) {
+		struct uproc *p = (struct uproc *)(uintptr_t)v;
+
+		if (p->pending)
+			finish_pending(u, (uint32_t)pid, p);
+	}
 }
 
 void ap_unwind__image_gone(struct ap_unwind *u, uint32_t pid)

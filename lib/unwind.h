@@ -36,6 +36,18 @@ void ap_unwind__free(struct ap_unwind *u);
 /* a mapping of m->pid: executable ones get their file's table and go into
  * the process's mirror, replacing what they overlap */
 void ap_unwind__mapping(struct ap_unwind *u, const struct ap_mmap *m);
+/* recording runs: from now on compiling tables takes at most a share of
+ * the caller's time, and what waits is finished by ap_unwind__work */
+void ap_unwind__go_live(struct ap_unwind *u);
+/* lazy (system-wide): a file's table is compiled only once a stack of a
+ * process that maps it needs it, not for every file of every process */
+void ap_unwind__set_lazy(struct ap_unwind *u, int lazy);
+/* user frames ips[0..n) of pid went by frame pointer: their files'
+ * tables are wanted (lazy mode) */
+void ap_unwind__want(struct ap_unwind *u, uint32_t pid, const uint64_t *ips,
+		     size_t n);
+/* on every pass of the reader: tables that waited, and their mirrors */
+void ap_unwind__work(struct ap_unwind *u);
 /* the image of pid is gone (exec, exit): its mirror goes */
 void ap_unwind__image_gone(struct ap_unwind *u, uint32_t pid);
 /* compile the table of the file at path now, before a process maps it

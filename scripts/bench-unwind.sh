@@ -111,7 +111,7 @@ done
 import json, sys
 u = json.load(sys.stdin)["header"]["unwind"]
 print("tables of nofp_chains, ld.so, libc: %d rows, %.0f KiB of kernel memory, built in %.1f ms"
-      % (u["rows"], u["rows"] * 16 / 1024, u["build_ns"] / 1e6))'
+      % (u["rows"], u["rows"] * 8 / 1024, u["build_ns"] / 1e6))'
 if command -v python3 >/dev/null; then
 	"$APERTURE" record -o "$B/py.data" -- python3 -c pass >/dev/null 2>&1
 	"$APERTURE" report -i "$B/py.data" --format json | python3 -c '

@@ -29,7 +29,10 @@ check() {	# name, data, events, want, base
 	c=$(complete "$T/$1.folded" "$4" "$5")
 	echo "$1: complete chains in $c % (of $(grep -Ec "$5" "$T/$1.folded") stacks)"
 	within "$c" 95 100 || {
-		sort -t' ' -k2 -nr "$T/$1.folded" | head -5 | cut -c1-300
+		echo "incomplete, heaviest first:"
+		grep -E "$5" "$T/$1.folded" | grep -Ev "$4" | sort -k2 -nr |
+			head -8 | cut -c1-400
+		"$APERTURE" report -i "$2" | grep '^# unwind'
 		fail "$1: complete in $c % of the samples, want >= 95"
 	}
 }

@@ -8,6 +8,7 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,37 +35,41 @@ static int check_row(const struct ap_cfi_table *t, unsigned long long loc,
 	}
 	if (!strcmp(ra, "u")) {
 		s->end++;
-		if (r->kind != AP_CFI_END) {
+		if (ap_cfi_row__kind(r) != AP_CFI_END) {
 			snprintf(why, whylen, "%llx: ra undefined, kind %u",
-				 loc, r->kind);
+				 loc, ap_cfi_row__kind(r));
 			return -1;
 		}
 		return 0;
 	}
 	if (!strcmp(cfa, "exp")) {
 		s->expr++;
-		if (r->kind != AP_CFI_PLT && r->kind != AP_CFI_SIGNAL &&
-		    r->kind != AP_CFI_BAD) {
-			snprintf(why, whylen, "%llx: exp, kind %u", loc, r->kind);
+		if (ap_cfi_row__kind(r) != AP_CFI_PLT &&
+		    ap_cfi_row__kind(r) != AP_CFI_SIGNAL &&
+		    ap_cfi_row__kind(r) != AP_CFI_BAD) {
+			snprintf(why, whylen, "%llx: exp, kind %u", loc,
+				 ap_cfi_row__kind(r));
 			return -1;
 		}
 		return 0;
 	}
 	if (strcmp(ra, "c-8")) {
-		if (r->kind != AP_CFI_BAD) {
+		if (ap_cfi_row__kind(r) != AP_CFI_BAD) {
 			snprintf(why, whylen, "%llx: ra %s, kind %u", loc, ra,
-				 r->kind);
+				 ap_cfi_row__kind(r));
 			return -1;
 		}
 		return 0;
 	}
 	if (sscanf(cfa, "rsp+%ld", &off) == 1) {
-		if (r->kind != AP_CFI_RSP || r->off != off)
+		if (ap_cfi_row__kind(r) != AP_CFI_RSP ||
+		    ap_cfi_row__off(r) != off)
 			goto differ;
 	} else if (sscanf(cfa, "rbp+%ld", &off) == 1) {
-		if (r->kind != AP_CFI_RBP || r->off != off)
+		if (ap_cfi_row__kind(r) != AP_CFI_RBP ||
+		    ap_cfi_row__off(r) != off)
 			goto differ;
-	} else if (r->kind != AP_CFI_BAD) {
+	} else if (ap_cfi_row__kind(r) != AP_CFI_BAD) {
 		goto differ;
 	}
 	if (rbp && sscanf(rbp, "c-%ld", &off) == 1)
@@ -77,8 +82,8 @@ static int check_row(const struct ap_cfi_table *t, unsigned long long loc,
 	s->same++;
 	return 0;
 differ:
-	snprintf(why, whylen, "%llx: cfa %s, row kind %u off %d", loc, cfa,
-		 r->kind, r->off);
+	snprintf(why, whylen, "%llx: cfa %s, row kind %u off %lld", loc, cfa,
+		 ap_cfi_row__kind(r), ap_cfi_row__off(r));
 	return -1;
 }
 
@@ -189,16 +194,35 @@ START_TEST(test_signal_trampoline)
 					      &t), 0);
 	for (i = 0; i < t.nr; i++) {
 		ck_assert(i == 0 || t.rows[i].pc > t.rows[i - 1].pc);
-		sig += t.rows[i].kind == AP_CFI_SIGNAL;
-		plt += t.rows[i].kind == AP_CFI_PLT;
-		end += t.rows[i].kind == AP_CFI_END;
+		sig += ap_cfi_row__kind(&t.rows[i]) == AP_CFI_SIGNAL;
+		plt += ap_cfi_row__kind(&t.rows[i]) == AP_CFI_PLT;
+		end += ap_cfi_row__kind(&t.rows[i]) == AP_CFI_END;
 	}
 	/* __restore_rt: the sigcontext's rsp at rsp + 160 */
 	ck_assert_uint_eq(sig, 1);
 	ck_assert_uint_gt(plt, 0);
 	for (i = 0; i < t.nr; i++)
-		if (t.rows[i].kind == AP_CFI_SIGNAL)
-			ck_assert_int_eq(t.rows[i].off, 160);
+		if (ap_cfi_row__kind(&t.rows[i]) == AP_CFI_SIGNAL)
+			ck_assert_int_eq(ap_cfi_row__off(&t.rows[i]), 160);
+	ap_cfi_table__free(&t);
+}
+END_TEST
+
+/* printf_positional's 33 KiB frame: the offset in units of 8 */
+START_TEST(test_large_frame)
+{
+	struct ap_cfi_table t = { 0 };
+	size_t i, scaled = 0;
+
+	ck_assert_int_eq(ap_cfi__compile_path("/lib/x86_64-linux-gnu/libc.so.6",
+					      &t), 0);
+	for (i = 0; i < t.nr; i++) {
+		if (!(t.rows[i].kind & AP_CFI_SCALED))
+			continue;
+		scaled++;
+		ck_assert_int_gt(ap_cfi_row__off(&t.rows[i]), INT16_MAX);
+	}
+	ck_assert_uint_gt(scaled, 0);
 	ap_cfi_table__free(&t);
 }
 END_TEST
@@ -223,6 +247,7 @@ static Suite *cfi_suite(void)
 	tcase_add_test(tc, test_libc);
 	tcase_add_test(tc, test_workload_and_self);
 	tcase_add_test(tc, test_signal_trampoline);
+	tcase_add_test(tc, test_large_frame);
 	tcase_add_test(tc, test_not_elf);
 	suite_add_tcase(s, tc);
 	return s;
