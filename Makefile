@@ -36,9 +36,9 @@ VMLINUX_BTF	?= /sys/kernel/btf/vmlinux
 
 ARCH		:= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
-PKGS		:= libbpf libelf libdw zlib
+PKGS		:= libbpf libelf libdw zlib libprotobuf-c
 PKG_CFLAGS	:= $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS	:= $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -ldw -lz)
+PKG_LIBS	:= $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -ldw -lz -lprotobuf-c)
 CHECK_CFLAGS	:= $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
 CHECK_LIBS	:= $(shell $(PKG_CONFIG) --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
 
@@ -70,7 +70,9 @@ BPF_SRCS	:= $(sort $(wildcard bpf/*.bpf.c))
 BPF_OBJS	:= $(patsubst bpf/%.bpf.c,$(O)/bpf/%.bpf.o,$(BPF_SRCS))
 SKEL		:= $(O)/aperture.skel.h
 LIB_SRCS	:= $(sort $(wildcard lib/*.c))
-LIB_OBJS	:= $(patsubst %.c,$(O)/%.o,$(LIB_SRCS)) $(O)/lib/syscall_names.o
+LIB_OBJS	:= $(patsubst %.c,$(O)/%.o,$(LIB_SRCS)) $(O)/lib/syscall_names.o \
+		   $(O)/proto/profile.pb-c.o
+PROTOC_C	?= protoc-c
 CMD_OBJS	:= $(patsubst %.c,$(O)/%.o,$(sort $(wildcard cmd/*.c)))
 LIBAP		:= $(O)/libaperture.a
 
@@ -157,11 +159,21 @@ $(O)/lib/syscall_names.c: scripts/gen-syscall-names.sh
 	$(Q)mkdir -p $(@D)
 	$(Q)sh scripts/gen-syscall-names.sh $(CC) > $@
 
+# pprof's profile.proto -> C with protobuf-c's generator
+$(O)/proto/%.pb-c.c $(O)/proto/%.pb-c.h: proto/%.proto
+	$(call msg,PROTOC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(PROTOC_C) --c_out=$(O)/proto -Iproto $<
+
+$(O)/proto/%.o: $(O)/proto/%.c
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -Wno-unused-parameter -c $< -o $@
+
 $(O)/lib/%.o: $(O)/lib/%.c
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-$(O)/%.o: %.c | $(SKEL)
+$(O)/%.o: %.c | $(SKEL) $(O)/proto/profile.pb-c.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@

@@ -12,8 +12,10 @@
 
 #include "cli.h"
 #include "escape.h"
+#include "export.h"
 #include "format.h"
 #include "reader.h"
+#include "profile.h"
 #include "session.h"
 #include "symbolizer.h"
 #include "view.h"
@@ -25,6 +27,7 @@ struct report_opts {
 	int no_inline;
 	int no_demangle, no_params;
 	const char *events;		/* NULL: what the file holds */
+	const char *format_name;	/* as given to --format */
 	struct ap_report_opts r;
 };
 
@@ -53,7 +56,7 @@ static const struct argp_option options[] = {
 	{ "input", 'i', "FILE", 0, "Read FILE (default: aperture.data); - for standard input", 1 },
 	{ "events", OPT_EVENTS, "LIST", 0, "Views to print (default: every event the file holds)", 1 },
 	{ NULL, 0, NULL, 0, "Output:", 2 },
-	{ "format", OPT_FORMAT, "FMT", 0, "table (default), folded (flamegraph.pl input) or json", 2 },
+	{ "format", OPT_FORMAT, "FMT", 0, "table (default), folded (flamegraph.pl input), json, pprof (gzipped profile.proto)", 2 },
 	{ "sort", 's', "KEYS", 0, "Row keys, comma-separated: comm, pid, tid, dso, sym (or symbol) (default: comm,dso,sym)", 2 },
 	{ "show-nr-samples", 'n', NULL, 0, "cpu: a Samples column (sample counts)", 2 },
 	{ "percent-limit", OPT_PERCENT_LIMIT, "PCT", 0, "cpu: only rows with at least PCT percent (children, else self)", 2 },
@@ -153,16 +156,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->events = arg;
 		break;
 	case OPT_FORMAT:
-		if (!strcmp(arg, "table"))
-			o->r.format = AP_FMT_TABLE;
-		else if (!strcmp(arg, "folded"))
-			o->r.format = AP_FMT_FOLDED;
-		else if (!strcmp(arg, "json"))
-			o->r.format = AP_FMT_JSON;
-		else
-			ap_cli_usage_error(state,
-					   "unknown format '%s': give table, folded or json",
-					   arg);
+		o->r.format = ap_format__parse(arg);
+		o->format_name = arg;
+		if (o->r.format < 0)
+			ap_cli_usage_error(state, "unknown format '%s': give %s",
+					   arg, ap_format__names);
 		break;
 	case 'n':
 		o->r.show_samples = 1;
@@ -614,9 +612,77 @@ static int has_view(const struct view_inst *vi, int nr, const char *name)
 	return 0;
 }
 
+/*
+ * Folded stacks, pprof and the other profile exports hold one unit: with
+ * no --events, keep the CPU view (or the first) and say what was left out.
+ */
+static void one_unit(struct view_inst *vi, int *nr, const char *fmt)
+{
+	char left[256];
+	size_t off = 0;
+	int keep = 0, i;
+
+	if (*nr < 2)
+		return;
+	for (i = 0; i < *nr; i++)
+		if (!strcmp(vi[i].ops->name, "cpu"))
+			keep = i;
+	left[0] = '\0';
+	for (i = 0; i < *nr; i++) {
+		if (i == keep)
+			continue;
+		if (off < sizeof(left))
+			off += snprintf(left + off, sizeof(left) - off, "%s%s",
+					off ? ", " : "", vi[i].ops->name);
+		vi[i].ops->free(vi[i].v);
+	}
+	fprintf(stderr,
+		"aperture report: %s output holds one unit: wrote %s, left out %s; give --events NAME for one of them\n",
+		fmt, vi[keep].ops->name, left);
+	vi[0] = vi[keep];
+	*nr = 1;
+}
+
+/* pprof and the other exports: the views' stacks as one profile */
+static int export_views(struct view_inst *vi, int nr, struct report_opts *o,
+			struct ap_session *s, const struct ap_header *h,
+			double secs)
+{
+	struct ap_profile p;
+	int i, err = 0;
+
+	ap_profile__init(&p, s);
+	p.user_only = o->r.user_only;
+	p.start_ns = h->start_mono_ns;
+	p.wall_start_ns = h->start_mono_ns + h->mono_to_real_ns;
+	p.duration_ns = (uint64_t)(secs * 1e9);
+	for (i = 0; i < nr && !err; i++) {
+		if (!vi[i].ops->profile) {
+			ap_err("the %s view has no stacks to export; give --events with views that have",
+			       vi[i].ops->name);
+			err = -EINVAL;
+		} else {
+			err = vi[i].ops->profile(vi[i].v, &p);
+		}
+	}
+	if (!err) {
+		switch (o->r.format) {
+		case AP_FMT_PPROF:
+			err = ap_export_pprof(&p, stdout);
+			break;
+		}
+		if (err)
+			ap_err("writing the %s output: %s", o->format_name,
+			       strerror(-err));
+	}
+	ap_profile__free(&p);
+	return err;
+}
+
 int cmd_report(int argc, char **argv)
 {
-	struct report_opts o = { .input = "aperture.data" };
+	struct report_opts o = { .input = "aperture.data",
+				 .format_name = "table" };
 	struct view_inst views[MAX_VIEWS];
 	const struct ap_read_stats *st;
 	/* no source lines: no output prints them, and .debug_line of a big
@@ -640,6 +706,13 @@ int cmd_report(int argc, char **argv)
 	so.no_inline = o.no_inline;
 	so.no_demangle = o.no_demangle;
 	so.no_params = o.no_params;
+	/* pprof carries source lines */
+	so.no_srcline = o.r.format != AP_FMT_PPROF;
+	if (ap_format__is_binary(o.r.format) && isatty(STDOUT_FILENO)) {
+		ap_err("%s output is binary: redirect it to a file",
+		       o.format_name);
+		return EXIT_USAGE;
+	}
 	rd = ap_reader__open(o.input, &err, errbuf, sizeof(errbuf));
 	if (!rd) {
 		ap_err("%s", errbuf);
@@ -696,6 +769,8 @@ int cmd_report(int argc, char **argv)
 		}
 		if (!nr_views)
 			add_view(views, &nr_views, "cpu", &o, s);
+		if (ap_format__one_unit(o.r.format))
+			one_unit(views, &nr_views, o.format_name);
 	}
 	/* cpu and sched folded together: a wall-clock graph, CPU samples
 	 * turned into microseconds like the off-CPU time */
@@ -723,6 +798,13 @@ int cmd_report(int argc, char **argv)
 	/* a table on a terminal is cut to its width, once escaped */
 	if (o.r.format == AP_FMT_TABLE)
 		o.r.max_width = tty_width();
+	if (ap_format__is_export(o.r.format)) {
+		ret = export_views(views, nr_views, &o, s,
+				   ap_reader__header(rd),
+				   duration_s(ap_reader__header(rd), st, s)) ?
+		      1 : 0;
+		goto out;
+	}
 	/* tables and folded lines: names from other users, escaped */
 	out = stdout;
 	if (o.r.format != AP_FMT_JSON) {

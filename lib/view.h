@@ -17,10 +17,13 @@
 #include "reader.h"
 
 struct ap_session;
+struct ap_profile;
 
 #define AP_FMT_TABLE	0
 #define AP_FMT_FOLDED	1
 #define AP_FMT_JSON	2
+/* exports (lib/export.h): written from the views' profiles */
+#define AP_FMT_PPROF	3
 
 /* sort/row keys of the CPU view */
 #define AP_KEY_COMM	0
@@ -88,6 +91,9 @@ struct ap_view_ops {
 	/* top: the row orders ap_report_opts.top_sort selects, in order,
 	 * NULL-terminated; NULL: the view has one order */
 	const char *const *sort_names;
+	/* the view's stacks as a profile for the exporters (pprof,
+	 * speedscope, svg); NULL: the view has no stacks to weigh */
+	int (*profile)(void *v, struct ap_profile *p);
 };
 
 const struct ap_view_ops *ap_view__find(const char *name);

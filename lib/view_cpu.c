@@ -12,6 +12,7 @@
 
 #include "ctxtab.h"
 #include "hmap.h"
+#include "profile.h"
 #include "session.h"
 #include "stackres.h"
 #include "strtab.h"
@@ -565,6 +566,43 @@ static int cpu_print(void *p, FILE *out)
 	return err;
 }
 
+/* samples and CPU time (samples * the period at -F Hz) */
+static int cpu_profile(void *p, struct ap_profile *pr)
+{
+	struct view_cpu *v = p;
+	struct ap_prof_view pv = {
+		.name = "cpu",
+		.types = { { "samples", "count" }, { "cpu", "nanoseconds" } },
+		.nr_types = 2,
+		.main = 0,
+		.period_type = { "cpu", "nanoseconds" },
+		.period = v->o->freq ? 1000000000ll / v->o->freq : 0,
+	};
+	size_t i;
+	int idx, err;
+
+	idx = ap_profile__add_view(pr, &pv);
+	if (idx < 0)
+		return idx;
+	for (i = 0; i < v->nr_aggs; i++) {
+		const struct agg *a = &v->aggs[i];
+		const struct ap_ctx *c = ap_ctxtab__get(&v->ctxs, a->ctx);
+		struct ap_prof_sample smp = {
+			.view = idx, .pid = c->pid, .tid = c->tid,
+			.comm = c->comm, .as = c->as, .stack_id = a->stack_id,
+		};
+
+		if (a->count <= 0)
+			continue;
+		smp.v[0] = (int64_t)(a->count + 0.5);
+		smp.v[1] = smp.v[0] * pv.period;
+		err = ap_profile__add(pr, &smp);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 const struct ap_view_ops ap_view_cpu = {
 	.name = "cpu",
 	.tag = AP_TAG_CPU,
@@ -574,4 +612,5 @@ const struct ap_view_ops ap_view_cpu = {
 	.decay = cpu_decay,
 	.free = cpu_free,
 	.sort_names = cpu_sorts,
+	.profile = cpu_profile,
 };

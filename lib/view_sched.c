@@ -21,6 +21,7 @@
 #include "ctxtab.h"
 #include "ev_sched.h"
 #include "hmap.h"
+#include "profile.h"
 #include "session.h"
 #include "stackres.h"
 #include "strtab.h"
@@ -704,6 +705,43 @@ static int sched_print(void *p, FILE *out)
 	}
 }
 
+/* off-CPU time and switches per stack, under [off-cpu] or [runnable] */
+static int sched_profile(void *p, struct ap_profile *pr)
+{
+	struct view_sched *v = p;
+	static const struct ap_prof_view pv = {
+		.name = "sched",
+		.types = { { "off-cpu", "nanoseconds" },
+			   { "switches", "count" } },
+		.nr_types = 2,
+		.main = 0,
+	};
+	size_t i;
+	int idx, err;
+
+	idx = ap_profile__add_view(pr, &pv);
+	if (idx < 0)
+		return idx;
+	for (i = 0; i < v->nr_aggs; i++) {
+		const struct agg *a = &v->aggs[i];
+		const struct ap_ctx *c = ap_ctxtab__get(&v->ctxs, a->ctx);
+		struct ap_prof_sample smp = {
+			.view = idx, .pid = c->pid, .tid = c->tid,
+			.comm = c->comm, .as = c->as, .stack_id = a->stack_id,
+			.root = state_root(a->state),
+		};
+
+		if (a->ns <= 0)
+			continue;
+		smp.v[0] = (int64_t)(a->ns + 0.5);
+		smp.v[1] = (int64_t)(a->count + 0.5);
+		err = ap_profile__add(pr, &smp);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 const struct ap_view_ops ap_view_sched = {
 	.name = "sched",
 	.tag = AP_TAG_SCHED,
@@ -712,4 +750,5 @@ const struct ap_view_ops ap_view_sched = {
 	.print = sched_print,
 	.decay = sched_decay,
 	.free = sched_free,
+	.profile = sched_profile,
 };

@@ -19,9 +19,10 @@ if command -v pkg-config >/dev/null 2>&1; then
 	need_pc libelf libelf-dev
 	need_pc libdw libdw-dev
 	need_pc zlib zlib1g-dev
+	need_pc libprotobuf-c libprotobuf-c-dev
 	need_pc check check
 else
-	pkgs="$pkgs libbpf-dev libelf-dev libdw-dev zlib1g-dev check"
+	pkgs="$pkgs libbpf-dev libelf-dev libdw-dev zlib1g-dev libprotobuf-c-dev check"
 fi
 need_cmd cc gcc
 need_cmd g++ g++
@@ -32,6 +33,7 @@ need_cmd bpftool bpftool
 # sys/sdt.h: the USDT probes of libaperture-cupti.so (GPU device times)
 [ -r /usr/include/sys/sdt.h ] || [ -r "/usr/include/$(gcc -print-multiarch 2>/dev/null)/sys/sdt.h" ] ||
 	pkgs="$pkgs systemtap-sdt-dev"
+need_cmd protoc-c protobuf-c-compiler
 # tests: the peers aperture is compared with, and a terminal for top
 need_cmd perf linux-perf
 need_cmd strace strace
@@ -42,6 +44,8 @@ need_cmd bash bash
 # tests: the man pages pass mandoc -Tlint; script(1) gives a terminal
 need_cmd mandoc mandoc
 need_cmd script bsdutils
+# tests: the consumers of the exports
+need_cmd go golang-go
 [ -x /usr/sbin/offcputime ] || pkgs="$pkgs libbpf-tools"
 # tests: --user creates a user; the fuzzer needs clang's libFuzzer
 need_cmd useradd passwd

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The output formats of report, by name. */
+#include "export.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "view.h"
+
+static const struct {
+	const char *name;
+	int fmt;
+} formats[] = {
+	{ "table", AP_FMT_TABLE },
+	{ "folded", AP_FMT_FOLDED },
+	{ "json", AP_FMT_JSON },
+	{ "pprof", AP_FMT_PPROF },
+};
+
+const char ap_format__names[] = "table, folded, json, pprof";
+
+int ap_format__parse(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (!strcmp(formats[i].name, name))
+			return formats[i].fmt;
+	return -EINVAL;
+}
+
+int ap_format__one_unit(int format)
+{
+	return format == AP_FMT_FOLDED || format == AP_FMT_PPROF;
+}
+
+int ap_format__is_export(int format)
+{
+	return format == AP_FMT_PPROF;
+}
+
+int ap_format__is_binary(int format)
+{
+	return format == AP_FMT_PPROF;
+}

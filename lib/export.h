@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Exporters: a profile (lib/profile.h) written in the formats other tools
+ * read.  Each lives in lib/export_<format>.c and returns 0 or -errno.
+ */
+#ifndef APERTURE_EXPORT_H
+#define APERTURE_EXPORT_H
+
+#include <stdio.h>
+
+struct ap_profile;
+
+/* AP_FMT_* of a --format name, or -EINVAL */
+int ap_format__parse(const char *name);
+/* "table, folded, json, ..." */
+extern const char ap_format__names[];
+/* the format holds one unit (one view) unless --events asks for more */
+int ap_format__one_unit(int format);
+/* the format is written from a profile (ap_view_ops.profile) */
+int ap_format__is_export(int format);
+/* binary output that a terminal should not get */
+int ap_format__is_binary(int format);
+
+/* pprof: a gzipped perftools.profiles.Profile (proto/profile.proto) */
+int ap_export_pprof(const struct ap_profile *p, FILE *out);
+
+#endif /* APERTURE_EXPORT_H */
