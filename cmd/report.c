@@ -26,6 +26,7 @@ struct report_opts {
 	const char *input;
 	int no_inline;
 	int no_demangle, no_params;
+	int icicle;
 	const char *events;		/* NULL: what the file holds */
 	const char *format_name;	/* as given to --format */
 	struct ap_report_opts r;
@@ -50,13 +51,15 @@ enum {
 	OPT_NO_PARAMS,
 	OPT_PERCENTAGE,
 	OPT_PERCENT_LIMIT,
+	OPT_ICICLE,
 };
 
 static const struct argp_option options[] = {
 	{ "input", 'i', "FILE", 0, "Read FILE (default: aperture.data); - for standard input", 1 },
 	{ "events", OPT_EVENTS, "LIST", 0, "Views to print (default: every event the file holds)", 1 },
 	{ NULL, 0, NULL, 0, "Output:", 2 },
-	{ "format", OPT_FORMAT, "FMT", 0, "table (default), folded (flamegraph.pl input), json, pprof (gzipped profile.proto)", 2 },
+	{ "format", OPT_FORMAT, "FMT", 0, "table (default), folded (flamegraph.pl input), json, pprof (gzipped profile.proto), speedscope, svg (flame graph)", 2 },
+	{ "icicle", OPT_ICICLE, NULL, 0, "svg: roots at the top (an icicle graph)", 2 },
 	{ "sort", 's', "KEYS", 0, "Row keys, comma-separated: comm, pid, tid, dso, sym (or symbol) (default: comm,dso,sym)", 2 },
 	{ "show-nr-samples", 'n', NULL, 0, "cpu: a Samples column (sample counts)", 2 },
 	{ "percent-limit", OPT_PERCENT_LIMIT, "PCT", 0, "cpu: only rows with at least PCT percent (children, else self)", 2 },
@@ -228,6 +231,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			ap_cli_usage_error(state,
 					   "bad --percentage '%s': give relative or absolute",
 					   arg);
+		break;
+	case OPT_ICICLE:
+		o->icicle = 1;
 		break;
 	case OPT_PER_THREAD:
 		o->r.per_thread = 1;
@@ -643,6 +649,32 @@ static void one_unit(struct view_inst *vi, int *nr, const char *fmt)
 	*nr = 1;
 }
 
+static int export_svg(const struct ap_profile *p, const struct report_opts *o,
+		      FILE *out)
+{
+	struct ap_svg_opts so = { .icicle = o->icicle, .subtitle = o->input };
+	char title[64];
+	int err;
+
+	if (p->nr_views == 1 && !strcmp(p->views[0].name, "cpu"))
+		so.title = "CPU flame graph";
+	else if (p->nr_views == 1 && !strcmp(p->views[0].name, "sched"))
+		so.title = "Off-CPU flame graph";
+	else if (p->nr_views == 2 && o->events && strstr(o->events, "cpu") &&
+		 strstr(o->events, "sched"))
+		so.title = "Wall-clock flame graph: on and off the CPU";
+	so.off_cpu = p->nr_views == 1 && !strcmp(p->views[0].name, "sched");
+	if (!so.title) {
+		snprintf(title, sizeof(title), "%s flame graph",
+			 p->views[0].name);
+		so.title = title;
+	}
+	err = ap_export_svg(p, NULL, &so, out);
+	if (err == -EDOM)
+		ap_err("these views have no common unit for one flame graph: give --events with one of them");
+	return err == -EDOM ? 1 : err;
+}
+
 /* pprof and the other exports: the views' stacks as one profile */
 static int export_views(struct view_inst *vi, int nr, struct report_opts *o,
 			struct ap_session *s, const struct ap_header *h,
@@ -670,8 +702,14 @@ static int export_views(struct view_inst *vi, int nr, struct report_opts *o,
 		case AP_FMT_PPROF:
 			err = ap_export_pprof(&p, stdout);
 			break;
+		case AP_FMT_SPEEDSCOPE:
+			err = ap_export_speedscope(&p, o->input, stdout);
+			break;
+		case AP_FMT_SVG:
+			err = export_svg(&p, o, stdout);
+			break;
 		}
-		if (err)
+		if (err < 0)
 			ap_err("writing the %s output: %s", o->format_name,
 			       strerror(-err));
 	}

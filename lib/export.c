@@ -15,9 +15,11 @@ static const struct {
 	{ "folded", AP_FMT_FOLDED },
 	{ "json", AP_FMT_JSON },
 	{ "pprof", AP_FMT_PPROF },
+	{ "speedscope", AP_FMT_SPEEDSCOPE },
+	{ "svg", AP_FMT_SVG },
 };
 
-const char ap_format__names[] = "table, folded, json, pprof";
+const char ap_format__names[] = "table, folded, json, pprof, speedscope, svg";
 
 int ap_format__parse(const char *name)
 {
@@ -31,12 +33,13 @@ int ap_format__parse(const char *name)
 
 int ap_format__one_unit(int format)
 {
-	return format == AP_FMT_FOLDED || format == AP_FMT_PPROF;
+	return format == AP_FMT_FOLDED || ap_format__is_export(format);
 }
 
 int ap_format__is_export(int format)
 {
-	return format == AP_FMT_PPROF;
+	return format == AP_FMT_PPROF || format == AP_FMT_SPEEDSCOPE ||
+	       format == AP_FMT_SVG;
 }
 
 int ap_format__is_binary(int format)

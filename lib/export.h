@@ -24,4 +24,27 @@ int ap_format__is_binary(int format);
 /* pprof: a gzipped perftools.profiles.Profile (proto/profile.proto) */
 int ap_export_pprof(const struct ap_profile *p, FILE *out);
 
+/* speedscope's JSON file format: a sampled profile per view and thread;
+ * name: the file's name as speedscope shows it */
+int ap_export_speedscope(const struct ap_profile *p, const char *name,
+			 FILE *out);
+
+struct ap_svg_opts {
+	const char *title;
+	const char *subtitle;		/* NULL: none */
+	int icicle;			/* root at the top */
+	int off_cpu;			/* blue: time off the CPU */
+	/* set by ap_export_svg */
+	const char *unit;
+	int diff;
+};
+
+/* An interactive SVG flame graph of p, one unit for the whole graph (the
+ * views' main unit, else nanoseconds where every view has them: cpu and
+ * sched make a wall-clock graph; -EDOM when they have not).  With old, a
+ * differential graph: widths from p, colours by the change in share from
+ * old. */
+int ap_export_svg(const struct ap_profile *p, const struct ap_profile *old,
+		  const struct ap_svg_opts *o, FILE *out);
+
 #endif /* APERTURE_EXPORT_H */

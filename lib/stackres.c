@@ -46,7 +46,7 @@ int ap_stackres__push(struct ap_stackres *r, const char *sym, const char *dso,
 	dso = ap_strtab__intern(r->strs, dso, -1);
 	if (!sym || !dso)
 		return -ENOMEM;
-	r->frames[r->nr++] = (struct ap_rframe){ sym, dso, kernel };
+	r->frames[r->nr++] = (struct ap_rframe){ sym, dso, kernel, 0 };
 	return 0;
 }
 

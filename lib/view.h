@@ -24,6 +24,8 @@ struct ap_profile;
 #define AP_FMT_JSON	2
 /* exports (lib/export.h): written from the views' profiles */
 #define AP_FMT_PPROF	3
+#define AP_FMT_SPEEDSCOPE	4
+#define AP_FMT_SVG	5
 
 /* sort/row keys of the CPU view */
 #define AP_KEY_COMM	0

@@ -46,6 +46,8 @@ need_cmd mandoc mandoc
 need_cmd script bsdutils
 # tests: the consumers of the exports
 need_cmd go golang-go
+need_cmd xmllint libxml2-utils
+need_cmd chromium chromium
 [ -x /usr/sbin/offcputime ] || pkgs="$pkgs libbpf-tools"
 # tests: --user creates a user; the fuzzer needs clang's libFuzzer
 need_cmd useradd passwd
