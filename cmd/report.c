@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "escape.h"
+#include "evdump.h"
 #include "export.h"
 #include "format.h"
 #include "reader.h"
@@ -58,7 +59,7 @@ static const struct argp_option options[] = {
 	{ "input", 'i', "FILE", 0, "Read FILE (default: aperture.data); - for standard input", 1 },
 	{ "events", OPT_EVENTS, "LIST", 0, "Views to print (default: every event the file holds)", 1 },
 	{ NULL, 0, NULL, 0, "Output:", 2 },
-	{ "format", OPT_FORMAT, "FMT", 0, "table (default), folded (flamegraph.pl input), json, pprof (gzipped profile.proto), speedscope, svg (flame graph)", 2 },
+	{ "format", OPT_FORMAT, "FMT", 0, "table (default), folded (flamegraph.pl input), json, pprof (gzipped profile.proto), speedscope, svg (flame graph), trace (Perfetto timeline), events (one line per event)", 2 },
 	{ "icicle", OPT_ICICLE, NULL, 0, "svg: roots at the top (an icicle graph)", 2 },
 	{ "sort", 's', "KEYS", 0, "Row keys, comma-separated: comm, pid, tid, dso, sym (or symbol) (default: comm,dso,sym)", 2 },
 	{ "show-nr-samples", 'n', NULL, 0, "cpu: a Samples column (sample counts)", 2 },
@@ -727,6 +728,7 @@ int cmd_report(int argc, char **argv)
 	 * library is costly to inflate */
 	struct ap_symbolizer_opts so = { .warn = warn_cb, .no_srcline = 1 };
 	struct ap_symbolizer *sym = NULL;
+	struct ap_evsink *sink = NULL;
 	struct ap_session *s = NULL;
 	struct ap_reader *rd;
 	struct ap_frame f;
@@ -817,9 +819,26 @@ int cmd_report(int argc, char **argv)
 			has_view(views, nr_views, "cpu") &&
 			has_view(views, nr_views, "sched");
 
+	if (ap_format__is_dump(o.r.format)) {
+		uint32_t mask = 0;
+
+		for (i = 0; i < nr_views; i++)
+			mask |= AP_EVMASK(views[i].ops->tag);
+		sink = ap_evsink__new(o.r.format, mask, &o.r, s, stdout);
+		if (!sink) {
+			ap_err("out of memory");
+			goto out;
+		}
+	}
 	while ((err = ap_reader__next(rd, &f)) > 0) {
 		if (ap_session__feed(s, &f) != 1)
 			continue;
+		if (sink) {
+			/* the event dumps: every event, in file order */
+			if (ap_evsink__event(sink, &f) == -ENOMEM)
+				break;
+			continue;
+		}
 		for (i = 0; i < nr_views; i++)
 			if (ap_view__wants(views[i].ops, f.tag))
 				views[i].ops->event(views[i].v, &f);
@@ -836,6 +855,10 @@ int cmd_report(int argc, char **argv)
 	/* a table on a terminal is cut to its width, once escaped */
 	if (o.r.format == AP_FMT_TABLE)
 		o.r.max_width = tty_width();
+	if (sink) {
+		ret = ap_evsink__finish(sink) ? 1 : 0;
+		goto out;
+	}
 	if (ap_format__is_export(o.r.format)) {
 		ret = export_views(views, nr_views, &o, s,
 				   ap_reader__header(rd),
@@ -881,6 +904,7 @@ int cmd_report(int argc, char **argv)
 	tty_cut__close(&tc);
 	ret = 0;
 out:
+	ap_evsink__free(sink);
 	for (i = 0; i < nr_views; i++)
 		views[i].ops->free(views[i].v);
 	ap_session__free(s);

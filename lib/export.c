@@ -17,9 +17,11 @@ static const struct {
 	{ "pprof", AP_FMT_PPROF },
 	{ "speedscope", AP_FMT_SPEEDSCOPE },
 	{ "svg", AP_FMT_SVG },
+	{ "trace", AP_FMT_TRACE },
+	{ "events", AP_FMT_EVENTS },
 };
 
-const char ap_format__names[] = "table, folded, json, pprof, speedscope, svg";
+const char ap_format__names[] = "table, folded, json, pprof, speedscope, svg, trace, events";
 
 int ap_format__parse(const char *name)
 {
@@ -40,6 +42,12 @@ int ap_format__is_export(int format)
 {
 	return format == AP_FMT_PPROF || format == AP_FMT_SPEEDSCOPE ||
 	       format == AP_FMT_SVG;
+}
+
+int ap_format__is_dump(int format)
+{
+	return format == AP_FMT_TRACE || format == AP_FMT_EVENTS ||
+	       format == AP_FMT_JSONL;
 }
 
 int ap_format__is_binary(int format)

@@ -18,6 +18,8 @@ extern const char ap_format__names[];
 int ap_format__one_unit(int format);
 /* the format is written from a profile (ap_view_ops.profile) */
 int ap_format__is_export(int format);
+/* written event by event (lib/evdump.h) */
+int ap_format__is_dump(int format);
 /* binary output that a terminal should not get */
 int ap_format__is_binary(int format);
 
@@ -46,5 +48,16 @@ struct ap_svg_opts {
  * old. */
 int ap_export_svg(const struct ap_profile *p, const struct ap_profile *old,
 		  const struct ap_svg_opts *o, FILE *out);
+
+/* Chrome trace-event JSON (Perfetto, chrome://tracing), written as the
+ * events come in file order; finish writes the names and closes it */
+struct ap_trace;
+struct ap_evrec;
+struct ap_session;
+struct ap_trace *ap_trace__new(struct ap_session *s, int user_only,
+			       FILE *out);
+int ap_trace__event(struct ap_trace *t, const struct ap_evrec *r);
+int ap_trace__finish(struct ap_trace *t);
+void ap_trace__free(struct ap_trace *t);
 
 #endif /* APERTURE_EXPORT_H */

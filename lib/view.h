@@ -26,6 +26,10 @@ struct ap_profile;
 #define AP_FMT_PPROF	3
 #define AP_FMT_SPEEDSCOPE	4
 #define AP_FMT_SVG	5
+/* event by event (lib/evdump.h) */
+#define AP_FMT_TRACE	6
+#define AP_FMT_EVENTS	7
+#define AP_FMT_JSONL	8
 
 /* sort/row keys of the CPU view */
 #define AP_KEY_COMM	0

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The timeline: Chrome's trace-event JSON, which Perfetto
+ * (ui.perfetto.dev) and chrome://tracing load.  One track per thread on
+ * the recording's clock (CLOCK_MONOTONIC, in microseconds): CPU samples
+ * and memory accesses and I/O calls as instants, syscalls, off-CPU
+ * intervals, lock waits and GPU launches as complete slices ("ph": "X"),
+ * each with its fields and its stack as args; process and thread names
+ * as metadata events.
+ */
+#include "export.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "evdump.h"
+#include "hmap.h"
+#include "session.h"
+#include "stackres.h"
+#include "strtab.h"
+#include "view.h"
+
+struct ap_trace {
+	struct ap_session *s;
+	FILE *out;
+	int user_only;
+	uint64_t nr;			/* events written */
+	struct ap_hmap threads;		/* pid << 32 | tid -> 1 */
+	struct ap_strtab *strs;
+	struct ap_stackres res;
+};
+
+struct ap_trace *ap_trace__new(struct ap_session *s, int user_only,
+			       FILE *out)
+{
+	struct ap_trace *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->strs = ap_strtab__new();
+	if (!t->strs) {
+		free(t);
+		return NULL;
+	}
+	t->s = s;
+	t->out = out;
+	t->user_only = user_only;
+	ap_hmap__init(&t->threads);
+	ap_stackres__init(&t->res, t->strs);
+	fputs("{\"displayTimeUnit\": \"ns\",\n"
+	      " \"otherData\": {\"tool\": \"aperture " APERTURE_VERSION
+	      "\", \"clock\": \"CLOCK_MONOTONIC\"},\n"
+	      " \"traceEvents\": [", out);
+	return t;
+}
+
+static void us(FILE *out, uint64_t ns)
+{
+	fprintf(out, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
+}
+
+int ap_trace__event(struct ap_trace *t, const struct ap_evrec *r)
+{
+	FILE *out = t->out;
+	uint64_t *slot;
+	long n, j;
+	int i, fresh;
+
+	slot = ap_hmap__upsert(&t->threads, (uint64_t)r->pid << 32 | r->tid,
+			       &fresh);
+	if (!slot)
+		return -ENOMEM;
+	n = ap_evrec__stack(r, t->s, &t->res, t->user_only);
+	if (n < 0)
+		return (int)n;
+	fputs(t->nr++ ? ",\n{\"name\": " : "\n{\"name\": ", out);
+	ap_json_str(out, r->name);
+	fputs(", \"cat\": ", out);
+	ap_json_str(out, r->event);
+	fputs(r->slice ? ", \"ph\": \"X\", \"ts\": " :
+			 ", \"ph\": \"i\", \"s\": \"t\", \"ts\": ", out);
+	us(out, r->ts);
+	if (r->slice) {
+		fputs(", \"dur\": ", out);
+		us(out, r->dur_ns);
+	}
+	fprintf(out, ", \"pid\": %u, \"tid\": %u, \"args\": {\"cpu\": %u",
+		r->pid, r->tid, r->cpu);
+	for (i = 0; i < r->nr; i++) {
+		fputs(", ", out);
+		ap_json_str(out, r->f[i].key);
+		fputs(": ", out);
+		if (r->f[i].num)
+			fputs(r->f[i].val, out);
+		else
+			ap_json_str(out, r->f[i].val);
+	}
+	if (n > 0) {
+		/* leaf first, as perf script and the tables print them */
+		fputs(", \"stack\": [", out);
+		for (j = 0; j < n; j++) {
+			char buf[1100];
+
+			snprintf(buf, sizeof(buf), "%s%s (%s)",
+				 t->res.frames[j].sym,
+				 t->res.frames[j].kernel ? "_[k]" : "",
+				 t->res.frames[j].dso);
+			fputs(j ? ", " : "", out);
+			ap_json_str(out, buf);
+		}
+		fputc(']', out);
+	}
+	fputs("}}", out);
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* process and thread names, as the session knows them at the end */
+int ap_trace__finish(struct ap_trace *t)
+{
+	FILE *out = t->out;
+	uint64_t key, val, last_pid = UINT64_MAX;
+	size_t it = 0, n = 0, i;
+	uint64_t *keys;
+
+	keys = malloc((t->threads.nr ? t->threads.nr : 1) * sizeof(*keys));
+	if (!keys)
+		return -ENOMEM;
+	while (ap_hmap__next(&t->threads, &it, &key, &val))
+		keys[n++] = key;
+	qsort(keys, n, sizeof(*keys), cmp_u64);	/* pid, then tid */
+	for (i = 0; i < n; i++) {
+		uint32_t pid = keys[i] >> 32, tid = (uint32_t)keys[i];
+
+		if (pid != last_pid) {
+			const struct ap_proc_info *p = ap_session__proc(t->s, pid);
+
+			fprintf(out, "%s\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": %u, \"tid\": %u, \"args\": {\"name\": ",
+				t->nr++ ? "," : "", pid, pid);
+			ap_json_str(out, p && p->comm ? p->comm :
+				    ap_session__comm(t->s, pid, pid));
+			fputs("}}", out);
+			last_pid = pid;
+		}
+		fprintf(out, ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": %u, \"tid\": %u, \"args\": {\"name\": ",
+			pid, tid);
+		ap_json_str(out, ap_session__comm(t->s, pid, tid));
+		fputs("}}", out);
+	}
+	free(keys);
+	fputs("\n]}\n", out);
+	return ferror(out) ? -EIO : 0;
+}
+
+void ap_trace__free(struct ap_trace *t)
+{
+	if (!t)
+		return;
+	ap_hmap__free(&t->threads);
+	ap_stackres__free(&t->res);
+	ap_strtab__free(t->strs);
+	free(t);
+}

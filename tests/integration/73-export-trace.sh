@@ -1,0 +1,56 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# report --format trace: Chrome trace-event JSON (what Perfetto and
+# chrome://tracing load) with every event kind of the recording on one
+# time axis.  offcpu_sleep's truth: one nanosleep per iteration, each
+# blocked interval of sleepy_wait inside its nanosleep slice on the same
+# thread, the blocked time what the workload measured; CPU samples as
+# instants with stacks.
+. tests/integration/lib.sh
+need_bpf
+need_cmd python3
+
+"$APERTURE" record -F 999 -e cpu,syscall,sched --syscall-stacks \
+	-o "$T/t.data" -- "$WL/offcpu_sleep" 1 >"$T/wl.out" 2>"$T/rec.err" ||
+	fail "record: $(cat "$T/rec.err")"
+cat "$T/wl.out"
+"$APERTURE" report -i "$T/t.data" --format trace >"$T/trace.json" \
+	2>"$T/rep.err" || fail "report --format trace: $(cat "$T/rep.err")"
+python3 - "$T/trace.json" "$T/wl.out" <<'PY' || fail "trace check"
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+truth = dict(re.findall(r"(\w+)=(\d+)", open(sys.argv[2]).read()))
+iters, slept, tid = int(truth["iterations"]), int(truth["slept_ns"]), int(truth["tid"])
+ev = d["traceEvents"]
+for e in ev:
+    assert e["ph"] in ("X", "i", "M"), e
+    assert isinstance(e["pid"], int) and isinstance(e["tid"], int), e
+    if e["ph"] != "M":
+        assert isinstance(e["ts"], (int, float)) and e["ts"] > 0, e
+    if e["ph"] == "X":
+        assert e["dur"] >= 0, e
+    if e["ph"] == "i":
+        assert e["s"] == "t", e
+mine = [e for e in ev if e.get("tid") == tid]
+sleeps = [e for e in mine if e.get("cat") == "syscall" and
+          e["name"] in ("nanosleep", "clock_nanosleep")]
+print("nanosleep slices %d, iterations %d" % (len(sleeps), iters))
+assert len(sleeps) == iters, len(sleeps)
+blocked = [e for e in mine if e.get("cat") == "sched" and e["name"] == "blocked"
+           and any("sleepy_wait" in f for f in e["args"].get("stack", []))]
+total = sum(e["dur"] for e in blocked) * 1000
+print("blocked in sleepy_wait %.3f s, workload slept %.3f s" % (total / 1e9, slept / 1e9))
+assert 0.8 * slept <= total <= 1.05 * slept, total
+# one time axis: each such interval lies inside a nanosleep slice
+inside = sum(1 for b in blocked if any(
+    s["ts"] - 0.001 <= b["ts"] and b["ts"] + b["dur"] <= s["ts"] + s["dur"] + 0.001
+    for s in sleeps))
+print("blocked intervals inside a nanosleep: %d of %d" % (inside, len(blocked)))
+assert blocked and inside >= 0.9 * len(blocked), inside
+cpu = [e for e in mine if e.get("cat") == "cpu"]
+assert cpu and all(e["ph"] == "i" for e in cpu)
+assert any(any(f.startswith("burn ") for f in e["args"].get("stack", [])) for e in cpu)
+names = {(e["name"], e["args"]["name"]) for e in ev if e["ph"] == "M"}
+assert ("thread_name", "offcpu_sleep") in names, names
+PY
+exit 0
