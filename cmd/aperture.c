@@ -20,6 +20,7 @@ static const struct command {
 	{ "report", cmd_report, "Read a record file and print tables or folded stacks" },
 	{ "top", cmd_top, "Live view of where the targets spend their time" },
 	{ "script", cmd_script, "Print every event of a record file, one line each" },
+	{ "diff", cmd_diff, "Compare two record files symbol by symbol" },
 	{ "gpu-env", cmd_gpu_env, "Run a CUDA program ready for GPU device times (CUPTI)" },
 };
 
@@ -78,7 +79,7 @@ int main(int argc, char **argv)
 	const char *arg;
 
 	if (argc < 2) {
-		ap_err("no command given; see 'aperture --help' (commands: record, report, top, script, gpu-env)");
+		ap_err("no command given; see 'aperture --help' (commands: record, report, top, script, diff, gpu-env)");
 		return EXIT_USAGE;
 	}
 	arg = argv[1];

@@ -6,7 +6,7 @@
 
 "$APERTURE" --help | grep -q '^Usage: aperture' || fail "--help"
 "$APERTURE" --version | grep -q '^aperture [0-9]' || fail "--version"
-for c in record report top script; do
+for c in record report top script diff; do
 	"$APERTURE" help $c | grep -q "Usage: aperture $c" || fail "help $c"
 	"$APERTURE" $c --help | grep -q "Usage: aperture $c" || fail "$c --help"
 	"$APERTURE" $c --usage | grep -q "Usage: aperture $c" || fail "$c --usage"

@@ -1,0 +1,62 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# aperture diff OLD NEW: a file against itself changes nothing; cpu_split
+# against offcpu_sleep moves burn_60's share (about 60 %) to zero and
+# burn's from zero, sorted by the size of the change; difffolded lines
+# carry both recordings' counts; the differential SVG is well-formed,
+# shrinking frames blue and growing ones red.
+. tests/integration/lib.sh
+need_bpf
+need_cmd python3
+
+"$APERTURE" record -F 999 -o "$T/old.data" -- "$WL/cpu_split" 2 \
+	2>"$T/rec.err" || fail "record: $(cat "$T/rec.err")"
+"$APERTURE" record -F 999 -o "$T/new.data" -- "$WL/offcpu_sleep" 1 \
+	>/dev/null 2>"$T/rec.err" || fail "record: $(cat "$T/rec.err")"
+
+"$APERTURE" diff "$T/old.data" "$T/old.data" >"$T/same" || fail "diff same"
+grep -v '^#' "$T/same" | awk '$3 != "+0.00%" { bad = 1 } END { exit bad }' ||
+	fail "a file against itself: $(head -12 "$T/same")"
+
+"$APERTURE" diff --user-only "$T/old.data" "$T/new.data" >"$T/table" ||
+	fail "diff"
+head -12 "$T/table"
+"$APERTURE" diff --user-only --format json "$T/old.data" "$T/new.data" \
+	>"$T/json" || fail "diff --format json"
+python3 - "$T/json" <<'PY' || fail "json check"
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = d["rows"]
+by = {r["sym"]: r for r in rows}
+b60, burn = by["burn_60"], by["burn"]
+assert 50 <= b60["old"] <= 70 and b60["new"] == 0, b60
+assert abs(b60["delta"] + b60["old"]) < 1e-6, b60
+assert burn["old"] == 0 and burn["new"] >= 60, burn
+assert {rows[0]["sym"], rows[1]["sym"]} == {"burn", "burn_60"}, rows[:2]
+deltas = [abs(r["delta"]) for r in rows]
+assert deltas == sorted(deltas, reverse=True), deltas[:5]
+PY
+
+"$APERTURE" diff --format folded "$T/old.data" "$T/new.data" >"$T/folded" ||
+	fail "diff --format folded"
+awk 'NF < 3 || $(NF - 1) !~ /^[0-9]+$/ || $NF !~ /^[0-9]+$/ { bad = 1 }
+	END { exit bad }' "$T/folded" || fail "difffolded lines malformed"
+old=$(awk '{ s += $(NF - 1) } END { print s }' "$T/folded")
+new=$(awk '{ s += $NF } END { print s }' "$T/folded")
+olds=$("$APERTURE" report -i "$T/old.data" --format folded | awk '{ s += $NF } END { print s }')
+news=$("$APERTURE" report -i "$T/new.data" --format folded | awk '{ s += $NF } END { print s }')
+[ "$old" = "$olds" ] && [ "$new" = "$news" ] ||
+	fail "difffolded sums $old/$new, folded $olds/$news"
+grep -q '^cpu_split;.*burn_60 [0-9]* 0$' "$T/folded" || fail "no burn_60 OLD 0 line"
+
+"$APERTURE" diff --format svg "$T/old.data" "$T/new.data" >"$T/diff.svg" ||
+	fail "diff --format svg"
+xmllint --noout "$T/diff.svg" 2>/dev/null || [ ! -x "$(command -v xmllint)" ] ||
+	fail "diff.svg is not well-formed"
+grep -q '>Differential flame graph<' "$T/diff.svg" || fail "svg title"
+grep -q 'data-n="burn"><title>[^<]*</title><rect [^>]*fill="rgb(255,' \
+	"$T/diff.svg" || fail "burn (grew) is not red"
+
+"$APERTURE" diff "$T/old.data" 2>/dev/null
+[ $? -eq 64 ] || fail "one file: not a usage error"
+exit 0
