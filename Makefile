@@ -27,6 +27,7 @@ MANDIR		?= $(PREFIX)/share/man
 LIBDIR		?= $(PREFIX)/lib
 # libaperture-cupti.so, the CUDA injection library (inject/cupti.c)
 APLIBDIR	?= $(LIBDIR)/aperture
+BASHCOMPDIR	?= $(PREFIX)/share/bash-completion/completions
 
 CC		?= gcc
 CLANG		?= clang
@@ -274,6 +275,11 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/aperture
 	rm -f $(DESTDIR)$(APLIBDIR)/libaperture-cupti.so
 	-rmdir $(DESTDIR)$(APLIBDIR) 2>/dev/null
+	install -d $(DESTDIR)$(BASHCOMPDIR)
+	install -m 0644 completions/aperture.bash $(DESTDIR)$(BASHCOMPDIR)/aperture
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/aperture $(DESTDIR)$(BASHCOMPDIR)/aperture
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(filter %.1,$(MANPAGES))))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(filter %.5,$(MANPAGES))))
 

@@ -1,0 +1,135 @@
+# SPDX-License-Identifier: GPL-2.0
+# bash completion for aperture: commands, options, event names, formats,
+# sort keys, pids and file arguments.  Options come from the command's own
+# --help, so they stay what the installed binary accepts.
+# Installed by 'make install' to share/bash-completion/completions/aperture.
+
+_aperture_opts()
+{
+	# long and short options from "aperture CMD --help", cached per command
+	local cmd=$1 var="_aperture_opts_${1//-/_}"
+
+	if [ -z "${!var}" ]; then
+		printf -v "$var" '%s' "$("${_aperture_bin:-aperture}" "$cmd" --help 2>/dev/null |
+			grep -oE -- '(^|[ ,])--?[A-Za-z][A-Za-z-]*' |
+			sed 's/^[ ,]*//' | sort -u | tr '\n' ' ')"
+	fi
+	printf '%s' "${!var}"
+}
+
+# complete the last item of a comma-separated list
+_aperture_list()
+{
+	local cur=$1 words=$2 prefix=""
+
+	case $cur in
+	*,*) prefix=${cur%,*},; cur=${cur##*,} ;;
+	esac
+	COMPREPLY=($(compgen -P "$prefix" -W "$words" -- "$cur"))
+	[ ${#COMPREPLY[@]} -eq 1 ] && compopt -o nospace 2>/dev/null
+}
+
+_aperture()
+{
+	local cur prev cmd i
+	local commands="record report top script diff help"
+	local events="cpu syscall lock lock:pthread gpu mem sched io"
+	local views="cpu syscall lock gpu mem sched io"
+
+	COMPREPLY=()
+	_aperture_bin=${COMP_WORDS[0]}
+	cur=${COMP_WORDS[COMP_CWORD]}
+	prev=${COMP_WORDS[COMP_CWORD - 1]}
+	cmd=""
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		case ${COMP_WORDS[i]} in
+		-*) ;;
+		*) cmd=${COMP_WORDS[i]}; break ;;
+		esac
+	done
+
+	if [ -z "$cmd" ]; then
+		COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
+		return 0
+	fi
+	if [ "$cmd" = help ]; then
+		COMPREPLY=($(compgen -W "${commands% help}" -- "$cur"))
+		return 0
+	fi
+	# record -- CMD ARGS: a command, then its own arguments
+	if [ "$cmd" = record ]; then
+		for ((i = 2; i < COMP_CWORD; i++)); do
+			if [ "${COMP_WORDS[i]}" = "--" ]; then
+				if [ $((i + 1)) -eq "$COMP_CWORD" ]; then
+					COMPREPLY=($(compgen -c -- "$cur"))
+				else
+					COMPREPLY=($(compgen -f -- "$cur"))
+				fi
+				return 0
+			fi
+		done
+	fi
+
+	# --opt=VALUE
+	case $cur in
+	--*=*)
+		prev=${cur%%=*}
+		cur=${cur#*=}
+		;;
+	esac
+	case $prev in
+	-e | --events)
+		if [ "$cmd" = record ] || [ "$cmd" = top ]; then
+			_aperture_list "$cur" "$events"
+		elif [ "$cmd" = diff ]; then
+			COMPREPLY=($(compgen -W "$views" -- "$cur"))
+		else
+			_aperture_list "$cur" "$views"
+		fi
+		return 0
+		;;
+	--format)
+		case $cmd in
+		report) COMPREPLY=($(compgen -W "table folded json pprof speedscope svg trace events" -- "$cur")) ;;
+		script) COMPREPLY=($(compgen -W "text jsonl" -- "$cur")) ;;
+		diff) COMPREPLY=($(compgen -W "table json folded svg" -- "$cur")) ;;
+		esac
+		return 0
+		;;
+	--sort)
+		_aperture_list "$cur" "comm pid tid dso sym"
+		return 0
+		;;
+	-p | --pid)
+		_aperture_list "$cur" "$(cd /proc 2>/dev/null && echo [0-9]*)"
+		return 0
+		;;
+	-i | --input | --output | --cuda-lib)
+		COMPREPLY=($(compgen -f -- "$cur"))
+		return 0
+		;;
+	-o)
+		# record's output file; top's -o takes a sort order
+		[ "$cmd" = record ] && COMPREPLY=($(compgen -f -- "$cur"))
+		return 0
+		;;
+	--mem-density)
+		COMPREPLY=($(compgen -W "low default high" -- "$cur"))
+		return 0
+		;;
+	-F | --freq | -d | --duration | -c | --count | --min-block | --limit | \
+	--tid | --comm | -n | --iterations)
+		return 0		# a number or a name: nothing to offer
+		;;
+	esac
+
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "$(_aperture_opts "$cmd")" -- "$cur"))
+		return 0
+	fi
+	# report, script: -i FILE; diff: OLD NEW
+	COMPREPLY=($(compgen -f -- "$cur"))
+	return 0
+}
+
+complete -o filenames -F _aperture aperture
