@@ -33,8 +33,6 @@ typedef Perftools__Profiles__Location pb_location;
 typedef Perftools__Profiles__Line pb_line;
 typedef Perftools__Profiles__Function pb_function;
 
-/* the kernel as one mapping: the upper half of the address space */
-#define KERNEL_START	0xffff800000000000ull
 
 struct pp {
 	const struct ap_profile *p;
@@ -170,7 +168,7 @@ static uint64_t map_id(struct pp *x, const struct ap_mmap *m)
 		build_id_hex(m, bid, sizeof(bid));
 		pm->build_id = str_id(x, bid);
 	} else {
-		pm->memory_start = KERNEL_START;
+		pm->memory_start = AP_KERNEL_START;
 		pm->memory_limit = UINT64_MAX;
 		pm->filename = str_id(x, "[kernel.kallsyms]");
 		pm->build_id = 0;
@@ -318,6 +316,19 @@ static int sample_locs(struct pp *x, const struct ap_prof_sample *smp)
 				 (void *)smp->as, ip, i > 0);
 			err = add_id(x, loc_id(x, key, NULL, smp->as, ip, 0,
 					       i > 0));
+		}
+	}
+	if (!err && !smp->stack_id && smp->ip) {
+		int kernel = smp->ip >= AP_KERNEL_START;
+
+		if (kernel && x->p->user_only) {
+			err = label_loc(x, "[kernel]");
+		} else {
+			snprintf(key, sizeof(key), "%c%p:%" PRIx64 ":0",
+				 kernel ? 'k' : 'u', kernel ? NULL :
+				 (void *)smp->as, smp->ip);
+			err = add_id(x, loc_id(x, key, NULL, smp->as, smp->ip,
+					       kernel, 0));
 		}
 	}
 	if (!err && smp->root)

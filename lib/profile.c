@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "session.h"
 #include "stackres.h"
+#include "symbolizer.h"
 #include "vec.h"
 
 void ap_profile__init(struct ap_profile *p, struct ap_session *s)
@@ -48,11 +50,30 @@ long ap_profile__frames(const struct ap_profile *p,
 	long n;
 	int err;
 
+	/* a sample with labels and no stack is its labels alone */
 	n = ap_stackres__resolve(r, p->s, smp->as, smp->stack_id,
-				 AP_STACKRES_KERNEL | AP_STACKRES_UNKNOWN |
+				 AP_STACKRES_KERNEL |
+				 (smp->leaf || smp->root ? 0 :
+				  AP_STACKRES_UNKNOWN) |
 				 (p->user_only ? AP_STACKRES_USER_ONLY : 0));
 	if (n < 0)
 		return n;
+	if (!smp->stack_id && smp->ip) {
+		struct ap_symbolizer *sym = ap_session__symbolizer(p->s);
+		int kernel = smp->ip >= AP_KERNEL_START;
+
+		ap_stackres__clear(r);
+		if (kernel && p->user_only)
+			err = ap_stackres__push(r, "[kernel]",
+						"[kernel.kallsyms]", 1);
+		else
+			err = ap_stackres__push_loc(r, kernel ?
+				ap_symbolizer__kernel(sym, smp->ip) :
+				ap_symbolizer__user(sym, smp->as, smp->ip, 0),
+				kernel);
+		if (err)
+			return err;
+	}
 	if (smp->leaf) {
 		/* the label goes below the leaf: push it, rotate it first */
 		struct ap_rframe lf;

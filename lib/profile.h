@@ -17,6 +17,8 @@ struct ap_session;
 struct ap_stackres;
 
 #define AP_PROF_MAX_TYPES	4
+/* x86-64: kernel addresses are the upper half */
+#define AP_KERNEL_START		0xffff800000000000ull
 #define AP_PROF_MAX_VIEWS	16
 
 struct ap_prof_type {
@@ -39,6 +41,7 @@ struct ap_prof_sample {
 	const char *comm;		/* stable for the profile's life */
 	struct ap_addrspace *as;	/* maps the user frames; NULL: none */
 	uint32_t stack_id;		/* 0: none */
+	uint64_t ip;			/* no stack: the one address known */
 	const char *root;		/* a frame above the stack, or NULL */
 	const char *leaf;		/* a frame below the leaf, or NULL */
 	int64_t v[AP_PROF_MAX_TYPES];	/* in the view's types */
@@ -64,7 +67,8 @@ int ap_profile__add(struct ap_profile *p, const struct ap_prof_sample *smp);
 
 /* The frames of a sample, leaf first, into r: its leaf label, the stack
  * (kernel frames unless user_only, then user frames with inlined
- * functions), its root label; "[unknown]" when nothing is left.  Returns
+ * functions), its root label; "[unknown]" when it has neither stack nor
+ * labels.  Returns
  * the count or -errno. */
 long ap_profile__frames(const struct ap_profile *p,
 			const struct ap_prof_sample *smp,

@@ -17,6 +17,7 @@
 
 #include "ev_io.h"
 #include "hmap.h"
+#include "profile.h"
 #include "session.h"
 #include "strtab.h"
 #include "vec.h"
@@ -633,6 +634,44 @@ static void print_folded(struct view_io *v, const struct io_row **rows,
 	}
 }
 
+/* bytes and calls per process (per thread with --per-thread),
+ * direction and resource: no stacks are recorded for I/O, so the graph is
+ * comm;read|write;resource */
+static int io_profile(void *p, struct ap_profile *pr)
+{
+	struct view_io *v = p;
+	const struct io_rows *rs = v->o->per_thread ? &v->threads : &v->procs;
+	static const struct ap_prof_view pv = {
+		.name = "io",
+		.types = { { "io", "bytes" }, { "calls", "count" } },
+		.nr_types = 2,
+		.main = 0,
+	};
+	size_t i;
+	int idx, err;
+
+	idx = ap_profile__add_view(pr, &pv);
+	if (idx < 0)
+		return idx;
+	for (i = 0; i < rs->nr; i++) {
+		const struct io_row *r = &rs->v[i];
+		struct ap_prof_sample smp = {
+			.view = idx, .pid = r->pid, .tid = r->tid,
+			.comm = r->comm,
+			.root = r->dir == AP_IO_WRITE ? "write" : "read",
+			.leaf = v->res[r->res].label,
+			.v = { (int64_t)r->bytes, (int64_t)r->calls },
+		};
+
+		if (!r->bytes)
+			continue;
+		err = ap_profile__add(pr, &smp);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 static int io_print(void *p, FILE *out)
 {
 	struct view_io *v = p;
@@ -672,4 +711,5 @@ const struct ap_view_ops ap_view_io = {
 	.print = io_print,
 	.decay = io_decay,
 	.free = io_free,
+	.profile = io_profile,
 };

@@ -15,6 +15,7 @@
 #include "datasym.h"
 #include "ev_lock.h"
 #include "hmap.h"
+#include "profile.h"
 #include "session.h"
 #include "stackres.h"
 #include "strtab.h"
@@ -588,6 +589,52 @@ static int lock_print(void *p, FILE *out)
 	return err;
 }
 
+/* wait time and waits per waiter stack, the lock as the leaf
+ * (KIND:LOCK, as in folded output) */
+static int lock_profile(void *p, struct ap_profile *pr)
+{
+	struct view_lock *v = p;
+	static const struct ap_prof_view pv = {
+		.name = "lock",
+		.types = { { "lock-wait", "nanoseconds" },
+			   { "waits", "count" } },
+		.nr_types = 2,
+		.main = 0,
+	};
+	char lbl[AP_LOCK_SYM_MAX + 64], leaf[AP_LOCK_SYM_MAX + 96];
+	size_t i;
+	int idx, err;
+
+	idx = ap_profile__add_view(pr, &pv);
+	if (idx < 0)
+		return idx;
+	name_rows(v);
+	for (i = 0; i < v->nr_stks; i++) {
+		const struct lstk *st = &v->stks[i];
+		const struct lrow *r = &v->rows[st->row];
+		struct ap_prof_sample smp = {
+			.view = idx, .pid = r->pid, .tid = r->tid,
+			.comm = st->comm, .as = st->as,
+			.stack_id = st->stack_id,
+		};
+
+		if (st->wait < 1)
+			continue;
+		lock_label(r, lbl, sizeof(lbl));
+		snprintf(leaf, sizeof(leaf), "%s:%s",
+			 ap_lock__kind_name(r->kind), lbl);
+		smp.leaf = ap_strtab__intern(v->strs, leaf, -1);
+		if (!smp.leaf)
+			return -ENOMEM;
+		smp.v[0] = (int64_t)(st->wait + 0.5);
+		smp.v[1] = (int64_t)(st->count + 0.5);
+		err = ap_profile__add(pr, &smp);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 const struct ap_view_ops ap_view_lock = {
 	.name = "lock",
 	.tag = AP_TAG_LOCK,
@@ -596,4 +643,5 @@ const struct ap_view_ops ap_view_lock = {
 	.print = lock_print,
 	.decay = lock_decay,
 	.free = lock_free,
+	.profile = lock_profile,
 };

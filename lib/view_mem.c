@@ -24,6 +24,7 @@
 #include "datasym.h"
 #include "ev_mem.h"
 #include "hmap.h"
+#include "profile.h"
 #include "mem.h"
 #include "perf_decode.h"
 #include "session.h"
@@ -605,6 +606,49 @@ static long resolve(struct view_mem *v, const struct stk *k)
 	return err ? err : (long)v->res.nr;
 }
 
+/* accesses (samples weighted by their period) per stack, or per
+ * accessing instruction where the sample has no stack */
+static int mem_profile(void *p, struct ap_profile *pr)
+{
+	struct view_mem *v = p;
+	static const struct ap_prof_view pv = {
+		.name = "mem",
+		.types = { { "accesses", "count" } },
+		.nr_types = 1,
+		.main = 0,
+	};
+	size_t i;
+	int idx, err;
+
+	idx = ap_profile__add_view(pr, &pv);
+	if (idx < 0)
+		return idx;
+	for (i = 0; i < v->nr_stks; i++) {
+		const struct stk *k = &v->stks[i];
+		const struct ap_ctx *c = ap_ctxtab__get(&v->ctxs, k->ctx);
+		struct ap_prof_sample smp = {
+			.view = idx, .pid = c->pid, .tid = c->tid,
+			.comm = c->comm, .as = c->as,
+			.stack_id = k->stack_id, .ip = k->ip,
+			.v = { (int64_t)(k->weight + 0.5) },
+		};
+
+		if (k->weight < 0.5)
+			continue;
+		/* a stack id the session lacks: the instruction instead */
+		if (smp.stack_id && smp.ip) {
+			struct ap_stack st;
+
+			if (ap_session__stack(v->s, smp.stack_id, &st))
+				smp.stack_id = 0;
+		}
+		err = ap_profile__add(pr, &smp);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 /* comm;root;...;leaf WEIGHT, kernel frames suffixed _[k] */
 static int print_folded(struct view_mem *v, FILE *out)
 {
@@ -692,4 +736,5 @@ const struct ap_view_ops ap_view_mem = {
 	.print = mem_print,
 	.decay = mem_decay,
 	.free = mem_free,
+	.profile = mem_profile,
 };

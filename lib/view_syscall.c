@@ -19,6 +19,7 @@
 #include "ctxtab.h"
 #include "ev_syscall.h"
 #include "hmap.h"
+#include "profile.h"
 #include "session.h"
 #include "stackres.h"
 #include "strtab.h"
@@ -46,6 +47,7 @@ struct srow {
 	int summed;			/* has summaries: no durations for
 					 * all its calls, percentiles from hist */
 	struct ap_hmap stacks;		/* folded: ctx << 32 | stack -> ns */
+	struct ap_hmap stack_calls;	/* exports: the same -> calls */
 };
 
 struct view_sc {
@@ -94,6 +96,7 @@ static void sc_free(void *p)
 	for (i = 0; i < v->nr; i++) {
 		free(v->rows[i].d);
 		ap_hmap__free(&v->rows[i].stacks);
+		ap_hmap__free(&v->rows[i].stack_calls);
 	}
 	free(v->rows);
 	ap_ctxtab__free(&v->ctxs);
@@ -128,6 +131,7 @@ static long row_index(struct view_sc *v, const struct ap_syscall *e)
 	r->tid = e->tid;
 	r->comm = ap_session__comm(v->s, e->pid, e->tid);
 	ap_hmap__init(&r->stacks);
+	ap_hmap__init(&r->stack_calls);
 	*slot = v->nr;
 	return (long)v->nr++;
 }
@@ -233,7 +237,8 @@ static int sc_event(void *p, const struct ap_frame *f)
 			return -ENOMEM;
 		(*slot)++;
 	}
-	if (v->o->format != AP_FMT_FOLDED)
+	/* stacks: for folded output and the exports */
+	if (v->o->format == AP_FMT_TABLE || v->o->format == AP_FMT_JSON)
 		return 0;
 	c = ap_ctxtab__index(&v->ctxs, v->s, e.pid, e.tid);
 	if (c < 0)
@@ -245,6 +250,11 @@ static int sc_event(void *p, const struct ap_frame *f)
 	if (!slot)
 		return -ENOMEM;
 	*slot += e.duration_ns;
+	slot = ap_hmap__upsert(&r->stack_calls,
+			       (uint64_t)c << 32 | e.stack_id, NULL);
+	if (!slot)
+		return -ENOMEM;
+	*slot += 1;
 	return 0;
 }
 
@@ -291,6 +301,8 @@ static void sc_decay(void *p, unsigned num, unsigned den)
 			r->calls = r->errors = r->noreturn = r->inflight = 0;
 			ap_hmap__free(&r->stacks);
 			ap_hmap__init(&r->stacks);
+			ap_hmap__free(&r->stack_calls);
+			ap_hmap__init(&r->stack_calls);
 		} else {
 			r->calls = r->calls * num / den;
 			r->errors = r->errors * num / den;
@@ -298,6 +310,10 @@ static void sc_decay(void *p, unsigned num, unsigned den)
 			r->inflight = 0;
 			for (it = 0; ap_hmap__next(&r->stacks, &it, &k, &val);)
 				*ap_hmap__find(&r->stacks, k) = val * num / den;
+			for (it = 0;
+			     ap_hmap__next(&r->stack_calls, &it, &k, &val);)
+				*ap_hmap__find(&r->stack_calls, k) =
+					val * num / den;
 		}
 		v->calls += r->calls;
 		v->errors += r->errors;
@@ -894,6 +910,56 @@ static int sc_print(void *p, FILE *out)
 	return err;
 }
 
+/* time in the call and calls per user stack at entry, under the syscall
+ * as the leaf (sys_NAME) */
+static int sc_profile(void *p, struct ap_profile *pr)
+{
+	struct view_sc *v = p;
+	static const struct ap_prof_view pv = {
+		.name = "syscall",
+		.types = { { "syscall", "nanoseconds" }, { "calls", "count" } },
+		.nr_types = 2,
+		.main = 0,
+	};
+	char name[32], leaf[48];
+	uint64_t k, ns, *calls;
+	size_t i, it;
+	int idx, err;
+
+	idx = ap_profile__add_view(pr, &pv);
+	if (idx < 0)
+		return idx;
+	for (i = 0; i < v->nr; i++) {
+		struct srow *r = &v->rows[i];
+		const char *lf;
+
+		snprintf(leaf, sizeof(leaf), "sys_%s",
+			 row_name(r, name, sizeof(name)));
+		lf = ap_strtab__intern(v->strs, leaf, -1);
+		if (!lf)
+			return -ENOMEM;
+		for (it = 0; ap_hmap__next(&r->stacks, &it, &k, &ns);) {
+			const struct ap_ctx *c =
+				ap_ctxtab__get(&v->ctxs, k >> 32);
+			struct ap_prof_sample smp = {
+				.view = idx, .pid = c->pid, .tid = c->tid,
+				.comm = c->comm, .as = c->as,
+				.stack_id = (uint32_t)k, .leaf = lf,
+			};
+
+			calls = ap_hmap__find(&r->stack_calls, k);
+			smp.v[0] = (int64_t)ns;
+			smp.v[1] = calls ? (int64_t)*calls : 0;
+			if (!smp.v[0] && !smp.v[1])
+				continue;
+			err = ap_profile__add(pr, &smp);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
 const struct ap_view_ops ap_view_syscall = {
 	.name = "syscall",
 	.tag = AP_TAG_SYSCALL,
@@ -902,4 +968,5 @@ const struct ap_view_ops ap_view_syscall = {
 	.print = sc_print,
 	.decay = sc_decay,
 	.free = sc_free,
+	.profile = sc_profile,
 };

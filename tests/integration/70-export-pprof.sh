@@ -11,8 +11,11 @@ export HOME="$T"		# pprof keeps nothing in the user's home
 
 "$APERTURE" record -F 999 -e cpu,syscall -o "$T/cpu.data" -- \
 	"$WL/cpu_split" 3 2>"$T/rec.err" || fail "record: $(cat "$T/rec.err")"
-"$APERTURE" report -i "$T/cpu.data" --format pprof >"$T/cpu.pb.gz" \
-	2>"$T/rep.err" || fail "report --format pprof: $(cat "$T/rep.err")"
+# --user-only: on a loaded machine interrupts end some stacks in the
+# kernel; the user leaf is where the workload was (kernel frames: below)
+"$APERTURE" report -i "$T/cpu.data" --format pprof --user-only \
+	>"$T/cpu.pb.gz" 2>"$T/rep.err" ||
+	fail "report --format pprof: $(cat "$T/rep.err")"
 # one unit: the CPU view, and stderr says syscall was left out
 grep -q 'left out syscall' "$T/rep.err" ||
 	fail "no word of the views left out: $(cat "$T/rep.err")"
@@ -75,6 +78,8 @@ grep -q 'left out syscall' "$T/f.err" || fail "folded: no word of syscall"
 pp -raw >"$T/raw"
 grep -q '^samples/count\[dflt\] cpu/nanoseconds off-cpu/nanoseconds switches/count$' \
 	"$T/raw" || fail "cpu,sched types: $(grep -A1 '^Samples:' "$T/raw")"
+grep -q '^[0-9]*: 0xffff800000000000/0xffffffffffffffff/0x0 \[kernel.kallsyms\] ' \
+	"$T/raw" || fail "no kernel mapping"
 # the truth: the time offcpu_sleep measured itself asleep in sleepy_wait
 pp -top -cum -unit=ms -sample_index=off-cpu -focus='^\[off-cpu\]$' >"$T/top"
 grep -q 'Type: off-cpu' "$T/top" || fail "no off-cpu index"
@@ -84,6 +89,22 @@ echo "sleepy_wait blocked: pprof $ms ms, workload ${slept:-?} ns"
 within "${ms:-0}" "$(echo "$slept" | awk '{ print $1 * 0.8 / 1e6 }')" \
 	"$(echo "$slept" | awk '{ print $1 * 1.05 / 1e6 }')" ||
 	fail "sleepy_wait off-cpu $ms ms, workload slept $slept ns"
+
+# syscall: time and calls per stack, the syscall as the leaf; the truth is
+# syscall_exact's exact count of write calls (N per thread, two threads)
+N=400
+"$APERTURE" record -e syscall --syscall-stacks -o "$T/sc.data" -- \
+	"$WL/syscall_exact" $N 0 2 2>"$T/rec.err" || fail "record: $(cat "$T/rec.err")"
+"$APERTURE" report -i "$T/sc.data" --format pprof >"$T/cpu.pb.gz" ||
+	fail "pprof syscall"
+pp -raw >"$T/raw"
+grep -q '^syscall/nanoseconds\[dflt\] calls/count$' "$T/raw" ||
+	fail "syscall types: $(grep -A1 '^Samples:' "$T/raw")"
+pp -top -sample_index=calls >"$T/top"
+w=$(awk '$6 == "sys_write" { print $1 }' "$T/top")
+[ "$w" = $((2 * N)) ] || fail "sys_write calls $w, want $((2 * N))"
+pp -top -cum -sample_index=calls -focus='^sys_write$' >"$T/top"
+grep -q ' sc_write$' "$T/top" || fail "no sc_write caller of sys_write"
 
 # binary output is not written to a terminal; an unknown format names them
 "$APERTURE" report -i "$T/cpu.data" --format nope 2>"$T/err" && fail "--format nope"
