@@ -691,8 +691,8 @@ static int export_views(struct view_inst *vi, int nr, struct report_opts *o,
 	p.duration_ns = (uint64_t)(secs * 1e9);
 	for (i = 0; i < nr && !err; i++) {
 		if (!vi[i].ops->profile) {
-			ap_err("the %s view has no stacks to export; give --events with views that have",
-			       vi[i].ops->name);
+			ap_err("the %s view has no %s output yet; give --events with other views",
+			       vi[i].ops->name, o->format_name);
 			err = -EINVAL;
 		} else {
 			err = vi[i].ops->profile(vi[i].v, &p);
