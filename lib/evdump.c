@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "export.h"
 #include "ev_gpu.h"
 #include "ev_io.h"
@@ -317,23 +318,37 @@ long ap_evrec__stack(const struct ap_evrec *r, struct ap_session *s,
 				    (user_only ? AP_STACKRES_USER_ONLY : 0));
 }
 
+/* names come from other users: control characters (newlines included,
+ * which would forge lines) as \xNN */
+static const char *esc(const char *s, char *buf, size_t len)
+{
+	if (ap_escape_clean(s, 0))
+		return s;
+	ap_escape(buf, len, s, 0);
+	return buf;
+}
+
 void ap_evrec__print_text(const struct ap_evrec *r, const char *comm,
 			  const struct ap_stackres *res, long nr_frames,
 			  FILE *out)
 {
+	char b1[1024], b2[1024];
 	long j;
 	int i;
 
 	fprintf(out, "%16s %7u/%-7u [%03u] %6" PRIu64 ".%06" PRIu64 ": %s: %s",
-		comm, r->pid, r->tid, r->cpu, r->ts / 1000000000,
-		r->ts % 1000000000 / 1000, r->event, r->name);
+		esc(comm, b1, sizeof(b1)), r->pid, r->tid, r->cpu,
+		r->ts / 1000000000, r->ts % 1000000000 / 1000, r->event,
+		esc(r->name, b2, sizeof(b2)));
 	for (i = 0; i < r->nr; i++)
-		fprintf(out, " %s=%s", r->f[i].key, r->f[i].val);
+		fprintf(out, " %s=%s", r->f[i].key,
+			esc(r->f[i].val, b1, sizeof(b1)));
 	fputc('\n', out);
 	for (j = 0; j < nr_frames; j++)
-		fprintf(out, "\t%s%s (%s)\n", res->frames[j].sym,
+		fprintf(out, "\t%s%s (%s)\n",
+			esc(res->frames[j].sym, b1, sizeof(b1)),
 			res->frames[j].kernel ? "_[k]" : "",
-			res->frames[j].dso);
+			esc(res->frames[j].dso, b2, sizeof(b2)));
 	if (nr_frames)
 		fputc('\n', out);
 }
