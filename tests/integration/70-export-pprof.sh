@@ -56,7 +56,8 @@ grep -q '^Duration: [0-9]' "$T/raw" || fail "duration"
 bid=$(readelf -n "$WL/cpu_split" | awk '/Build ID/ { print $3 }')
 grep -q "$WL/cpu_split $bid " "$T/raw" ||
 	fail "no mapping of cpu_split with build-id $bid"
-grep -q '^File: cpu_split$' "$T/top" || fail "main binary is not cpu_split"
+grep -q "^File: cpu_split$" "$T/top" ||
+	fail "main binary is not cpu_split: $(head -3 "$T/top")"
 # functions with file and line
 grep -q 'burn_60 .*cpu_split.c:[0-9]' "$T/lines" || fail "no source line"
 # labels
