@@ -266,20 +266,17 @@ install: aperture
 	install -m 0755 aperture $(DESTDIR)$(BINDIR)/aperture
 	install -m 0644 $(filter %.1,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 $(filter %.5,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man5/
+	install -d $(DESTDIR)$(BASHCOMPDIR)
+	install -m 0644 completions/aperture.bash $(DESTDIR)$(BASHCOMPDIR)/aperture
 ifneq ($(CUPTI_TARGETS),)
 	install -d $(DESTDIR)$(APLIBDIR)
 	install -m 0644 $(CUPTI_LIB) $(DESTDIR)$(APLIBDIR)/libaperture-cupti.so
 endif
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/aperture
+	rm -f $(DESTDIR)$(BINDIR)/aperture $(DESTDIR)$(BASHCOMPDIR)/aperture
 	rm -f $(DESTDIR)$(APLIBDIR)/libaperture-cupti.so
 	-rmdir $(DESTDIR)$(APLIBDIR) 2>/dev/null
-	install -d $(DESTDIR)$(BASHCOMPDIR)
-	install -m 0644 completions/aperture.bash $(DESTDIR)$(BASHCOMPDIR)/aperture
-
-uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/aperture $(DESTDIR)$(BASHCOMPDIR)/aperture
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(filter %.1,$(MANPAGES))))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(filter %.5,$(MANPAGES))))
 
