@@ -16,6 +16,7 @@
 
 #include "aperture.h"
 #include "aperture.skel.h"
+#include "kmaps.h"
 #include "procfs.h"
 #include "sensor.h"
 #include "unwind.h"
@@ -117,10 +118,67 @@ void ap_collector__notef(struct ap_collector *c, const char *fmt, ...)
 		fprintf(stderr, "aperture: %s\n", msg);
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static int on_kmap(void *ctx, const struct ap_rec_kmap *rec)
+{
+	struct ap_collector *c = ctx;
+
+	return c->fn(c->ctx, rec, sizeof(*rec));
+}
+
+static int drain_kmaps(struct ap_collector *c)
+{
+	int n;
+
+	if (!c->kmaps || c->kmaps_busy)
+		return 0;
+	c->kmaps_busy = 1;
+	c->kmaps_at = mono_ns();
+	n = ap_kmaps__drain(c->kmaps, on_kmap, c);
+	c->kmaps_busy = 0;
+	if (ap_kmaps__lost(c->kmaps) && !c->kmaps_lost_told) {
+		c->kmaps_lost_told = 1;
+		ap_collector__notef(c, "mapping records lost (perf buffer full): mappings of the time are re-read from /proc");
+	}
+	return n;
+}
+
+/*
+ * Before a record taken after the last drain: the mappings made before it
+ * first, so that a sample never precedes the mapping of its code.  The
+ * kernel writes a mapping's record in mmap() itself, before any code in
+ * it can run.
+ */
+static int sync_kmaps(struct ap_collector *c, const void *data, size_t size)
+{
+	const struct ap_ev_hdr *h = data;
+	int n;
+
+	if (!c->kmaps || size < sizeof(*h) || h->ts <= c->kmaps_at ||
+	    !ap_kmaps__pending(c->kmaps))
+		return 0;
+	n = drain_kmaps(c);
+	return n < 0 ? n : 0;
+}
+
 int ap_collector__deliver(struct ap_collector *c, const void *data,
 			  size_t size)
 {
-	return c->fn(c->ctx, data, size);
+	int err = sync_kmaps(c, data, size);
+
+	return err ? err : c->fn(c->ctx, data, size);
+}
+
+int ap_collector__mappings_live(const struct ap_collector *c)
+{
+	return c->kmaps && !ap_kmaps__lost(c->kmaps);
 }
 
 int ap_sensor_index(const struct ap_collector *c, const char *name)
@@ -131,14 +189,6 @@ int ap_sensor_index(const struct ap_collector *c, const char *name)
 		if (!strcmp(c->ops[i]->name, name))
 			return i;
 	return -1;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
 static int aborted(const struct ap_collector *c)
@@ -154,9 +204,10 @@ static int aborted(const struct ap_collector *c)
 static int on_ringbuf(void *ctx, void *data, size_t size)
 {
 	struct ap_collector *c = ctx;
-	int err;
+	int err = sync_kmaps(c, data, size);
 
-	err = c->fn(c->ctx, data, size);
+	if (!err)
+		err = c->fn(c->ctx, data, size);
 	if (err)
 		return err;
 	/* the clock every 16 records: a few ns each, and a record that
@@ -449,6 +500,13 @@ void ap_collector__image_gone(struct ap_collector *c, pid_t pid)
 int ap_collector__start(struct ap_collector *c, char *err, size_t errlen)
 {
 	int i, ret, running = 0, asked = 0;
+	char why[256];
+
+	/* before the targets run: every mapping they make from now on */
+	ret = ap_kmaps__open(&c->kmaps, c->ncpus, why, sizeof(why));
+	if (ret)
+		ap_collector__notef(c, "mappings as they happen: unavailable: %s; mappings come from /proc/PID/maps only",
+				    why);
 
 	/* the command's files, so that its first samples find tables */
 	if (c->unwind && c->opts.cmd && c->opts.cmd[0])
@@ -513,6 +571,11 @@ int ap_collector__poll(struct ap_collector *c, int timeout_ms)
 	 * the CPUs: take what is waiting on every pass, and still sleep in
 	 * epoll until a wakeup or the timeout.
 	 */
+	/* mappings first: they normally precede the samples that use them;
+	 * not counted (side-band: the whole system's, never "done") */
+	n = drain_kmaps(c);
+	if (n < 0)
+		return n;
 	total = ring_buffer__consume(c->rb);
 	if (total < 0 && !(total == PASS_OVER && c->pass_over))
 		return total;
@@ -657,6 +720,7 @@ void ap_collector__close(struct ap_collector *c)
 			c->ops[i]->close(c);
 	ring_buffer__free(c->rb);
 	unwind_close(c);
+	ap_kmaps__close(c->kmaps);
 	aperture_bpf__destroy(c->skel);
 	free(c);
 }

@@ -35,8 +35,8 @@ void ap_ctxtab__free(struct ap_ctxtab *t)
 long ap_ctxtab__index(struct ap_ctxtab *t, struct ap_session *s,
 		      uint32_t pid, uint32_t tid)
 {
-	const struct ap_proc_info *p = ap_session__proc(s, pid);
-	struct ap_addrspace *as = p ? p->as : NULL;
+	/* the mappings live when the event was taken */
+	struct ap_addrspace *as = ap_session__event_as(s, pid);
 	const char *comm = ap_session__comm(s, pid, tid);
 	uint64_t key[3] = { (uint64_t)pid << 32 | tid, (uintptr_t)as,
 			    (uintptr_t)comm };

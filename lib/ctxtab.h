@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Thread contexts for the views: who an event came from (pid, tid, the
- * thread's name and the process's address space as the session knows them
- * when the event is read), interned into small indices so that aggregation
- * keys stay integers.  An exec or a rename makes a new context, so print
- * time resolves each stack in the address space it was taken in.
+ * thread's name as the session knows it when the event is read, and the
+ * version of the process's address space live at the event's time),
+ * interned into small indices so that aggregation keys stay integers.  An
+ * exec, a library loaded over another one or a rename makes a new context,
+ * so print time resolves each stack in the address space it was taken in.
  */
 #ifndef APERTURE_CTXTAB_H
 #define APERTURE_CTXTAB_H

@@ -7,6 +7,7 @@
 #include <linux/perf_event.h>
 
 #include "codec.h"
+#include "format.h"
 #include "mem.h"
 
 int ap_perf_ring__read(const uint8_t *data, uint64_t size, uint64_t *tail,
@@ -366,4 +367,101 @@ uint64_t ap_mem_period_after_loss(uint32_t source, uint64_t period)
 		return period;
 	period = period * 2 > max ? max : period * 2;
 	return source == AP_MEM_SRC_IBS_OP ? ibs_round(period) : period;
+}
+
+/* the sample_id trailer of TID | TIME: u32 pid, u32 tid, u64 time */
+#define SB_ID_LEN	16
+
+int ap_perf_sb__parse(const void *rec, size_t size, struct ap_perf_sb *sb,
+		      struct ap_mmap *m)
+{
+	const uint8_t *p = rec;
+	struct perf_event_header hdr;
+	struct ap_cur c;
+	const uint8_t *name;
+	size_t body, n;
+
+	memset(sb, 0, sizeof(*sb));
+	if (size < sizeof(hdr) + SB_ID_LEN)
+		return -EBADMSG;
+	hdr.type = ap_get_le32(p);
+	hdr.misc = ap_get_le16(p + 4);
+	hdr.size = ap_get_le16(p + 6);
+	if (hdr.size != size)
+		return -EBADMSG;
+	sb->time = ap_get_le64(p + size - 8);
+	body = size - sizeof(hdr) - SB_ID_LEN;
+	ap_cur__init(&c, p + sizeof(hdr), body);
+	switch (hdr.type) {
+	case PERF_RECORD_MMAP2:
+		sb->kind = AP_PERF_SB_MMAP;
+		sb->pid = ap_cur__u32(&c);
+		sb->tid = ap_cur__u32(&c);
+		memset(m, 0, sizeof(*m) - sizeof(m->path));
+		m->pid = sb->pid;
+		m->ts = sb->time;
+		m->start = ap_cur__u64(&c);
+		m->end = m->start + ap_cur__u64(&c);
+		m->pgoff = ap_cur__u64(&c);
+		if (hdr.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+			uint8_t len = ap_cur__u8(&c);
+			const uint8_t *id;
+
+			ap_cur__bytes(&c, 3);
+			id = ap_cur__bytes(&c, 20);
+			if (len > AP_BUILD_ID_MAX || !id)
+				return -EBADMSG;
+			memcpy(m->build_id, id, len);
+			m->build_id_len = len;
+		} else {
+			ap_cur__u32(&c);	/* maj */
+			ap_cur__u32(&c);	/* min */
+			m->inode = ap_cur__u64(&c);
+			ap_cur__u64(&c);	/* ino_generation */
+		}
+		m->prot = ap_cur__u32(&c);
+		ap_cur__u32(&c);		/* flags */
+		n = ap_cur__left(&c);
+		name = ap_cur__bytes(&c, n);
+		if (c.err || m->end < m->start || !name)
+			return -EBADMSG;
+		n = strnlen((const char *)name, n);
+		if (n >= sizeof(m->path))
+			n = sizeof(m->path) - 1;
+		memcpy(m->path, name, n);
+		m->path[n] = '\0';
+		/* /proc/PID/maps shows anonymous memory without a name */
+		if (!strcmp(m->path, "//anon"))
+			m->path[0] = '\0';
+		return 0;
+	case PERF_RECORD_COMM:
+		sb->pid = ap_cur__u32(&c);
+		sb->tid = ap_cur__u32(&c);
+		n = ap_cur__left(&c);
+		name = ap_cur__bytes(&c, n);
+		if (c.err || !name)
+			return -EBADMSG;
+		if (!(hdr.misc & PERF_RECORD_MISC_COMM_EXEC))
+			return -ENOENT;
+		sb->kind = AP_PERF_SB_EXEC;
+		n = strnlen((const char *)name, n);
+		if (n >= sizeof(sb->comm))
+			n = sizeof(sb->comm) - 1;
+		memcpy(sb->comm, name, n);
+		return 0;
+	case PERF_RECORD_FORK:
+		sb->pid = ap_cur__u32(&c);
+		sb->ppid = ap_cur__u32(&c);
+		sb->tid = ap_cur__u32(&c);
+		ap_cur__u32(&c);		/* ptid */
+		if (c.err)
+			return -EBADMSG;
+		/* a new thread of a known process changes no mapping */
+		if (sb->pid == sb->ppid)
+			return -ENOENT;
+		sb->kind = AP_PERF_SB_FORK;
+		return 0;
+	default:
+		return -ENOENT;
+	}
 }

@@ -18,6 +18,7 @@
 
 struct ap_stacks;
 struct ap_ev_mem;
+struct ap_mmap;
 
 /* Copies the next record of a perf ring into buf.  data is the ring
  * (size: a power of two), *tail our read position, head the kernel's.
@@ -50,6 +51,30 @@ int ap_perf_sample__parse(const void *rec, size_t size, uint64_t sample_type,
 /* PERF_RECORD_LOST or PERF_RECORD_LOST_SAMPLES: the count lost; 0 or
  * -EBADMSG (-EINVAL for another record type) */
 int ap_perf_lost__parse(const void *rec, size_t size, uint64_t *lost);
+
+/*
+ * The side-band records of a dummy event opened with mmap2, comm,
+ * comm_exec, task, build_id and sample_id_all (sample_type TID | TIME):
+ * what the kernel says a process did to its address space, and when.
+ */
+#define AP_PERF_SB_MMAP		1	/* PERF_RECORD_MMAP2 */
+#define AP_PERF_SB_EXEC		2	/* PERF_RECORD_COMM from an exec */
+#define AP_PERF_SB_FORK		3	/* PERF_RECORD_FORK of a process */
+
+struct ap_perf_sb {
+	uint32_t kind;			/* AP_PERF_SB_* */
+	uint32_t pid, tid;
+	uint32_t ppid;			/* FORK */
+	uint64_t time;			/* from sample_id */
+	char comm[16];			/* EXEC */
+};
+
+/* Parses one side-band record; m (MMAP only) gets the mapping: path ""
+ * for anonymous memory ("//anon"), prot from the record, the build-id
+ * when the kernel put one in.  0; -ENOENT for a record of no interest (a
+ * rename, a new thread, another type); -EBADMSG when it cannot be right. */
+int ap_perf_sb__parse(const void *rec, size_t size, struct ap_perf_sb *sb,
+		      struct ap_mmap *m);
 
 /* Splits a callchain (PERF_CONTEXT_* markers included) into st: kernel
  * frames first, then user frames, leaf first, sizes in bytes, as

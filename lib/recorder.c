@@ -18,24 +18,35 @@
 #include "ev_sched.h"
 #include "ev_syscall.h"
 #include "hmap.h"
+#include "kmaps.h"
 #include "procfs.h"
 #include "stacktab.h"
 #include "symbolizer.h"
 #include "syscall.h"
+#include "vec.h"
 
-/* a sample outside the known mappings re-reads /proc/PID/maps, at most
+/* a sample outside the known mappings re-reads /proc/PID/maps (only when
+ * the kernel's mapping records are not there or were lost), at most
  * this often per process; doubled after each scan that finds nothing new
  * (a stack pointing outside every mapping, on purpose or not, must not
  * make the recorder rescan for ever), up to the second cap */
 #define RESCAN_INTERVAL_NS	(20 * 1000 * 1000ull)
 #define RESCAN_MAX_NS		(1000 * 1000 * 1000ull)
+/* kernel mapping records of processes not known yet (a child whose fork
+ * record is still in the ring, or under -a one without an event yet) */
+#define PEND_MAX		2048
 
 struct proc {
 	uint32_t pid;
+	uint32_t ppid;
 	uint64_t start_ticks;
 	uint64_t last_scan_ns;
 	uint64_t scan_interval_ns;	/* 0: RESCAN_INTERVAL_NS */
 	uint32_t generation;		/* bumped at exec */
+	/* an exec is seen twice: from the kernel's mapping records (first,
+	 * before the new image's mappings) and from the BPF tracepoint;
+	 * whichever comes first does it */
+	uint32_t exec_kmaps, exec_bpf;
 	int exit_code;
 	int exited;
 	struct ap_addrspace *as;
@@ -55,6 +66,8 @@ struct ap_recorder {
 	struct ap_hmap by_pid;		/* pid -> index in procs */
 	struct ap_hmap comm_of;		/* tid -> hash of its last comm */
 	struct ap_record_counts counts;
+	struct ap_rec_kmap **pend;	/* oldest first */
+	size_t nr_pend, cap_pend;
 	void *priv[32];			/* ap_recorder__priv, by tag */
 	void (*priv_free[32])(void *);
 };
@@ -103,6 +116,9 @@ void ap_recorder__free(struct ap_recorder *r)
 	for (i = 0; i < 32; i++)
 		if (r->priv_free[i])
 			r->priv_free[i](r->priv[i]);
+	while (r->nr_pend)
+		free(r->pend[--r->nr_pend]);
+	free(r->pend);
 	free(r->procs);
 	free(r);
 }
@@ -180,11 +196,40 @@ struct scan_ctx {
 	int added;
 };
 
+/* the kernel's records carry a build-id or an inode, /proc an inode and
+ * the build-id read from the file: compare what both have */
 static int same_mapping(const struct ap_mmap *a, const struct ap_mmap *b)
 {
 	return a->start == b->start && a->end == b->end &&
-	       a->pgoff == b->pgoff && a->inode == b->inode &&
-	       a->prot == b->prot && !strcmp(a->path, b->path);
+	       a->pgoff == b->pgoff && a->prot == b->prot &&
+	       (!a->inode || !b->inode || a->inode == b->inode) &&
+	       (!a->build_id_len || !b->build_id_len ||
+		(a->build_id_len == b->build_id_len &&
+		 !memcmp(a->build_id, b->build_id, a->build_id_len))) &&
+	       !strcmp(a->path, b->path);
+}
+
+static int known_mapping(const struct proc *p, const struct ap_mmap *m)
+{
+	const struct ap_mmap *known = ap_addrspace__find(p->as, m->start);
+
+	return known && same_mapping(known, m);
+}
+
+/*
+ * The one place a mapping of a process is written, whatever its source
+ * (the /proc snapshot, a rescan, the kernel's records): the file gets it,
+ * the recorder's address space of p and the collector's sensors learn it,
+ * in time order per process.
+ */
+static void emit_mapping(struct ap_recorder *r, struct proc *p,
+			 const struct ap_mmap *m)
+{
+	ap_mmap__encode(m, &r->buf);
+	ap_addrspace__add_mapping(p->as, m);
+	if (r->collector)
+		ap_collector__mapping(r->collector, m);
+	r->counts.mmaps++;
 }
 
 /* before the build-id is read: a known mapping is skipped */
@@ -201,18 +246,13 @@ static int on_known(void *ctx, const struct ap_mmap *m)
 static int on_mapping(void *ctx, const struct ap_mmap *m)
 {
 	struct scan_ctx *sc = ctx;
-	const struct ap_mmap *known = ap_addrspace__find(sc->p->as, m->start);
 	struct ap_mmap copy;
 
-	if (known && same_mapping(known, m))
+	if (known_mapping(sc->p, m))
 		return 0;
 	copy = *m;
 	copy.ts = now_ns();
-	ap_mmap__encode(&copy, &sc->r->buf);
-	ap_addrspace__add_mapping(sc->p->as, &copy);
-	if (sc->r->collector)
-		ap_collector__mapping(sc->r->collector, &copy);
-	sc->r->counts.mmaps++;
+	emit_mapping(sc->r, sc->p, &copy);
 	sc->added++;
 	return 0;
 }
@@ -302,23 +342,144 @@ static void write_comm(struct ap_recorder *r, uint32_t pid, uint32_t tid,
 	ap_comm__encode(&c, &r->buf);
 }
 
+/* ---- kernel mapping records of processes not known yet ---- */
+
+static int pend_add(struct ap_recorder *r, const struct ap_rec_kmap *rec)
+{
+	size_t len = rec->kind == AP_PERF_SB_MMAP ? sizeof(*rec) :
+			offsetof(struct ap_rec_kmap, m);
+	struct ap_rec_kmap *e;
+
+	if (r->nr_pend == PEND_MAX) {
+		/* the oldest quarter: processes that never became known */
+		size_t drop = PEND_MAX / 4, i;
+
+		for (i = 0; i < drop; i++)
+			free(r->pend[i]);
+		memmove(r->pend, r->pend + drop,
+			(r->nr_pend - drop) * sizeof(*r->pend));
+		r->nr_pend -= drop;
+	}
+	if (ap_grow((void **)&r->pend, &r->cap_pend, r->nr_pend,
+		    sizeof(*r->pend), 64))
+		return -ENOMEM;
+	e = malloc(len);
+	if (!e)
+		return -ENOMEM;
+	memcpy(e, rec, len);
+	r->pend[r->nr_pend++] = e;
+	return 0;
+}
+
+/* the last pending fork of pid, or NULL */
+static const struct ap_rec_kmap *pend_fork(const struct ap_recorder *r,
+					   uint32_t pid)
+{
+	size_t i = r->nr_pend;
+
+	while (i--)
+		if (r->pend[i]->hdr.pid == pid &&
+		    r->pend[i]->kind == AP_PERF_SB_FORK)
+			return r->pend[i];
+	return NULL;
+}
+
+static int apply_kmap(struct ap_recorder *r, struct proc *p,
+		      const struct ap_rec_kmap *rec);
+
+/* p became known: its pending records from born_ts on, in order */
+static void pend_flush(struct ap_recorder *r, struct proc *p,
+		       uint64_t born_ts)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < r->nr_pend; i++) {
+		struct ap_rec_kmap *e = r->pend[i];
+
+		if (e->hdr.pid != p->pid) {
+			r->pend[n++] = e;
+			continue;
+		}
+		/* older ones were another process under the same pid */
+		if (e->hdr.ts >= born_ts && e->kind != AP_PERF_SB_FORK)
+			apply_kmap(r, p, e);
+		free(e);
+	}
+	r->nr_pend = n;
+}
+
+/* a forked child starts with its parent's mappings: the sensors learn
+ * them; the file does not repeat them (its readers inherit them too) */
+static void inherit(struct ap_recorder *r, struct proc *child,
+		    const struct proc *parent, uint64_t ts)
+{
+	size_t i, n = ap_addrspace__count(parent->as);
+	struct ap_mmap *m;
+
+	if (ap_addrspace__copy(child->as, parent->as) || !r->collector)
+		return;
+	m = malloc(sizeof(*m));
+	if (!m)
+		return;
+	for (i = 0; i < n; i++) {
+		*m = *ap_addrspace__at(parent->as, i);
+		m->pid = child->pid;
+		m->ts = ts;
+		ap_collector__mapping(r->collector, m);
+	}
+	free(m);
+}
+
+static struct proc *learn_proc_depth(struct ap_recorder *r, uint32_t pid,
+				     uint32_t kind, uint64_t ts, int depth);
+
 /* a process first seen: identity, comm, mappings */
 static struct proc *learn_proc(struct ap_recorder *r, uint32_t pid,
 			       uint32_t kind, uint64_t ts)
 {
+	return learn_proc_depth(r, pid, kind, ts, 0);
+}
+
+static struct proc *learn_proc_depth(struct ap_recorder *r, uint32_t pid,
+				     uint32_t kind, uint64_t ts, int depth)
+{
 	char comm[AP_COMM_MAX] = "";
-	uint64_t start = 0;
+	const struct ap_rec_kmap *fork;
+	struct proc *p, *parent = NULL;
+	uint64_t start = 0, born = 0;
 	pid_t ppid = 0;
-	struct proc *p;
 
 	/* a process that is already gone keeps start 0: its samples still
-	 * count, its mappings are unknown */
+	 * count, its mappings are what the kernel's records said */
 	ap_proc_stat(pid, &start, &ppid, comm, sizeof(comm));
+	fork = pend_fork(r, pid);
+	if (fork) {
+		/* forked during the recording: from its parent (learnt
+		 * first, once), then what it did since */
+		born = fork->hdr.ts;
+		ppid = fork->ppid;
+		parent = find_proc(r, ppid);
+		if ((!parent || parent->exited) && !depth && (uint32_t)ppid != pid)
+			parent = learn_proc_depth(r, ppid, AP_TASK_SNAPSHOT,
+						  0, depth + 1);
+		if (parent && parent->exited)
+			parent = NULL;
+	}
 	p = add_proc(r, pid, start);
 	if (!p)
 		return NULL;
-	write_task(r, p, kind, ppid, comm, ts, 0);
-	scan_maps(r, p);
+	p->ppid = ppid;
+	/* add_proc may have moved the table */
+	if (parent)
+		parent = find_proc(r, ppid);
+	if (fork && parent) {
+		write_task(r, p, AP_TASK_NEW, ppid, comm, born, 0);
+		inherit(r, p, parent, born);
+	} else {
+		write_task(r, p, kind, ppid, comm, ts, 0);
+		scan_maps(r, p);
+	}
+	pend_flush(r, p, born);
 	return p;
 }
 
@@ -395,10 +556,10 @@ static void write_ksyms(struct ap_recorder *r, const uint64_t *ips, int n)
 	}
 }
 
-/* user frames outside every known mapping: a dlopen or mmap since the
- * last scan */
-static void check_user_frames(struct ap_recorder *r, struct proc *p,
-			      const uint64_t *ips, int n)
+/* addresses outside every known mapping: a dlopen or mmap since the last
+ * scan (re-read, rate-limited) */
+static void check_addrs(struct ap_recorder *r, struct proc *p,
+			const uint64_t *ips, int n)
 {
 	int i;
 
@@ -418,8 +579,10 @@ void ap_recorder__need_addr(struct ap_recorder *r, uint32_t pid,
 {
 	struct proc *p = find_proc(r, pid);
 
+	/* the stack, grown without a mapping record, or what existed
+	 * before the start */
 	if (p)
-		check_user_frames(r, p, &addr, 1);
+		check_addrs(r, p, &addr, 1);
 }
 
 int ap_stacks__whole(const void *rec, size_t size, size_t st_off)
@@ -459,15 +622,19 @@ uint32_t ap_recorder__stack(struct ap_recorder *r, uint32_t pid,
 	uips = kips + nk;
 	if (!nk && !nu)
 		return 0;
-	if (p)
-		check_user_frames(r, p, uips, nu);
+	/* the kernel tells every mapping as it happens: a frame outside
+	 * them is not code (frame-pointer garbage), and /proc would not
+	 * know it either */
+	if (p && !(r->collector && ap_collector__mappings_live(r->collector)))
+		check_addrs(r, p, uips, nu);
 	if (r->collector && nu)
 		ap_collector__user_stack(r->collector, pid, uips, nu,
 					 st->uflags);
 	/* a return address outside the executable mappings (after the
 	 * rescan above) is data: a frame-pointer chain gone astray, or where
-	 * the unwinder stopped; the chain ends before it */
-	if (p && p->as && !p->exited) {
+	 * the unwinder stopped; the chain ends before it (nothing known of
+	 * the mappings: nothing to say) */
+	if (p && p->as && !p->exited && ap_addrspace__count(p->as)) {
 		int i;
 
 		for (i = 1; i < nu; i++) {
@@ -517,11 +684,81 @@ static int on_cpu(struct ap_recorder *r, const void *data, size_t size)
 	return 0;
 }
 
+/* the image of p is replaced: a fresh address space under the same
+ * identity (the session does the same); scan: read the new one from
+ * /proc (when the kernel's records did not say it) */
+static void exec_image(struct ap_recorder *r, struct proc *p, uint32_t tid,
+		       const char *comm, uint64_t ts, int scan)
+{
+	p->generation++;
+	if (r->collector)
+		ap_collector__image_gone(r->collector, p->pid);
+	ap_addrspace__reset(p->as);
+	write_task(r, p, AP_TASK_EXECED, p->ppid, comm, ts, 0);
+	write_comm(r, p->pid, tid, comm, ts);
+	if (scan)
+		scan_maps(r, p);
+}
+
+/* a kernel record of a known process */
+static int apply_kmap(struct ap_recorder *r, struct proc *p,
+		      const struct ap_rec_kmap *rec)
+{
+	char comm[AP_COMM_MAX];
+
+	switch (rec->kind) {
+	case AP_PERF_SB_EXEC:
+		if (p->exec_bpf > p->exec_kmaps) {
+			/* the tracepoint's record came first and did it */
+			p->exec_kmaps++;
+			break;
+		}
+		p->exec_kmaps++;
+		memcpy(comm, rec->comm, sizeof(comm));
+		comm[AP_COMM_MAX - 1] = '\0';
+		exec_image(r, p, rec->hdr.tid, comm, rec->hdr.ts, 0);
+		break;
+	case AP_PERF_SB_MMAP:
+		if (known_mapping(p, &rec->m))
+			break;
+		emit_mapping(r, p, &rec->m);
+		/* sensors that probe files (gpu) look at the new one */
+		if (r->collector && rec->m.path[0] == '/' &&
+		    (rec->m.prot & PROT_EXEC))
+			ap_collector__target_changed(r->collector, p->pid);
+		break;
+	}
+	return 0;
+}
+
+static int on_kmap(struct ap_recorder *r, const void *data, size_t size)
+{
+	const struct ap_rec_kmap *rec = data;
+	struct proc *p;
+
+	if (size < offsetof(struct ap_rec_kmap, m))
+		return 0;
+	if (rec->kind == AP_PERF_SB_MMAP && size < sizeof(*rec))
+		return 0;
+	p = find_proc(r, rec->hdr.pid);
+	if (rec->kind == AP_PERF_SB_FORK) {
+		/* the child is known already when its BPF record came first */
+		if (!p || p->exited)
+			return pend_add(r, rec);
+		return 0;
+	}
+	if (!p || p->exited)
+		return pend_add(r, rec);
+	return apply_kmap(r, p, rec);
+}
+
 static int on_task(struct ap_recorder *r, const void *data, size_t size)
 {
 	const struct ap_ev_task *e = data;
+	const struct ap_rec_kmap *fork;
+	struct proc *p, *parent;
 	char comm[AP_COMM_MAX];
-	struct proc *p;
+	uint64_t born;
 
 	if (size < sizeof(*e))
 		return 0;
@@ -529,29 +766,41 @@ static int on_task(struct ap_recorder *r, const void *data, size_t size)
 	comm[AP_COMM_MAX - 1] = '\0';
 	switch (e->kind) {
 	case AP_TASK_FORK:
+		p = find_proc(r, e->hdr.pid);
+		if (p && !p->exited &&
+		    p->start_ticks == ap_ns_to_ticks(e->start_ns))
+			break;		/* learnt from its kernel records */
+		fork = pend_fork(r, e->hdr.pid);
+		born = fork && fork->hdr.ts < e->hdr.ts ? fork->hdr.ts :
+							  e->hdr.ts;
 		p = add_proc(r, e->hdr.pid, ap_ns_to_ticks(e->start_ns));
 		if (!p)
 			return -ENOMEM;
+		p->ppid = e->ppid;
 		write_task(r, p, AP_TASK_NEW, e->ppid, comm, e->hdr.ts, 0);
 		write_comm(r, e->hdr.pid, e->hdr.tid, comm, e->hdr.ts);
-		scan_maps(r, p);
+		parent = find_proc(r, e->ppid);
+		if (parent && !parent->exited && parent != p)
+			inherit(r, p, parent, e->hdr.ts);
+		else
+			scan_maps(r, p);
+		pend_flush(r, p, born);
 		break;
 	case AP_TASK_EXEC:
 		p = find_proc(r, e->hdr.pid);
-		if (!p)
-			p = add_proc(r, e->hdr.pid,
-				     ap_ns_to_ticks(e->start_ns));
+		if (!p || p->exited)
+			p = learn_proc(r, e->hdr.pid, AP_TASK_SNAPSHOT, 0);
 		if (!p)
 			return -ENOMEM;
-		p->generation++;
-		if (r->collector)
-			ap_collector__image_gone(r->collector, p->pid);
-		/* the old image's mappings are gone: a fresh address space
-		 * under the same identity (the session does the same) */
-		ap_addrspace__reset(p->as);
-		write_task(r, p, AP_TASK_EXECED, e->ppid, comm, e->hdr.ts, 0);
-		write_comm(r, e->hdr.pid, e->hdr.tid, comm, e->hdr.ts);
-		scan_maps(r, p);
+		if (p->exec_kmaps > p->exec_bpf) {
+			/* done from the kernel's mapping records */
+			p->exec_bpf++;
+			write_comm(r, e->hdr.pid, e->hdr.tid, comm, e->hdr.ts);
+			break;
+		}
+		p->exec_bpf++;
+		p->ppid = e->ppid;
+		exec_image(r, p, e->hdr.tid, comm, e->hdr.ts, 1);
 		break;
 	case AP_TASK_EXIT:
 		p = find_proc(r, e->hdr.pid);
@@ -591,6 +840,7 @@ static const struct {
 	{ AP_EV_SCHED, ap_rec_sched, AP_TAG_SCHED },
 	{ AP_EV_IO, ap_rec_io, AP_TAG_IO },
 	{ AP_EV_TASK, on_task, UINT32_MAX },
+	{ AP_REC_KMAP, on_kmap, UINT32_MAX },
 };
 
 int ap_recorder__event(void *ctx, const void *data, size_t size)

@@ -2,9 +2,10 @@
 /*
  * Turns ring buffer records into record file frames: interns stacks,
  * writes each process's identity, comm and mappings before its first event
- * (and again after exec or when a sample lands outside the known
- * mappings), and the kernel symbols that stacks hit.  The frames go to a
- * sink: the file writer for record, the live aggregation for top.
+ * (from /proc, then each new one from the kernel's mapping records, timed;
+ * a forked child inherits its parent's), and the kernel symbols that
+ * stacks hit.  The frames go to a sink: the file writer for record, the
+ * live aggregation for top.
  */
 #ifndef APERTURE_RECORDER_H
 #define APERTURE_RECORDER_H

@@ -78,6 +78,11 @@ struct ap_collector {
 	int pass_over;
 	int stopped;
 	const volatile sig_atomic_t *abort;	/* the caller's: end now */
+	/* mappings, execs and forks as they happen (lib/kmaps.c) */
+	struct ap_kmaps *kmaps;
+	uint64_t kmaps_at;		/* time of the last drain */
+	int kmaps_busy;			/* draining: no nested drain */
+	int kmaps_lost_told;
 };
 
 /* helpers for sensors */

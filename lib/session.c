@@ -9,6 +9,7 @@
 #include "stacktab.h"
 #include "strtab.h"
 #include "symbolizer.h"
+#include "vec.h"
 
 #define MAX_LOST_TAGS	33	/* tags 0..31 and "any" */
 #define MAX_SENSORS	32
@@ -18,11 +19,23 @@
  * (counted as frames that did not decode) instead of costing gigabytes */
 #define AP_SESSION_MAX_FRAMES	2048
 
+/* the address space of a process from a time on, until the next version */
+struct as_version {
+	uint64_t from_ts;
+	struct ap_addrspace *as;
+};
+
+struct proc {
+	struct ap_proc_info info;	/* first: get_proc returns it */
+	struct as_version *versions;	/* by from_ts */
+	size_t nr_versions, cap_versions;
+};
+
 struct ap_session {
 	struct ap_symbolizer *sym;
 	struct ap_stacktab *stacks;
 	struct ap_strtab *strs;
-	struct ap_proc_info *procs;
+	struct proc *procs;
 	size_t nr_procs, cap_procs;
 	struct ap_hmap by_pid;		/* pid -> index in procs */
 	struct ap_hmap comm_of;		/* tid -> interned comm */
@@ -33,6 +46,7 @@ struct ap_session {
 	struct ap_unwind_info unwind;
 	int has_unwind;
 	uint64_t first_ts, last_ts;
+	uint64_t event_ts;		/* of the event frame fed last */
 	uint64_t *ips;			/* scratch for stack decoding */
 };
 
@@ -63,6 +77,8 @@ void ap_session__free(struct ap_session *s)
 	ap_strtab__free(s->strs);
 	ap_hmap__free(&s->by_pid);
 	ap_hmap__free(&s->comm_of);
+	while (s->nr_procs)
+		free(s->procs[--s->nr_procs].versions);
 	free(s->procs);
 	free(s->ips);
 	free(s);
@@ -83,49 +99,72 @@ const char *ap_session__intern(struct ap_session *s, const char *str)
 	return ap_strtab__intern(s->strs, str ? str : "", -1);
 }
 
-/* an address space per exec generation, so samples taken before an exec
- * keep resolving against the old image */
-static struct ap_addrspace *addrspace_of(struct ap_session *s,
-					 const struct ap_proc_info *p)
-{
-	return ap_symbolizer__addrspace(s->sym, p->pid,
-					p->start_ticks ^
-					((uint64_t)p->generation << 56));
-}
-
 static struct ap_proc_info *get_proc(struct ap_session *s, uint32_t pid)
 {
 	uint64_t *idx = ap_hmap__find(&s->by_pid, pid);
 
-	return idx ? &s->procs[*idx] : NULL;
+	return idx ? &s->procs[*idx].info : NULL;
+}
+
+static struct proc *proc_of(struct ap_proc_info *p)
+{
+	return (struct proc *)p;
+}
+
+/* the version live at ts: the last one that starts at or before it */
+static struct ap_addrspace *version_at(const struct proc *p, uint64_t ts)
+{
+	size_t i = p->nr_versions;
+
+	while (i > 1 && p->versions[i - 1].from_ts > ts)
+		i--;
+	return i ? p->versions[i - 1].as : NULL;
+}
+
+/* as becomes the address space of p from ts on */
+static int push_version(struct proc *p, uint64_t ts, struct ap_addrspace *as)
+{
+	if (!as)
+		return -ENOMEM;
+	if (p->nr_versions) {
+		uint64_t last = p->versions[p->nr_versions - 1].from_ts;
+
+		/* a frame written after a later one: it starts no earlier */
+		if (ts < last)
+			ts = last;
+	}
+	if (ap_grow((void **)&p->versions, &p->cap_versions, p->nr_versions,
+		    sizeof(*p->versions), 4))
+		return -ENOMEM;
+	p->versions[p->nr_versions++] = (struct as_version){ ts, as };
+	p->info.as = as;
+	return 0;
 }
 
 static struct ap_proc_info *new_proc(struct ap_session *s, uint32_t pid,
 				     uint64_t start_ticks)
 {
-	struct ap_proc_info *p;
+	struct proc *p;
 	uint64_t *idx;
 
-	if (s->nr_procs == s->cap_procs) {
-		size_t cap = s->cap_procs ? s->cap_procs * 2 : 64;
-		struct ap_proc_info *v = realloc(s->procs, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		s->procs = v;
-		s->cap_procs = cap;
-	}
+	if (ap_grow((void **)&s->procs, &s->cap_procs, s->nr_procs,
+		    sizeof(*s->procs), 64))
+		return NULL;
 	idx = ap_hmap__upsert(&s->by_pid, pid, NULL);
 	if (!idx)
 		return NULL;
-	*idx = s->nr_procs;
-	p = &s->procs[s->nr_procs++];
+	p = &s->procs[s->nr_procs];
 	memset(p, 0, sizeof(*p));
-	p->pid = pid;
-	p->start_ticks = start_ticks;
-	p->comm = ap_session__intern(s, "");
-	p->as = addrspace_of(s, p);
-	return p;
+	p->info.pid = pid;
+	p->info.start_ticks = start_ticks;
+	p->info.comm = ap_session__intern(s, "");
+	/* the first version: keyed in the symbolizer by identity, later
+	 * ones are clones */
+	if (push_version(p, 0, ap_symbolizer__addrspace(s->sym, pid,
+							start_ticks)))
+		return NULL;
+	*idx = s->nr_procs++;
+	return &p->info;
 }
 
 static int on_task(struct ap_session *s, const struct ap_task *t)
@@ -136,15 +175,29 @@ static int on_task(struct ap_session *s, const struct ap_task *t)
 	case AP_TASK_SNAPSHOT:
 	case AP_TASK_NEW:
 		/* same identity seen again: keep it; else a new process */
-		if (!p || p->start_ticks != t->start_ticks || p->exited)
+		if (!p || p->start_ticks != t->start_ticks || p->exited) {
+			struct ap_proc_info *parent = get_proc(s, t->ppid);
+
 			p = new_proc(s, t->pid, t->start_ticks);
+			/* a forked child starts with its parent's mappings
+			 * as they were at the fork, until it execs */
+			if (p && parent && t->kind == AP_TASK_NEW &&
+			    parent != p && !parent->exited)
+				ap_addrspace__copy(p->as,
+						   version_at(proc_of(parent),
+							      t->ts));
+		}
 		break;
 	case AP_TASK_EXECED:
 		if (!p)
 			p = new_proc(s, t->pid, t->start_ticks);
 		else {
 			p->generation++;
-			p->as = addrspace_of(s, p);
+			/* the old image's mappings are gone from the exec
+			 * on; events before it keep resolving in them */
+			if (push_version(proc_of(p), t->ts,
+					 ap_addrspace__clone(p->as, 0)))
+				return -ENOMEM;
 		}
 		p->exec_ts = t->ts;
 		break;
@@ -165,14 +218,43 @@ static int on_task(struct ap_session *s, const struct ap_task *t)
 	return 0;
 }
 
+static int same_mapping(const struct ap_mmap *a, const struct ap_mmap *b)
+{
+	return a->start == b->start && a->end == b->end &&
+	       a->pgoff == b->pgoff && a->prot == b->prot &&
+	       a->build_id_len == b->build_id_len &&
+	       !memcmp(a->build_id, b->build_id, a->build_id_len) &&
+	       !strcmp(a->path, b->path);
+}
+
+/*
+ * A mapping over others (a library loaded where another one was) starts a
+ * new version at its time, so that events before it keep the code they
+ * ran; a mapping over nothing changes nothing an earlier event could have
+ * used and goes into the current version.
+ */
 static int on_mmap(struct ap_session *s, const struct ap_mmap *m)
 {
 	struct ap_proc_info *p = get_proc(s, m->pid);
+	const struct ap_mmap *known;
+	struct proc *pp;
 
 	if (!p) {
 		p = new_proc(s, m->pid, 0);
 		if (!p)
 			return -ENOMEM;
+	}
+	pp = proc_of(p);
+	known = ap_addrspace__find(p->as, m->start);
+	if (known && same_mapping(known, m))
+		return 0;
+	if (m->start < m->end && ap_addrspace__overlaps(p->as, m->start, m->end) &&
+	    m->ts > pp->versions[pp->nr_versions - 1].from_ts) {
+		int err = push_version(pp, m->ts,
+				       ap_addrspace__clone(p->as, 1));
+
+		if (err)
+			return err;
 	}
 	return ap_addrspace__add_mapping(p->as, m);
 }
@@ -211,6 +293,7 @@ int ap_session__feed(struct ap_session *s, const struct ap_frame *f)
 		if (f->len >= 8) {
 			uint64_t ts = ap_get_le64(f->payload);
 
+			s->event_ts = ts;
 			if (!s->first_ts || ts < s->first_ts)
 				s->first_ts = ts;
 			if (ts > s->last_ts)
@@ -292,6 +375,19 @@ const struct ap_proc_info *ap_session__proc(struct ap_session *s,
 					    uint32_t pid)
 {
 	return get_proc(s, pid);
+}
+
+struct ap_addrspace *ap_session__addrspace(struct ap_session *s, uint32_t pid,
+					   uint64_t ts)
+{
+	struct ap_proc_info *p = get_proc(s, pid);
+
+	return p ? version_at(proc_of(p), ts) : NULL;
+}
+
+struct ap_addrspace *ap_session__event_as(struct ap_session *s, uint32_t pid)
+{
+	return ap_session__addrspace(s, pid, s->event_ts);
 }
 
 const char *ap_session__comm(struct ap_session *s, uint32_t pid,

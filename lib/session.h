@@ -28,7 +28,7 @@ struct ap_proc_info {
 	int exited;
 	int32_t exit_code;
 	const char *comm;		/* interned */
-	struct ap_addrspace *as;
+	struct ap_addrspace *as;	/* as of the frames fed so far */
 };
 
 struct ap_session *ap_session__new(struct ap_symbolizer *sym);
@@ -41,6 +41,14 @@ int ap_session__feed(struct ap_session *s, const struct ap_frame *f);
 /* the process pid as of the frames fed so far; NULL if never seen */
 const struct ap_proc_info *ap_session__proc(struct ap_session *s,
 					    uint32_t pid);
+/* The address space of pid live at time ts (mappings and execs are
+ * versioned by time: a library loaded over another one, or an exec, makes
+ * a new version); NULL if pid was never seen. */
+struct ap_addrspace *ap_session__addrspace(struct ap_session *s, uint32_t pid,
+					   uint64_t ts);
+/* the same at the time of the event frame fed last: what a view keeps
+ * with the event it aggregates */
+struct ap_addrspace *ap_session__event_as(struct ap_session *s, uint32_t pid);
 /* thread name (interned, stable), or the process's, or "[unknown]" */
 const char *ap_session__comm(struct ap_session *s, uint32_t pid,
 			     uint32_t tid);

@@ -194,14 +194,17 @@ struct module {
 	size_t nr_syms;
 };
 
+/* shared by the versions of an address space that hold it */
 struct as_map {
 	struct ap_mmap m;
 	struct module *mod;		/* set on first lookup */
+	unsigned int refs;
 };
 
 struct ap_addrspace {
 	struct hnode node;		/* first: freed through it */
 	struct ap_symbolizer *s;
+	struct ap_addrspace *next_version;	/* clones, freed with s */
 	uint32_t pid;
 	uint64_t start_ticks;
 	struct as_map **maps;		/* sorted by start, disjoint */
@@ -224,6 +227,7 @@ struct istr {
 struct ap_symbolizer {
 	struct ap_symbolizer_opts opts;
 	struct htab spaces;
+	struct ap_addrspace *versions;	/* made by ap_addrspace__clone */
 	struct htab modules;
 	struct htab strings;
 	struct htab cache;		/* user results */
@@ -340,6 +344,12 @@ void ap_symbolizer__free(struct ap_symbolizer *s)
 {
 	if (!s)
 		return;
+	while (s->versions) {
+		struct ap_addrspace *as = s->versions;
+
+		s->versions = as->next_version;
+		addrspace__free(&as->node);
+	}
 	htab__clear(&s->spaces, addrspace__free);
 	htab__clear(&s->cache, hnode__free);
 	htab__clear(&s->kcache, hnode__free);
@@ -392,6 +402,12 @@ struct ap_addrspace *ap_symbolizer__addrspace(struct ap_symbolizer *s,
 	return as;
 }
 
+static void as_map__put(struct as_map *map)
+{
+	if (map && !--map->refs)
+		free(map);
+}
+
 void ap_addrspace__reset(struct ap_addrspace *as)
 {
 	size_t i;
@@ -399,8 +415,75 @@ void ap_addrspace__reset(struct ap_addrspace *as)
 	if (!as)
 		return;
 	for (i = 0; i < as->nr; i++)
-		free(as->maps[i]);
+		as_map__put(as->maps[i]);
 	as->nr = 0;
+}
+
+/* dst takes src's mappings, shared */
+static int addrspace__assign(struct ap_addrspace *dst,
+			     const struct ap_addrspace *src)
+{
+	size_t i;
+
+	if (src->nr > dst->cap) {
+		struct as_map **maps = realloc(dst->maps,
+					       src->nr * sizeof(*maps));
+
+		if (!maps)
+			return -ENOMEM;
+		dst->maps = maps;
+		dst->cap = src->nr;
+	}
+	ap_addrspace__reset(dst);
+	for (i = 0; i < src->nr; i++) {
+		dst->maps[i] = src->maps[i];
+		dst->maps[i]->refs++;
+	}
+	dst->nr = src->nr;
+	return 0;
+}
+
+struct ap_addrspace *ap_addrspace__clone(const struct ap_addrspace *as,
+					 int keep_maps)
+{
+	struct ap_addrspace *v;
+
+	if (!as)
+		return NULL;
+	v = calloc(1, sizeof(*v));
+	if (!v)
+		return NULL;
+	v->s = as->s;
+	v->pid = as->pid;
+	v->start_ticks = as->start_ticks;
+	if (keep_maps && addrspace__assign(v, as)) {
+		free(v);
+		return NULL;
+	}
+	v->next_version = as->s->versions;
+	as->s->versions = v;
+	return v;
+}
+
+int ap_addrspace__copy(struct ap_addrspace *dst,
+		       const struct ap_addrspace *src)
+{
+	if (!dst || !src)
+		return -EINVAL;
+	if (dst == src)
+		return 0;
+	return addrspace__assign(dst, src);
+}
+
+size_t ap_addrspace__count(const struct ap_addrspace *as)
+{
+	return as ? as->nr : 0;
+}
+
+const struct ap_mmap *ap_addrspace__at(const struct ap_addrspace *as,
+				       size_t i)
+{
+	return as && i < as->nr ? &as->maps[i]->m : NULL;
 }
 
 /* index of the first mapping ending above addr (as->nr if none) */
@@ -427,6 +510,7 @@ static struct as_map *as_map__clone(const struct as_map *src, uint64_t start,
 	if (!p)
 		return NULL;
 	*p = *src;
+	p->refs = 1;
 	p->m.pgoff += start - src->m.start;
 	p->m.start = start;
 	p->m.end = end;
@@ -457,6 +541,7 @@ int ap_addrspace__add_mapping(struct ap_addrspace *as, const struct ap_mmap *m)
 	if (map->m.build_id_len > AP_BUILD_ID_MAX)
 		map->m.build_id_len = AP_BUILD_ID_MAX;
 	map->mod = NULL;
+	map->refs = 1;
 	if (i < j && as->maps[i]->m.start < m->start) {
 		head = as_map__clone(as->maps[i], as->maps[i]->m.start,
 				     m->start);
@@ -485,7 +570,7 @@ int ap_addrspace__add_mapping(struct ap_addrspace *as, const struct ap_mmap *m)
 	}
 
 	for (k = i; k < j; k++)
-		free(as->maps[k]);
+		as_map__put(as->maps[k]);
 	k = i + !!head + 1 + !!tail;
 	memmove(&as->maps[k], &as->maps[j], (as->nr - j) * sizeof(*as->maps));
 	k = i;
@@ -512,6 +597,17 @@ static struct as_map *addrspace__lookup(const struct ap_addrspace *as,
 	if (i < as->nr && as->maps[i]->m.start <= addr)
 		return as->maps[i];
 	return NULL;
+}
+
+int ap_addrspace__overlaps(const struct ap_addrspace *as, uint64_t start,
+			   uint64_t end)
+{
+	size_t i;
+
+	if (!as)
+		return 0;
+	i = addrspace__lower(as, start);
+	return i < as->nr && as->maps[i]->m.start < end;
 }
 
 const struct ap_mmap *ap_addrspace__find(const struct ap_addrspace *as,

@@ -57,6 +57,23 @@ struct ap_addrspace *ap_symbolizer__addrspace(struct ap_symbolizer *s,
 					      uint32_t pid,
 					      uint64_t start_ticks);
 void ap_addrspace__reset(struct ap_addrspace *as);
+/* A new version of as (same process), owned by the symbolizer: with as's
+ * mappings (shared, copy-on-write) when keep_maps, else empty.  Changing
+ * one version never changes another: a stack keeps resolving against the
+ * version it was taken in.  NULL when out of memory. */
+struct ap_addrspace *ap_addrspace__clone(const struct ap_addrspace *as,
+					 int keep_maps);
+/* dst's mappings become src's (a forked child starts with its parent's);
+ * 0 or -errno */
+int ap_addrspace__copy(struct ap_addrspace *dst,
+		       const struct ap_addrspace *src);
+/* the mappings in address order */
+size_t ap_addrspace__count(const struct ap_addrspace *as);
+const struct ap_mmap *ap_addrspace__at(const struct ap_addrspace *as,
+				       size_t i);
+/* 1 when a mapping covers part of [start, end) */
+int ap_addrspace__overlaps(const struct ap_addrspace *as, uint64_t start,
+			   uint64_t end);
 /* Adds (or replaces, when it overlaps) one mapping. */
 int ap_addrspace__add_mapping(struct ap_addrspace *as, const struct ap_mmap *m);
 /* The mapping covering addr, or NULL. */

@@ -250,7 +250,7 @@ static int gpu_event(void *p, const struct ap_frame *f)
 	if (!ap_report_opts__match(v->o, v->s, e.pid, e.tid))
 		return 0;
 	pi = ap_session__proc(v->s, e.pid);
-	as = pi ? pi->as : NULL;
+	as = pi ? ap_session__event_as(v->s, e.pid) : NULL;
 	comm = ap_session__comm(v->s, e.pid, e.tid);
 	if (e.name[0]) {
 		name = ap_strtab__intern(v->strs, e.name, -1);

@@ -126,7 +126,7 @@ static long row_index(struct view_lock *v, const struct ap_lock_event *e)
 			     "[kernel]";
 	} else {
 		pi = ap_session__proc(v->s, pid);
-		as = pi ? pi->as : NULL;
+		as = pi ? ap_session__event_as(v->s, pid) : NULL;
 		comm = ap_session__comm(v->s, pid, tid ? tid : pid);
 	}
 	/* a kernel rwsem waited for as reader and as writer: two rows */
@@ -161,8 +161,7 @@ static long stk_index(struct view_lock *v, uint32_t row,
 		      const struct ap_lock_event *e)
 {
 	const char *comm = ap_session__comm(v->s, e->pid, e->tid);
-	const struct ap_proc_info *pi = ap_session__proc(v->s, e->pid);
-	struct ap_addrspace *as = pi ? pi->as : NULL;
+	struct ap_addrspace *as = ap_session__event_as(v->s, e->pid);
 	char key[128];
 	const char *k;
 	uint64_t *slot;

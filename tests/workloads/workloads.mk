@@ -62,3 +62,13 @@ $(O)/tests/workloads/fakecupti/libcupti.so.13: tests/workloads/fakecupti/cupti.c
 	$(Q)$(CC) -O1 -g -fPIC -shared -Wall -Wno-deprecated-declarations \
 		-I$(CUPTI_INC) -Wl,-soname,libcupti.so.13 -o $@ $< -lpthread
 endif
+
+# plugin_swap: two plugins from one source (tests/workloads/plugin/), the
+# same size, so that the second loads where the first was
+PLUGIN_CFLAGS	:= -O1 -g -fPIC -shared -fno-omit-frame-pointer
+WORKLOAD_EXTRA	+= $(O)/tests/workloads/plugin_alpha.so $(O)/tests/workloads/plugin_gamma.so
+$(O)/tests/workloads/plugin_%.so: tests/workloads/plugin/plugin.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(PLUGIN_CFLAGS) -DPLUGIN=$* -o $@ $<
+WORKLOAD_LDLIBS_plugin_swap := -ldl

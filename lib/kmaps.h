@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Mappings as they happen: one dummy software perf event per CPU with
+ * mmap2, mmap_data, comm_exec, task and build_id set (what perf record
+ * uses), read in user space.  Each mapping, exec and fork of every process
+ * comes with its CLOCK_MONOTONIC time, so that it compares with the
+ * events' bpf_ktime_get_ns().  The collector drains it before every ring
+ * buffer record that is newer than the last drain, so a mapping reaches
+ * the recorder before the samples that use it.
+ */
+#ifndef APERTURE_KMAPS_H
+#define APERTURE_KMAPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "aperture.h"
+#include "format.h"
+#include "perf_decode.h"
+
+/* the record the collector hands to its callback (hdr.type) */
+#define AP_REC_KMAP		0x104
+
+struct ap_rec_kmap {
+	struct ap_ev_hdr hdr;		/* pid, tid, ts; cpu unused */
+	uint32_t kind;			/* AP_PERF_SB_* */
+	uint32_t ppid;			/* FORK */
+	char comm[16];			/* EXEC */
+	struct ap_mmap m;		/* MMAP */
+};
+
+struct ap_kmaps;
+
+/* Opens the events on ncpus CPUs; -errno with one line in err. */
+int ap_kmaps__open(struct ap_kmaps **out, int ncpus, char *err,
+		   size_t errlen);
+void ap_kmaps__close(struct ap_kmaps *k);
+/* 1 when some CPU's buffer holds records not read yet (no system call) */
+int ap_kmaps__pending(const struct ap_kmaps *k);
+/* Reads what every CPU holds and calls fn for each record, oldest first;
+ * stops at fn's first non-zero return and returns it, else the number of
+ * records delivered. */
+int ap_kmaps__drain(struct ap_kmaps *k,
+		    int (*fn)(void *ctx, const struct ap_rec_kmap *rec),
+		    void *ctx);
+/* records the kernel could not write (buffer full) since open */
+uint64_t ap_kmaps__lost(const struct ap_kmaps *k);
+
+#endif /* APERTURE_KMAPS_H */

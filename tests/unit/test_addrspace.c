@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Address spaces in time: versions that share mappings, the session's
+ * choice of the version live at an event's time (a library loaded over
+ * another one, exec, fork), the thread contexts the views key on, and the
+ * kernel's side-band records (PERF_RECORD_MMAP2, COMM exec, FORK).
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <linux/perf_event.h>
+
+#include "codec.h"
+#include "ctxtab.h"
+#include "format.h"
+#include "perf_decode.h"
+#include "session.h"
+#include "strtab.h"
+#include "symbolizer.h"
+
+static struct ap_mmap *mapping(uint32_t pid, uint64_t ts, uint64_t start,
+			       uint64_t end, const char *path)
+{
+	static struct ap_mmap m;
+
+	memset(&m, 0, sizeof(m));
+	m.ts = ts;
+	m.pid = pid;
+	m.prot = PROT_READ | PROT_EXEC;
+	m.start = start;
+	m.end = end;
+	snprintf(m.path, sizeof(m.path), "%s", path);
+	return &m;
+}
+
+/* ---- versions ---- */
+
+START_TEST(test_clone_shares_then_diverges)
+{
+	struct ap_symbolizer *s = ap_symbolizer__new(NULL);
+	struct ap_addrspace *as = ap_symbolizer__addrspace(s, 7, 1), *v, *e;
+
+	ck_assert_int_eq(ap_addrspace__add_mapping(as,
+		mapping(7, 0, 0x1000, 0x2000, "/lib/a.so")), 0);
+	ck_assert_int_eq(ap_addrspace__add_mapping(as,
+		mapping(7, 0, 0x5000, 0x6000, "/bin/x")), 0);
+	v = ap_addrspace__clone(as, 1);
+	e = ap_addrspace__clone(as, 0);
+	ck_assert_ptr_nonnull(v);
+	ck_assert_ptr_ne(v, as);
+	ck_assert_uint_eq(ap_addrspace__count(v), 2);
+	ck_assert_uint_eq(ap_addrspace__count(e), 0);
+	/* b.so over a.so in the clone: the original keeps a.so */
+	ck_assert_int_eq(ap_addrspace__add_mapping(v,
+		mapping(7, 0, 0x1000, 0x2000, "/lib/b.so")), 0);
+	ck_assert_str_eq(ap_addrspace__find(v, 0x1800)->path, "/lib/b.so");
+	ck_assert_str_eq(ap_addrspace__find(as, 0x1800)->path, "/lib/a.so");
+	/* resetting the original leaves the clone whole */
+	ap_addrspace__reset(as);
+	ck_assert_ptr_null(ap_addrspace__find(as, 0x5800));
+	ck_assert_str_eq(ap_addrspace__find(v, 0x5800)->path, "/bin/x");
+	ck_assert(ap_addrspace__overlaps(v, 0x1fff, 0x3000));
+	ck_assert(!ap_addrspace__overlaps(v, 0x2000, 0x5000));
+	ck_assert_int_eq(ap_addrspace__copy(as, v), 0);
+	ck_assert_uint_eq(ap_addrspace__count(as), 2);
+	ck_assert_str_eq(ap_addrspace__at(as, 0)->path, "/lib/b.so");
+	ap_symbolizer__free(s);
+}
+END_TEST
+
+/* ---- the session ---- */
+
+struct fixture {
+	struct ap_symbolizer *sym;
+	struct ap_session *s;
+	struct ap_buf b;
+};
+
+static void fx_init(struct fixture *fx)
+{
+	fx->sym = ap_symbolizer__new(NULL);
+	fx->s = ap_session__new(fx->sym);
+	ck_assert_ptr_nonnull(fx->s);
+	ap_buf__init(&fx->b);
+}
+
+static void fx_free(struct fixture *fx)
+{
+	ap_session__free(fx->s);
+	ap_symbolizer__free(fx->sym);
+	ap_buf__free(&fx->b);
+}
+
+/* feeds what was encoded since the last call */
+static void feed(struct fixture *fx)
+{
+	size_t off = 0;
+
+	while (off + AP_FRAME_HDR_LEN <= fx->b.len) {
+		struct ap_frame f;
+
+		f.tag = ap_get_le32(fx->b.data + off);
+		f.len = ap_get_le32(fx->b.data + off + 4);
+		f.payload = fx->b.data + off + AP_FRAME_HDR_LEN;
+		ck_assert_int_ge(ap_session__feed(fx->s, &f), 0);
+		off += AP_FRAME_HDR_LEN + f.len;
+	}
+	ap_buf__reset(&fx->b);
+}
+
+static void task(struct fixture *fx, uint32_t kind, uint32_t pid,
+		 uint32_t ppid, uint64_t ts)
+{
+	struct ap_task t;
+
+	memset(&t, 0, sizeof(t));
+	t.ts = ts;
+	t.pid = pid;
+	t.ppid = ppid;
+	t.start_ticks = 100 + pid;
+	t.kind = kind;
+	ap_task__encode(&t, &fx->b);
+	feed(fx);
+}
+
+static void mmap_at(struct fixture *fx, uint32_t pid, uint64_t ts,
+		    uint64_t start, uint64_t end, const char *path)
+{
+	ap_mmap__encode(mapping(pid, ts, start, end, path), &fx->b);
+	feed(fx);
+}
+
+static void sample(struct fixture *fx, uint32_t pid, uint64_t ts)
+{
+	struct ap_cpu_sample e = { ts, pid, pid, 0, 0 };
+
+	ap_cpu_sample__encode(&e, &fx->b);
+	feed(fx);
+}
+
+static const char *path_at(struct fixture *fx, uint32_t pid, uint64_t ts,
+			   uint64_t addr)
+{
+	const struct ap_mmap *m =
+		ap_addrspace__find(ap_session__addrspace(fx->s, pid, ts), addr);
+
+	return m ? m->path : "(none)";
+}
+
+START_TEST(test_session_library_over_library)
+{
+	struct fixture fx;
+	struct ap_addrspace *before;
+
+	fx_init(&fx);
+	task(&fx, AP_TASK_SNAPSHOT, 10, 1, 0);
+	mmap_at(&fx, 10, 100, 0x7000, 0x8000, "/p/alpha.so");
+	sample(&fx, 10, 150);
+	before = ap_session__event_as(fx.s, 10);
+	/* dlclose, dlopen at the same address */
+	mmap_at(&fx, 10, 200, 0x7000, 0x8000, "/p/gamma.so");
+	ck_assert_str_eq(path_at(&fx, 10, 150, 0x7100), "/p/alpha.so");
+	ck_assert_str_eq(path_at(&fx, 10, 250, 0x7100), "/p/gamma.so");
+	ck_assert_str_eq(ap_addrspace__find(before, 0x7100)->path,
+			 "/p/alpha.so");
+	/* a sample written after the new mapping but taken before it */
+	sample(&fx, 10, 180);
+	ck_assert_ptr_eq(ap_session__event_as(fx.s, 10), before);
+	sample(&fx, 10, 260);
+	ck_assert_ptr_ne(ap_session__event_as(fx.s, 10), before);
+	/* a mapping over nothing goes into the version of its time */
+	mmap_at(&fx, 10, 300, 0x9000, 0xa000, "/p/other.so");
+	ck_assert_str_eq(path_at(&fx, 10, 250, 0x9100), "/p/other.so");
+	ck_assert_str_eq(path_at(&fx, 10, 150, 0x9100), "(none)");
+	/* the same mapping again (a rescan): no new version */
+	before = ap_session__addrspace(fx.s, 10, 400);
+	mmap_at(&fx, 10, 400, 0x7000, 0x8000, "/p/gamma.so");
+	ck_assert_ptr_eq(ap_session__addrspace(fx.s, 10, 500), before);
+	fx_free(&fx);
+}
+END_TEST
+
+START_TEST(test_session_exec_and_fork)
+{
+	struct fixture fx;
+
+	fx_init(&fx);
+	task(&fx, AP_TASK_SNAPSHOT, 20, 1, 0);
+	mmap_at(&fx, 20, 10, 0x1000, 0x2000, "/bin/sh");
+	mmap_at(&fx, 20, 10, 0x7000, 0x8000, "/lib/libc.so");
+	/* a child forked at 50: its parent's mappings of then */
+	task(&fx, AP_TASK_NEW, 21, 20, 50);
+	mmap_at(&fx, 20, 60, 0x7000, 0x8000, "/lib/libother.so");
+	ck_assert_str_eq(path_at(&fx, 21, 55, 0x1100), "/bin/sh");
+	ck_assert_str_eq(path_at(&fx, 21, 70, 0x7100), "/lib/libc.so");
+	ck_assert_str_eq(path_at(&fx, 20, 70, 0x7100), "/lib/libother.so");
+	/* the child execs at 80: nothing of the old image after it */
+	task(&fx, AP_TASK_EXECED, 21, 20, 80);
+	mmap_at(&fx, 21, 81, 0x4000, 0x5000, "/bin/child");
+	ck_assert_str_eq(path_at(&fx, 21, 79, 0x1100), "/bin/sh");
+	ck_assert_str_eq(path_at(&fx, 21, 90, 0x1100), "(none)");
+	ck_assert_str_eq(path_at(&fx, 21, 90, 0x4100), "/bin/child");
+	ck_assert_str_eq(path_at(&fx, 21, 79, 0x4100), "(none)");
+	ck_assert_ptr_null(ap_session__addrspace(fx.s, 99, 0));
+	fx_free(&fx);
+}
+END_TEST
+
+START_TEST(test_ctxtab_keys_on_version)
+{
+	struct ap_strtab *strs = ap_strtab__new();
+	struct ap_ctxtab t;
+	struct fixture fx;
+	long a, b, c;
+
+	fx_init(&fx);
+	ap_ctxtab__init(&t, strs);
+	task(&fx, AP_TASK_SNAPSHOT, 30, 1, 0);
+	mmap_at(&fx, 30, 100, 0x7000, 0x8000, "/p/alpha.so");
+	sample(&fx, 30, 150);
+	a = ap_ctxtab__index(&t, fx.s, 30, 30);
+	mmap_at(&fx, 30, 200, 0x7000, 0x8000, "/p/gamma.so");
+	sample(&fx, 30, 250);
+	b = ap_ctxtab__index(&t, fx.s, 30, 30);
+	sample(&fx, 30, 160);
+	c = ap_ctxtab__index(&t, fx.s, 30, 30);
+	ck_assert_int_ge(a, 0);
+	/* one stack id under two versions: two keys, never merged */
+	ck_assert_int_ne(a, b);
+	ck_assert_int_eq(a, c);
+	ck_assert_str_eq(ap_addrspace__find(ap_ctxtab__get(&t, a)->as,
+					    0x7100)->path, "/p/alpha.so");
+	ck_assert_str_eq(ap_addrspace__find(ap_ctxtab__get(&t, b)->as,
+					    0x7100)->path, "/p/gamma.so");
+	ap_ctxtab__free(&t);
+	ap_strtab__free(strs);
+	fx_free(&fx);
+}
+END_TEST
+
+/* ---- the kernel's records ---- */
+
+static size_t put_hdr(uint8_t *p, uint32_t type, uint16_t misc, size_t size)
+{
+	ap_put_le32(p, type);
+	ap_put_le16(p + 4, misc);
+	ap_put_le16(p + 6, size);
+	return 8;
+}
+
+static void put_id(uint8_t *end, uint32_t pid, uint64_t time)
+{
+	ap_put_le32(end - 16, pid);
+	ap_put_le32(end - 12, pid);
+	ap_put_le64(end - 8, time);
+}
+
+START_TEST(test_perf_sb_parse)
+{
+	uint8_t rec[256];
+	struct ap_perf_sb sb;
+	struct ap_mmap *m = malloc(sizeof(*m));
+	size_t off, size;
+	int i;
+
+	/* MMAP2 with a build-id: "/usr/lib/libz.so\0" padded to 24 */
+	memset(rec, 0, sizeof(rec));
+	size = 8 + 8 + 24 + 24 + 8 + 24 + 16;
+	off = put_hdr(rec, PERF_RECORD_MMAP2, PERF_RECORD_MISC_MMAP_BUILD_ID,
+		      size);
+	ap_put_le32(rec + off, 42);
+	ap_put_le32(rec + off + 4, 43);
+	ap_put_le64(rec + off + 8, 0x7f0000001000ull);
+	ap_put_le64(rec + off + 16, 0x3000);
+	ap_put_le64(rec + off + 24, 0x1000);
+	rec[off + 32] = 20;
+	for (i = 0; i < 20; i++)
+		rec[off + 36 + i] = i + 1;
+	ap_put_le32(rec + off + 56, PROT_READ | PROT_EXEC);
+	memcpy(rec + off + 64, "/usr/lib/libz.so", 17);
+	put_id(rec + size, 42, 123456789);
+	ck_assert_int_eq(ap_perf_sb__parse(rec, size, &sb, m), 0);
+	ck_assert_uint_eq(sb.kind, AP_PERF_SB_MMAP);
+	ck_assert_uint_eq(sb.time, 123456789);
+	ck_assert_uint_eq(m->pid, 42);
+	ck_assert_uint_eq(m->ts, 123456789);
+	ck_assert_uint_eq(m->start, 0x7f0000001000ull);
+	ck_assert_uint_eq(m->end, 0x7f0000004000ull);
+	ck_assert_uint_eq(m->pgoff, 0x1000);
+	ck_assert_uint_eq(m->build_id_len, 20);
+	ck_assert_uint_eq(m->build_id[19], 20);
+	ck_assert_uint_eq(m->prot, PROT_READ | PROT_EXEC);
+	ck_assert_str_eq(m->path, "/usr/lib/libz.so");
+	/* cut short: never misread */
+	ck_assert_int_eq(ap_perf_sb__parse(rec, size - 8, &sb, m), -EBADMSG);
+
+	/* anonymous code is "" as in /proc/PID/maps */
+	memset(rec + off + 64, 0, 24);
+	memcpy(rec + off + 64, "//anon", 7);
+	ck_assert_int_eq(ap_perf_sb__parse(rec, size, &sb, m), 0);
+	ck_assert_str_eq(m->path, "");
+
+	/* COMM: exec yes, a rename no */
+	memset(rec, 0, sizeof(rec));
+	size = 8 + 8 + 16 + 16;
+	off = put_hdr(rec, PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC, size);
+	ap_put_le32(rec + off, 50);
+	ap_put_le32(rec + off + 4, 50);
+	memcpy(rec + off + 8, "shortlived", 11);
+	put_id(rec + size, 50, 77);
+	ck_assert_int_eq(ap_perf_sb__parse(rec, size, &sb, m), 0);
+	ck_assert_uint_eq(sb.kind, AP_PERF_SB_EXEC);
+	ck_assert_str_eq(sb.comm, "shortlived");
+	ck_assert_uint_eq(sb.time, 77);
+	put_hdr(rec, PERF_RECORD_COMM, 0, size);
+	ck_assert_int_eq(ap_perf_sb__parse(rec, size, &sb, m), -ENOENT);
+
+	/* FORK: a process yes, a thread no */
+	memset(rec, 0, sizeof(rec));
+	size = 8 + 16 + 8 + 16;
+	off = put_hdr(rec, PERF_RECORD_FORK, 0, size);
+	ap_put_le32(rec + off, 61);
+	ap_put_le32(rec + off + 4, 60);
+	ap_put_le32(rec + off + 8, 61);
+	ap_put_le32(rec + off + 12, 60);
+	put_id(rec + size, 61, 88);
+	ck_assert_int_eq(ap_perf_sb__parse(rec, size, &sb, m), 0);
+	ck_assert_uint_eq(sb.kind, AP_PERF_SB_FORK);
+	ck_assert_uint_eq(sb.pid, 61);
+	ck_assert_uint_eq(sb.ppid, 60);
+	ap_put_le32(rec + off + 4, 61);
+	ck_assert_int_eq(ap_perf_sb__parse(rec, size, &sb, m), -ENOENT);
+	free(m);
+}
+END_TEST
+
+static Suite *addrspace_suite(void)
+{
+	Suite *s = suite_create("addrspace");
+	TCase *tc = tcase_create("versions");
+
+	tcase_add_test(tc, test_clone_shares_then_diverges);
+	tcase_add_test(tc, test_session_library_over_library);
+	tcase_add_test(tc, test_session_exec_and_fork);
+	tcase_add_test(tc, test_ctxtab_keys_on_version);
+	tcase_add_test(tc, test_perf_sb_parse);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(addrspace_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
