@@ -321,6 +321,7 @@ void ap_stack__encode(const struct ap_stack *e, struct ap_buf *b)
 		for (i = 0; i < n; i++)
 			ap_put_le64(d + i * 8, e->ips ? e->ips[i] : 0);
 	}
+	ap_buf__u32(b, e->flags);
 	ap_frame__end(b, mark);
 }
 
@@ -334,6 +335,9 @@ int ap_stack__decode(const void *p, size_t len, struct ap_stack *e)
 	e->nr_kernel = ap_cur__u16(&c);
 	e->nr_user = ap_cur__u16(&c);
 	ap_cur__bytes(&c, ((size_t)e->nr_kernel + e->nr_user) * 8);
+	/* 1.0 files end here: no flags */
+	if (!c.err && ap_cur__left(&c) >= 4)
+		e->flags = ap_cur__u32(&c);
 	return c.err;
 }
 
@@ -354,6 +358,37 @@ int ap_stack__decode_ips(const void *p, size_t len, struct ap_stack *e,
 		ips[i] = ap_get_le64(d + i * 8);
 	e->ips = ips;
 	return 0;
+}
+
+void ap_image__encode(const struct ap_image *e, struct ap_buf *b)
+{
+	uint32_t n = e->len > AP_IMAGE_MAX ? 0 : e->len;
+	size_t mark;
+	uint8_t *d;
+
+	ap_frame__begin(b, AP_TAG_IMAGE, &mark);
+	ap_buf__u64(b, e->ts);
+	PUT_STR(b, e->name);
+	ap_buf__u32(b, n);
+	d = ap_buf__reserve(b, n);
+	if (d && n)
+		memcpy(d, e->data, n);
+	ap_frame__end(b, mark);
+}
+
+int ap_image__decode(const void *p, size_t len, struct ap_image *e)
+{
+	struct ap_cur c;
+
+	ap_cur__init(&c, p, len);
+	memset(e, 0, sizeof(*e));
+	e->ts = ap_cur__u64(&c);
+	GET_STR(&c, e->name);
+	e->len = ap_cur__u32(&c);
+	if (e->len > AP_IMAGE_MAX)
+		return -EBADMSG;
+	e->data = ap_cur__bytes(&c, e->len);
+	return c.err;
 }
 
 void ap_ksym__encode(const struct ap_ksym *e, struct ap_buf *b)
@@ -533,6 +568,7 @@ const char *ap_tag__name(uint32_t tag)
 		[AP_TAG_LOST]		= "lost",
 		[AP_TAG_SENSOR]		= "sensor",
 		[AP_TAG_SUMMARY]	= "summary",
+		[AP_TAG_IMAGE]		= "image",
 		[AP_TAG_UNWIND]		= "unwind",
 	};
 

@@ -23,7 +23,7 @@
 #define AP_FILE_MAGIC		"APERTURE"	/* 8 bytes, no NUL */
 #define AP_FORMAT_MAJOR		1
 #define AP_FORMAT_MINOR		2	/* 1: syscall summary frames; 2: gpu-device
-					 * frames, launch correlation ids */
+					 * frames, launch correlation ids, ap_stack.flags */
 #define AP_FRAME_HDR_LEN	8
 
 /* frame tags; 0-3 keep the reference event model's order */
@@ -44,6 +44,7 @@
 #define AP_TAG_LOST		21	/* drop counters */
 #define AP_TAG_SENSOR		22	/* what a sensor did: ok or why not */
 #define AP_TAG_SUMMARY		23	/* end-of-record summary */
+#define AP_TAG_IMAGE		29	/* an ELF image with no file: the vDSO */
 #define AP_TAG_UNWIND		31	/* how user stacks were unwound */
 
 #define AP_COMM_MAX		16
@@ -120,6 +121,22 @@ struct ap_stack {
 	uint16_t nr_kernel;
 	uint16_t nr_user;
 	const uint64_t *ips;		/* nr_kernel + nr_user entries */
+	uint32_t flags;			/* AP_STACK_*; after the ips (1.1) */
+};
+
+/* ap_stack.flags */
+#define AP_STACK_TRUNCATED	(1u << 0)	/* cut at the depth limit: the
+						 * root is not the last frame */
+
+/* The bytes of an image that no file holds, stored once: the vDSO is the
+ * same in every process of a kernel, and names its "[vdso]" mappings.
+ * data is not owned (as ap_stack.ips). */
+#define AP_IMAGE_MAX		(1u << 20)
+struct ap_image {
+	uint64_t ts;
+	char name[64];			/* "[vdso]" */
+	uint32_t len;			/* <= AP_IMAGE_MAX */
+	const uint8_t *data;
 };
 
 struct ap_ksym {
@@ -230,6 +247,9 @@ int ap_stack__decode(const void *p, size_t len, struct ap_stack *e);
  * there; -E2BIG (counts filled in) if nr_kernel + nr_user > max */
 int ap_stack__decode_ips(const void *p, size_t len, struct ap_stack *e,
 			 uint64_t *ips, size_t max);
+void ap_image__encode(const struct ap_image *e, struct ap_buf *b);
+/* data points into p */
+int ap_image__decode(const void *p, size_t len, struct ap_image *e);
 void ap_ksym__encode(const struct ap_ksym *e, struct ap_buf *b);
 int ap_ksym__decode(const void *p, size_t len, struct ap_ksym *e);
 void ap_lost__encode(const struct ap_lost *e, struct ap_buf *b);

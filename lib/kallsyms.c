@@ -145,8 +145,24 @@ static uint64_t kallsyms__end(const struct ap_kallsyms *k, size_t pos)
 	return ((sym->addr + KSYM_PAGE - 1) & ~(KSYM_PAGE - 1)) + KSYM_PAGE;
 }
 
+static size_t underscores(const char *name)
+{
+	return strspn(name, "_");
+}
+
+/* perf's choose_best_symbol, for what kallsyms keeps */
+static int alias__better(const struct ap_ksym *a, const struct ap_ksym *b)
+{
+	size_t ua = underscores(a->name), ub = underscores(b->name);
+
+	if (ua != ub)
+		return ua < ub;
+	return strlen(a->name) > strlen(b->name);
+}
+
 const struct ap_ksym *ap_kallsyms__find(struct ap_kallsyms *k, uint64_t addr)
 {
+	const struct ap_ksym *best;
 	size_t lo = 0, hi, first, i;
 
 	if (!k || !k->nr)
@@ -172,11 +188,18 @@ const struct ap_ksym *ap_kallsyms__find(struct ap_kallsyms *k, uint64_t addr)
 	while (first > 0 && k->index[first - 1].addr == k->index[lo - 1].addr)
 		first--;
 
-	/* aliases at one address: the first added that covers addr */
-	for (i = first; i < lo; i++)
-		if (addr < kallsyms__end(k, i))
-			return kallsyms__at(k, k->index[i].idx);
-	return NULL;
+	/* aliases at one address: the one perf prints (fewer leading
+	 * underscores, then the longer name), the first added on a tie */
+	best = NULL;
+	for (i = first; i < lo; i++) {
+		const struct ap_ksym *sym = kallsyms__at(k, k->index[i].idx);
+
+		if (addr >= kallsyms__end(k, i))
+			continue;
+		if (!best || alias__better(sym, best))
+			best = sym;
+	}
+	return best;
 }
 
 /* "ffffffff81000000 T _stext\t[module]"; returns 1 for a symbol whose

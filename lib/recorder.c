@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "aperture.h"
 #include "collector.h"
@@ -66,6 +67,7 @@ struct ap_recorder {
 	struct ap_hmap by_pid;		/* pid -> index in procs */
 	struct ap_hmap comm_of;		/* tid -> hash of its last comm */
 	struct ap_record_counts counts;
+	int vdso_done;			/* its image written */
 	struct ap_rec_kmap **pend;	/* oldest first */
 	size_t nr_pend, cap_pend;
 	void *priv[32];			/* ap_recorder__priv, by tag */
@@ -274,6 +276,38 @@ static int scan_maps(struct ap_recorder *r, struct proc *p)
 	return err;
 }
 
+static int find_vdso(void *ctx, const struct ap_mmap *m)
+{
+	struct ap_mmap *out = ctx;
+
+	if (!strcmp(m->path, "[vdso]"))
+		*out = *m;
+	return 0;
+}
+
+/* The vDSO, once: the same image in every process of this kernel (ours
+ * included), so that report names "[vdso]" frames. */
+static void write_vdso(struct ap_recorder *r)
+{
+	struct ap_image img;
+	struct ap_mmap *m;
+
+	r->vdso_done = 1;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return;
+	if (!ap_proc_maps(getpid(), 1, find_vdso, m) && m->end > m->start &&
+	    m->end - m->start <= AP_IMAGE_MAX) {
+		memset(&img, 0, sizeof(img));
+		img.ts = now_ns();
+		snprintf(img.name, sizeof(img.name), "[vdso]");
+		img.len = m->end - m->start;
+		img.data = (const uint8_t *)(uintptr_t)m->start;
+		ap_image__encode(&img, &r->buf);
+	}
+	free(m);
+}
+
 static struct proc *add_proc(struct ap_recorder *r, uint32_t pid,
 			     uint64_t start_ticks)
 {
@@ -302,6 +336,8 @@ static struct proc *add_proc(struct ap_recorder *r, uint32_t pid,
 	p->exit_code = -1;
 	p->as = ap_symbolizer__addrspace(r->maps, pid, start_ticks);
 	r->counts.processes++;
+	if (!r->vdso_done)
+		write_vdso(r);
 	return p;
 }
 
@@ -601,6 +637,46 @@ int ap_stacks__whole(const void *rec, size_t size, size_t st_off)
 		       (size_t)st.ustack_sz / 8 * 8;
 }
 
+/* frames of the BPF program that took the stack and of what called it */
+static int bpf_machinery(const struct ap_ksym *k)
+{
+	static const char *const prefixes[] = {
+		"bpf_prog_", "bpf_trace_run", "__bpf_trace_", "__traceiter_",
+		"trace_call_bpf", "bpf_overflow_handler", "__bpf_prog_run",
+	};
+	size_t i;
+
+	if (!strcmp(k->module, "bpf"))
+		return 1;
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(k->name, prefixes[i], strlen(prefixes[i])))
+			return 1;
+	return 0;
+}
+
+/*
+ * How many leaf frames of a kernel stack are aperture's own: a stack taken
+ * in a tracepoint program starts in the program's JIT code (no symbol, or
+ * a [bpf] one), bpf_trace_run*, __traceiter_*; the event happened in the
+ * first frame after them, as perf's tracepoint stacks start there.
+ */
+static int own_frames(struct ap_recorder *r, const uint64_t *ips, int n)
+{
+	int i, last = -1;
+
+	if (!r->ksyms)
+		return 0;
+	for (i = 0; i < n && i < 8; i++) {
+		const struct ap_ksym *k = ap_kallsyms__find(r->ksyms, ips[i]);
+
+		if (k && bpf_machinery(k))
+			last = i;
+		else if (k)
+			break;
+	}
+	return last + 1;
+}
+
 uint32_t ap_recorder__stack(struct ap_recorder *r, uint32_t pid,
 			    const void *stacks)
 {
@@ -620,6 +696,12 @@ uint32_t ap_recorder__stack(struct ap_recorder *r, uint32_t pid,
 	if (nu > AP_MAX_KSTACK + AP_MAX_USTACK - nk)
 		nu = AP_MAX_KSTACK + AP_MAX_USTACK - nk;
 	uips = kips + nk;
+	if (nk) {
+		int own = own_frames(r, kips, nk);
+
+		kips += own;
+		nk -= own;
+	}
 	if (!nk && !nu)
 		return 0;
 	/* the kernel tells every mapping as it happens: a frame outside
@@ -653,6 +735,11 @@ uint32_t ap_recorder__stack(struct ap_recorder *r, uint32_t pid,
 	id = ap_stacktab__intern(r->stacks, kips, nk, uips, nu, &fresh);
 	if (!id || !fresh)
 		return id;
+	/* cut at the depth limit (the unwinder says so; a kernel side as
+	 * deep as the buffer): the root is not known */
+	if ((st->uflags & AP_USTACK_TRUNCATED) ||
+	    st->kstack_sz / 8 >= AP_MAX_KSTACK)
+		ap_stacktab__set_flags(r->stacks, id, AP_STACK_TRUNCATED);
 	write_ksyms(r, kips, nk);
 	if (ap_stacktab__get(r->stacks, id, &s))
 		return 0;

@@ -347,6 +347,14 @@ int ap_session__feed(struct ap_session *s, const struct ap_frame *f)
 				s->lost[u.lost.source][t] = u.lost.count;
 		}
 		break;
+	case AP_TAG_IMAGE: {
+		struct ap_image img;
+
+		err = ap_image__decode(f->payload, f->len, &img);
+		if (!err && !strcmp(img.name, "[vdso]"))
+			ap_symbolizer__set_vdso(s->sym, img.data, img.len);
+		break;
+	}
 	case AP_TAG_SENSOR:
 		err = ap_sensor__decode(f->payload, f->len, &u.sensor);
 		if (!err)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "escape.h"
 #include "session.h"
@@ -68,6 +69,50 @@ int ap_stackres__push_loc(struct ap_stackres *r, const struct ap_sym_loc *loc,
 	return 0;
 }
 
+/* an executable mapping covers addr (or nothing is known of as) */
+static int code_at(struct ap_addrspace *as, uint64_t addr)
+{
+	const struct ap_mmap *m;
+
+	if (!ap_addrspace__count(as))
+		return 1;
+	m = ap_addrspace__find(as, addr);
+	return m && (m->prot & PROT_EXEC);
+}
+
+static int known_root(const char *sym)
+{
+	static const char *const roots[] = {
+		"_start", "__libc_start_main", "__libc_start_call_main",
+		"start_thread", "clone", "clone3", "__clone", "__clone3",
+		"thread_start", "ret_from_fork", "ret_from_fork_asm",
+		"start_kernel", "secondary_startup_64",
+		"secondary_startup_64_no_verify", "x86_64_start_kernel",
+		"cpu_startup_entry", "common_startup_64",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++)
+		if (!strcmp(sym, roots[i]))
+			return 1;
+	/* the kernel's entry points: system calls, interrupts, faults */
+	return !strncmp(sym, "entry_", 6) || !strncmp(sym, "asm_", 4);
+}
+
+int ap_stackres__root(const struct ap_stackres *r)
+{
+	const char *sym;
+
+	if (!r->nr)
+		return AP_ROOT_UNKNOWN;
+	sym = r->frames[r->nr - 1].sym;
+	if (!strcmp(sym, "[truncated]"))
+		return AP_ROOT_TRUNCATED;
+	if (r->cut || sym[0] == '[' || strstr(sym, "+0x"))
+		return AP_ROOT_UNKNOWN;
+	return known_root(sym) ? AP_ROOT_KNOWN : AP_ROOT_OTHER;
+}
+
 long ap_stackres__resolve_stack(struct ap_stackres *r, struct ap_session *s,
 				struct ap_addrspace *as,
 				const struct ap_stack *st, int flags)
@@ -76,6 +121,7 @@ long ap_stackres__resolve_stack(struct ap_stackres *r, struct ap_session *s,
 	int i, err;
 
 	ap_stackres__clear(r);
+	r->cut = 0;
 	if (!(flags & AP_STACKRES_USER_ONLY)) {
 		for (i = 0; i < st->nr_kernel; i++) {
 			err = ap_stackres__push_loc(r,
@@ -86,6 +132,14 @@ long ap_stackres__resolve_stack(struct ap_stackres *r, struct ap_session *s,
 		}
 	}
 	for (i = 0; i < st->nr_user && as; i++) {
+		uint64_t ip = st->ips[st->nr_kernel + i];
+
+		/* a return address that is not in code (frame-pointer
+		 * garbage: the stack, the heap, data) ends the chain */
+		if (i > 0 && !code_at(as, ip - 1)) {
+			r->cut = 1;
+			break;
+		}
 		/* return addresses are looked up at ip - 1: every caller,
 		 * and the leaf where it is one */
 		err = ap_stackres__push_loc(r,
@@ -94,6 +148,12 @@ long ap_stackres__resolve_stack(struct ap_stackres *r, struct ap_session *s,
 						    i > 0 ||
 						    (flags & AP_STACKRES_LEAF_RET)),
 				0);
+		if (err)
+			return err;
+	}
+	if (st->flags & AP_STACK_TRUNCATED) {
+		err = ap_stackres__push(r, "[truncated]", "[truncated]",
+					r->nr && r->frames[r->nr - 1].kernel);
 		if (err)
 			return err;
 	}

@@ -31,7 +31,17 @@ struct ap_stackres {
 	struct ap_strtab *strs;
 	struct ap_rframe *frames;
 	size_t nr, cap;
+	/* of the last resolve: the user chain ended at a return address
+	 * outside every executable mapping (not code: never printed) */
+	int cut;
 };
+
+/* where a resolved stack ends (ap_stackres__root) */
+#define AP_ROOT_KNOWN		0	/* _start, a thread start, kernel entry */
+#define AP_ROOT_TRUNCATED	1	/* cut at the depth limit */
+#define AP_ROOT_UNKNOWN		2	/* an unknown frame or a non-code address */
+#define AP_ROOT_OTHER		3	/* a named frame that is no known root */
+#define AP_ROOT_NR		4
 
 /* no kernel frames (--user-only) */
 #define AP_STACKRES_USER_ONLY	(1 << 0)
@@ -56,10 +66,14 @@ int ap_stackres__push_loc(struct ap_stackres *r, const struct ap_sym_loc *loc,
 			  int kernel);
 /* Frames of st into r->frames, leaf first: kernel frames, then user frames
  * mapped through as (none when as is NULL) with inlined functions
- * expanded.  Returns the count or -errno. */
+ * expanded, up to the first caller outside every executable mapping;
+ * a "[truncated]" root frame when st was cut at the depth limit.  Returns
+ * the count or -errno. */
 long ap_stackres__resolve_stack(struct ap_stackres *r, struct ap_session *s,
 				struct ap_addrspace *as,
 				const struct ap_stack *st, int flags);
+/* where the frames of the last resolve end: AP_ROOT_* */
+int ap_stackres__root(const struct ap_stackres *r);
 /* the same for stack id of session s; flags AP_STACKRES_* */
 long ap_stackres__resolve(struct ap_stackres *r, struct ap_session *s,
 			  struct ap_addrspace *as, uint32_t stack_id,

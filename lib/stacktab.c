@@ -12,6 +12,7 @@ struct entry {
 	uint32_t id;
 	uint16_t nr_kernel;
 	uint16_t nr_user;
+	uint32_t flags;			/* AP_STACK_* */
 	uint64_t *ips;
 };
 
@@ -99,6 +100,7 @@ static struct entry *append(struct ap_stacktab *t, uint64_t hash,
 	e->hash = hash;
 	e->nr_kernel = nk;
 	e->nr_user = nu;
+	e->flags = 0;
 	e->id = t->nr + 1;
 	t->next[t->nr] = 0;
 	t->nr++;
@@ -152,8 +154,16 @@ int ap_stacktab__put(struct ap_stacktab *t, const struct ap_stack *s)
 		ap_hmap__remove(&t->by_id, s->id);
 		return -ENOMEM;
 	}
+	e->flags = s->flags;
 	*slot = e->id;
 	return 0;
+}
+
+void ap_stacktab__set_flags(struct ap_stacktab *t, uint32_t id,
+			    uint32_t flags)
+{
+	if (id && id <= t->nr && !t->by_id.nr)
+		t->v[id - 1].flags |= flags;
 }
 
 int ap_stacktab__get(const struct ap_stacktab *t, uint32_t id,
@@ -176,6 +186,7 @@ int ap_stacktab__get(const struct ap_stacktab *t, uint32_t id,
 	s->nr_kernel = e->nr_kernel;
 	s->nr_user = e->nr_user;
 	s->ips = e->ips;
+	s->flags = e->flags;
 	return 0;
 }
 

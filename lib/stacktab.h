@@ -21,6 +21,9 @@ void ap_stacktab__free(struct ap_stacktab *t);
 uint32_t ap_stacktab__intern(struct ap_stacktab *t, const uint64_t *kips,
 			     uint16_t nr_kernel, const uint64_t *uips,
 			     uint16_t nr_user, int *is_new);
+/* adds AP_STACK_* flags to an interned stack (before it is written) */
+void ap_stacktab__set_flags(struct ap_stacktab *t, uint32_t id,
+			    uint32_t flags);
 /* store a stack under a given id (as read from a file); 0 or -errno */
 int ap_stacktab__put(struct ap_stacktab *t, const struct ap_stack *s);
 /* the stack with this id, or -ENOENT */

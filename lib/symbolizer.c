@@ -40,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "demangle.h"
@@ -234,6 +235,8 @@ struct ap_symbolizer {
 	struct htab kcache;		/* kernel results */
 	struct ap_kallsyms *ksyms;
 	struct ap_symbolizer_stats stats;
+	int vdso_fd;			/* the vDSO image (memfd), or -1 */
+	char vdso_path[64];		/* /proc/self/fd/N */
 };
 
 /* what an address resolves to when nothing is known about it */
@@ -317,7 +320,36 @@ struct ap_symbolizer *ap_symbolizer__new(const struct ap_symbolizer_opts *o)
 		return NULL;
 	if (o)
 		s->opts = *o;
+	s->vdso_fd = -1;
 	return s;
+}
+
+int ap_symbolizer__set_vdso(struct ap_symbolizer *s, const void *image,
+			    size_t len)
+{
+	const uint8_t *p = image;
+	size_t off = 0;
+	int fd;
+
+	if (!s || !image || len < 4 || memcmp(image, "\177ELF", 4))
+		return -EINVAL;
+	if (s->vdso_fd >= 0)
+		return 0;	/* the first one: one kernel per file */
+	fd = memfd_create("aperture-vdso", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (off < len) {
+		ssize_t n = write(fd, p + off, len - off);
+
+		if (n <= 0) {
+			close(fd);
+			return n < 0 ? -errno : -EIO;
+		}
+		off += n;
+	}
+	s->vdso_fd = fd;
+	snprintf(s->vdso_path, sizeof(s->vdso_path), "/proc/self/fd/%d", fd);
+	return 0;
 }
 
 static void module__free(struct hnode *n)
@@ -356,6 +388,8 @@ void ap_symbolizer__free(struct ap_symbolizer *s)
 	htab__clear(&s->modules, module__free);
 	htab__clear(&s->strings, hnode__free);
 	ap_kallsyms__free(s->ksyms);
+	if (s->vdso_fd >= 0)
+		close(s->vdso_fd);
 	free(s);
 }
 
@@ -800,7 +834,8 @@ static void module__open(struct ap_symbolizer *s, struct module *mod)
 	mod->state = MODULE_UNUSABLE;
 
 	/* a file replaced after it was mapped: try its name as it was */
-	snprintf(path, sizeof(path), "%s", mod->path);
+	snprintf(path, sizeof(path), "%s",
+		 mod->path[0] == '[' ? s->vdso_path : mod->path);
 	fd = ap_open_regular(path, 0);
 	n = strlen(path);
 	if (fd == -ENOENT && n > strlen(DELETED_SUFFIX) &&
@@ -939,6 +974,9 @@ static struct module *symbolizer__module(struct ap_symbolizer *s,
 	mod->build_id_len = id_len;
 	memcpy(mod->build_id, m->build_id, id_len);
 	mod->state = m->path[0] == '/' ? MODULE_UNOPENED : MODULE_PSEUDO;
+	/* the vDSO: its image came with the file */
+	if (!strcmp(m->path, "[vdso]") && s->vdso_fd >= 0)
+		mod->state = MODULE_UNOPENED;
 	if (htab__insert(&s->modules, &mod->node, hash)) {
 		free(mod);
 		return NULL;
@@ -1284,7 +1322,8 @@ const struct ap_sym_loc *ap_symbolizer__user(struct ap_symbolizer *s,
 	if (!ent)
 		goto out_unknown;
 	ent->loc->dso = mod->dso;
-	ent->loc->dso_path = mod->state == MODULE_PSEUDO ? NULL : mod->path;
+	ent->loc->dso_path = mod->state == MODULE_PSEUDO ||
+			     mod->path[0] == '[' ? NULL : mod->path;
 	ent->loc->dso_offset = dso_off;
 	ent->loc->sym_offset = f.have_start ? dso_off - f.sym_start : 0;
 	if (htab__insert(&s->cache, &ent->node, hash)) {

@@ -51,6 +51,11 @@ struct ap_symbolizer_opts {
 struct ap_symbolizer *ap_symbolizer__new(const struct ap_symbolizer_opts *o);
 void ap_symbolizer__free(struct ap_symbolizer *s);
 
+/* The vDSO's ELF image (as the file stores it): names "[vdso]" frames
+ * from then on.  0 or -errno. */
+int ap_symbolizer__set_vdso(struct ap_symbolizer *s, const void *image,
+			    size_t len);
+
 /* The address space of process (pid, start_ticks), created on first use.
  * exec starts a new one: call ap_addrspace__reset. */
 struct ap_addrspace *ap_symbolizer__addrspace(struct ap_symbolizer *s,

@@ -45,6 +45,8 @@ struct view_cpu {
 	double total;
 	double all;			/* before the filters */
 	uint64_t no_stack;
+	double roots[AP_ROOT_NR];	/* samples by where their stack ends */
+	double cut;			/* ... ended at a non-code address */
 	struct ap_stackres res;		/* print-time scratch */
 };
 
@@ -250,6 +252,8 @@ static int build_rows(struct view_cpu *v, struct rows *rs)
 	int sort = v->o->top_sort;
 	size_t i;
 
+	memset(v->roots, 0, sizeof(v->roots));
+	v->cut = 0;
 	for (i = 0; i < v->nr_aggs; i++) {
 		const struct agg *a = &v->aggs[i];
 		const struct ap_ctx *c = ap_ctxtab__get(&v->ctxs, a->ctx);
@@ -259,6 +263,11 @@ static int build_rows(struct view_cpu *v, struct rows *rs)
 
 		if (n < 0)
 			return (int)n;
+		if (n && a->stack_id) {
+			v->roots[ap_stackres__root(&v->res)] += a->count;
+			if (v->res.cut)
+				v->cut += a->count;
+		}
 		for (j = 0; j < n; j++) {
 			const struct ap_rframe *f = &v->res.frames[j];
 			struct row *r;
@@ -361,6 +370,24 @@ static void fit_columns(const struct ap_report_opts *o, int width,
 		*wcomm -= over < *wcomm - 4 ? over : *wcomm - 4;
 }
 
+/* one line on how complete the stacks are: where they end */
+static void print_quality(struct view_cpu *v, FILE *out)
+{
+	double n = 0;
+	int i;
+
+	for (i = 0; i < AP_ROOT_NR; i++)
+		n += v->roots[i];
+	if (!n)
+		return;
+	fprintf(out, "\n# Stacks : %.1f%% reach a known root, %.1f%% truncated, %.1f%% end in an unknown frame",
+		100 * v->roots[AP_ROOT_KNOWN] / n,
+		100 * v->roots[AP_ROOT_TRUNCATED] / n,
+		100 * v->roots[AP_ROOT_UNKNOWN] / n);
+	if (v->cut)
+		fprintf(out, " (%.0f cut at a non-code address)", v->cut);
+}
+
 static void print_table(struct view_cpu *v, struct rows *rs, FILE *out)
 {
 	const struct ap_report_opts *o = v->o;
@@ -390,6 +417,7 @@ static void print_table(struct view_cpu *v, struct rows *rs, FILE *out)
 		fprintf(out, "; %.0f before the filters, percentages of %s",
 			v->all, o->pct_relative ? "the filtered samples" :
 			"all samples (--percentage relative: of the filtered)");
+	print_quality(v, out);
 	fprintf(out, "\n#\n#");
 	if (!o->no_children)
 		fprintf(out, " %9s", "Children");
@@ -466,7 +494,9 @@ static void print_json(struct view_cpu *v, struct rows *rs, FILE *out)
 
 	if (o->limit > 0 && (size_t)o->limit < n)
 		n = o->limit;
-	fprintf(out, "{\"samples\": %.0f, \"rows\": [", v->total);
+	fprintf(out, "{\"samples\": %.0f, \"stacks\": {\"known_root\": %.0f, \"truncated\": %.0f, \"unknown_end\": %.0f, \"other_end\": %.0f, \"cut_non_code\": %.0f}, \"rows\": [",
+		v->total, v->roots[AP_ROOT_KNOWN], v->roots[AP_ROOT_TRUNCATED],
+		v->roots[AP_ROOT_UNKNOWN], v->roots[AP_ROOT_OTHER], v->cut);
 	for (r = 0; r < n; r++) {
 		const struct row *row = &rs->v[r];
 

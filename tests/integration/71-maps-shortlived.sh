@@ -25,3 +25,7 @@ within "$(echo "$1 $2" | awk '{ print 100 * $2 / $1 }')" 90 100 ||
 	fail "only $2 of $1 samples known"
 within "$(echo "$1 $3" | awk '{ print 100 * $2 / $1 }')" 70 100 ||
 	fail "only $3 of $1 samples in main;short_burn"
+# short_burn reads its CPU clock through the vDSO: named from the image
+# record saved, as perf names it
+grep -q ';short_burn;.*__vdso_clock_gettime [0-9]*$' "$T/folded" ||
+	fail "no __vdso_clock_gettime frame: $(grep vdso "$T/folded" | head -3)"

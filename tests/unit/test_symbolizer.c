@@ -864,7 +864,8 @@ static const struct {
 	{ 0xffffffff81000080, "alpha", "" },
 	{ 0xffffffff810000ff, "alpha", "" },
 	{ 0xffffffff81000100, "beta", "" },
-	{ 0xffffffff81000250, "gamma", "" },
+	/* aliases: the one perf prints (global, fewer underscores, longer) */
+	{ 0xffffffff81000250, "gamma_alias", "" },
 	{ 0xffffffff81000300, "weakfn", "" },
 	/* the last of vmlinux ends a page past its page */
 	{ 0xffffffff81001fff, "weakfn", "" },
