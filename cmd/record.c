@@ -21,6 +21,7 @@
 #include "aperture.h"
 #include "cli.h"
 #include "codec.h"
+#include "bidcache.h"
 #include "collector.h"
 #include "format.h"
 #include "gpu_libs.h"
@@ -47,6 +48,8 @@ struct record_opts {
 	int quiet;			/* -q: errors only */
 	char **cmd;			/* -- CMD ARGS */
 	char cmd_path[4096];		/* cmd[0] found in PATH */
+	const char *buildid_dir;	/* NULL: from the environment */
+	int no_buildid_cache;
 	struct ap_collect_opts collect;
 	/* --user: the command runs as this user */
 	const char *user;
@@ -63,6 +66,8 @@ enum {
 	OPT_CALL_GRAPH,
 	OPT_MAX_STACK,
 	OPT_USER,
+	OPT_BUILDID_DIR,
+	OPT_NO_BUILDID_CACHE,
 };
 
 static const struct argp_option options[] = {
@@ -86,6 +91,8 @@ static const struct argp_option options[] = {
 	{ "quiet", 'q', NULL, 0, "No sensor notes, no summary line, no word on the command's status", 3 },
 	{ "verbose", 'v', NULL, 0, "Also print libbpf's messages (as APERTURE_DEBUG=1)", 3 },
 	{ NULL, 'g', NULL, 0, "Accepted for perf users: stacks are always recorded", 2 },
+	{ "buildid-dir", OPT_BUILDID_DIR, "DIR", 0, "Keep files only the targets reach (another mount namespace, deleted) in this build-id cache (default: $APERTURE_BUILDID_DIR, else $XDG_CACHE_HOME/aperture/build-id or ~/.cache/aperture/build-id)", 3 },
+	{ "no-buildid-cache", OPT_NO_BUILDID_CACHE, NULL, 0, "Keep no files in the build-id cache", 3 },
 	AP_CLI_HELP_OPTIONS,
 	{ NULL },
 };
@@ -136,6 +143,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_SYSCALL_STACKS:
 		o->collect.syscall_stacks = 1;
+		break;
+	case OPT_BUILDID_DIR:
+		o->buildid_dir = arg;
+		break;
+	case OPT_NO_BUILDID_CACHE:
+		o->no_buildid_cache = 1;
 		break;
 	case OPT_CUDA_LIB:
 		if (access(arg, R_OK))
@@ -678,6 +691,7 @@ int cmd_record(int argc, char **argv)
 	struct workload wl = { .pid = -1 };
 	const struct ap_record_counts *counts;
 	struct ap_kallsyms *ksyms = NULL;
+	char bid_dir[AP_PATH_MAX];
 	const struct ap_sensor *sensors;
 	struct ap_summary sum;
 	struct ap_header hdr;
@@ -736,6 +750,9 @@ int cmd_record(int argc, char **argv)
 		ap_warn("kernel symbols unavailable (/proc/kallsyms: %s): kernel frames will show as addresses",
 			strerror(-e));
 	ap_recorder__set_kallsyms(r.rec, ksyms);
+	if (!o.no_buildid_cache &&
+	    !ap_bidcache__dir(o.buildid_dir, bid_dir, sizeof(bid_dir)))
+		ap_recorder__set_buildid_dir(r.rec, bid_dir);
 	e = ap_collector__open(&r.col, &o.collect, on_event, note, &r, err,
 			       sizeof(err));
 	if (e) {

@@ -18,6 +18,7 @@
 #include "reader.h"
 #include "profile.h"
 #include "session.h"
+#include "bidcache.h"
 #include "symbolizer.h"
 #include "view.h"
 
@@ -28,6 +29,8 @@ struct report_opts {
 	int no_inline;
 	int no_demangle, no_params;
 	int icicle;
+	const char *symfs;
+	const char *buildid_dir;	/* NULL: from the environment */
 	const char *events;		/* NULL: what the file holds */
 	const char *format_name;	/* as given to --format */
 	struct ap_report_opts r;
@@ -53,6 +56,8 @@ enum {
 	OPT_PERCENTAGE,
 	OPT_PERCENT_LIMIT,
 	OPT_ICICLE,
+	OPT_SYMFS,
+	OPT_BUILDID_DIR,
 };
 
 static const struct argp_option options[] = {
@@ -71,6 +76,8 @@ static const struct argp_option options[] = {
 	{ "inline", OPT_INLINE, NULL, 0, "cpu: inlined functions get rows of their own (default: rows are ELF functions)", 2 },
 	{ "no-demangle", OPT_NO_DEMANGLE, NULL, 0, "Print C++ names as the symbol table has them", 2 },
 	{ "no-params", OPT_NO_PARAMS, NULL, 0, "C++ names without their parameter lists", 2 },
+	{ "symfs", OPT_SYMFS, "DIR", 0, "Look for the recorded files under DIR (a copy of the target's root)", 2 },
+	{ "buildid-dir", OPT_BUILDID_DIR, "DIR", 0, "The build-id cache record kept files in (default: as record)", 2 },
 	{ "per-thread", OPT_PER_THREAD, NULL, 0, "syscall, lock: split by thread (syscall: a table per thread; lock: a row per lock and thread)", 2 },
 	{ "errors", OPT_ERRORS, NULL, 0, "syscall: errno breakdown per syscall", 2 },
 	{ "hist", OPT_HIST, NULL, 0, "syscall: log2 latency histogram per syscall", 2 },
@@ -235,6 +242,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_ICICLE:
 		o->icicle = 1;
+		break;
+	case OPT_SYMFS:
+		o->symfs = arg;
+		break;
+	case OPT_BUILDID_DIR:
+		o->buildid_dir = arg;
 		break;
 	case OPT_PER_THREAD:
 		o->r.per_thread = 1;
@@ -732,7 +745,7 @@ int cmd_report(int argc, char **argv)
 	struct ap_session *s = NULL;
 	struct ap_reader *rd;
 	struct ap_frame f;
-	char errbuf[512], names[256];
+	char errbuf[512], names[256], bid_dir[AP_PATH_MAX];
 	int nr_views = 0, i, err, ret = 1;
 	struct tty_cut tc = { 0 };
 	FILE *out;
@@ -753,6 +766,9 @@ int cmd_report(int argc, char **argv)
 		       o.format_name);
 		return EXIT_USAGE;
 	}
+	so.symfs = o.symfs;
+	if (!ap_bidcache__dir(o.buildid_dir, bid_dir, sizeof(bid_dir)))
+		so.buildid_dir = bid_dir;
 	rd = ap_reader__open(o.input, &err, errbuf, sizeof(errbuf));
 	if (!rd) {
 		ap_err("%s", errbuf);

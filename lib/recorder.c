@@ -12,6 +12,7 @@
 
 #include "aperture.h"
 #include "collector.h"
+#include "bidcache.h"
 #include "ev_gpu.h"
 #include "ev_io.h"
 #include "ev_lock.h"
@@ -68,6 +69,8 @@ struct ap_recorder {
 	struct ap_hmap comm_of;		/* tid -> hash of its last comm */
 	struct ap_record_counts counts;
 	int vdso_done;			/* its image written */
+	char *bid_dir;			/* build-id cache; NULL: none */
+	struct ap_hmap bid_done;	/* hash of a build-id -> 1 */
 	struct ap_rec_kmap **pend;	/* oldest first */
 	size_t nr_pend, cap_pend;
 	void *priv[32];			/* ap_recorder__priv, by tag */
@@ -94,6 +97,7 @@ struct ap_recorder *ap_recorder__new(ap_sink_fn sink, void *sink_ctx)
 	ap_hmap__init(&r->ksym_done);
 	ap_hmap__init(&r->by_pid);
 	ap_hmap__init(&r->comm_of);
+	ap_hmap__init(&r->bid_done);
 	r->stacks = ap_stacktab__new();
 	r->maps = ap_symbolizer__new(NULL);
 	if (!r->stacks || !r->maps) {
@@ -115,6 +119,8 @@ void ap_recorder__free(struct ap_recorder *r)
 	ap_hmap__free(&r->ksym_done);
 	ap_hmap__free(&r->by_pid);
 	ap_hmap__free(&r->comm_of);
+	ap_hmap__free(&r->bid_done);
+	free(r->bid_dir);
 	for (i = 0; i < 32; i++)
 		if (r->priv_free[i])
 			r->priv_free[i](r->priv[i]);
@@ -129,6 +135,13 @@ void ap_recorder__set_collector(struct ap_recorder *r,
 				struct ap_collector *c)
 {
 	r->collector = c;
+}
+
+int ap_recorder__set_buildid_dir(struct ap_recorder *r, const char *dir)
+{
+	free(r->bid_dir);
+	r->bid_dir = dir ? strdup(dir) : NULL;
+	return dir && !r->bid_dir ? -ENOMEM : 0;
 }
 
 void ap_recorder__set_kallsyms(struct ap_recorder *r, struct ap_kallsyms *k)
@@ -227,6 +240,15 @@ static int known_mapping(const struct proc *p, const struct ap_mmap *m)
 static void emit_mapping(struct ap_recorder *r, struct proc *p,
 			 const struct ap_mmap *m)
 {
+	/* a file only the target reaches: kept by build-id while it lives */
+	if (r->bid_dir && m->build_id_len && m->path[0] == '/' &&
+	    (m->prot & PROT_EXEC)) {
+		uint64_t h = ap_hash_bytes(m->build_id, m->build_id_len, 7);
+		int fresh;
+
+		if (ap_hmap__upsert(&r->bid_done, h == AP_HMAP_EMPTY ? 0 : h, &fresh) && fresh)
+			ap_bidcache__keep(r->bid_dir, m);
+	}
 	ap_mmap__encode(m, &r->buf);
 	ap_addrspace__add_mapping(p->as, m);
 	if (r->collector)

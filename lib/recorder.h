@@ -32,6 +32,9 @@ void ap_recorder__set_collector(struct ap_recorder *r,
 /* kernel symbols to write as stacks hit them; NULL: none */
 void ap_recorder__set_kallsyms(struct ap_recorder *r,
 			       struct ap_kallsyms *k);
+/* keep the files only a target reaches in this build-id cache directory
+ * (lib/bidcache.h); NULL: none.  0 or -ENOMEM */
+int ap_recorder__set_buildid_dir(struct ap_recorder *r, const char *dir);
 /* A process present at start: writes TASK, COMM for each thread, MMAPs. */
 int ap_recorder__snapshot(struct ap_recorder *r, pid_t pid);
 /* one ring buffer record; matches ap_event_fn */

@@ -43,6 +43,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "bidcache.h"
 #include "demangle.h"
 #include "safefile.h"
 
@@ -816,6 +817,83 @@ static const struct func_sym *module__find_sym(const struct module *mod,
 	return label;
 }
 
+/* one place the file of mod may be: 1 when it is there with mod's
+ * build-id (or mod has none), 0 when not, -1 when another build-id */
+static int candidate(const struct module *mod, const char *path)
+{
+	uint8_t id[AP_BUILD_ID_MAX];
+	int fd = ap_open_regular(path, 0), n;
+
+	if (fd < 0)
+		return 0;
+	close(fd);
+	if (!mod->build_id_len)
+		return 1;
+	n = ap_read_build_id_safe(path, id, sizeof(id));
+	if (n == (int)mod->build_id_len && !memcmp(id, mod->build_id, n))
+		return 1;
+	return -1;
+}
+
+/*
+ * Where the file of mod is, in perf's order: its path (under --symfs;
+ * with " (deleted)" taken off) with the recorded build-id, the build-id
+ * cache, /usr/lib/debug/.build-id.  A file of another build-id is never
+ * used.  0 with the path in buf, or -ENOENT after one warning.
+ */
+static int module__find_file(struct ap_symbolizer *s, struct module *mod,
+			     char *buf, size_t len)
+{
+	char hex[2 * AP_BUILD_ID_MAX + 1], have[2 * AP_BUILD_ID_MAX + 1];
+	const char *symfs = s->opts.symfs ? s->opts.symfs : "";
+	uint8_t id[AP_BUILD_ID_MAX];
+	int mismatch = 0, r, n;
+	size_t l;
+
+	if (mod->path[0] == '[') {
+		snprintf(buf, len, "%s", s->vdso_path);
+		return 0;
+	}
+	snprintf(buf, len, "%s%s", symfs, mod->path);
+	r = candidate(mod, buf);
+	l = strlen(buf);
+	if (!r && l > strlen(DELETED_SUFFIX) &&
+	    !strcmp(buf + l - strlen(DELETED_SUFFIX), DELETED_SUFFIX)) {
+		/* a file replaced after it was mapped: its name as it was */
+		buf[l - strlen(DELETED_SUFFIX)] = '\0';
+		r = candidate(mod, buf);
+	}
+	if (r > 0)
+		return 0;
+	mismatch = r < 0;
+	if (mod->build_id_len) {
+		if (s->opts.buildid_dir &&
+		    !ap_bidcache__path(s->opts.buildid_dir, mod->build_id,
+				       mod->build_id_len, buf, len) &&
+		    candidate(mod, buf) > 0)
+			return 0;
+		build_id__hex(mod->build_id, mod->build_id_len, hex,
+			      sizeof(hex));
+		snprintf(buf, len, "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
+			 symfs, hex, hex + 2);
+		if (candidate(mod, buf) > 0)
+			return 0;
+	}
+	if (mismatch) {
+		snprintf(buf, len, "%s%s", symfs, mod->path);
+		n = ap_read_build_id_safe(buf, id, sizeof(id));
+		build_id__hex(id, n > 0 ? n : 0, have, sizeof(have));
+		symbolizer__warn(s, "build-id mismatch for '%s': recorded %s, on disk %s, none in the build-id cache; not using it",
+				 mod->path, hex, have);
+	} else {
+		symbolizer__warn(s, "cannot open '%s'%s; its frames show as %s+offset",
+				 mod->path,
+				 mod->build_id_len ? " nor find its build-id" : "",
+				 mod->dso);
+	}
+	return -ENOENT;
+}
+
 /* Opens the file of a module; on any problem, warns once (modules are
  * opened once) and leaves it MODULE_UNUSABLE. */
 static void module__open(struct ap_symbolizer *s, struct module *mod)
@@ -825,7 +903,7 @@ static void module__open(struct ap_symbolizer *s, struct module *mod)
 	const unsigned char *bits;
 	GElf_Addr bits_vaddr;
 	Dwfl_Module *dwmod;
-	size_t i, phnum, n;
+	size_t i, phnum;
 	Dwarf_Addr bias;
 	Dwfl *dwfl;
 	Elf *elf;
@@ -833,19 +911,12 @@ static void module__open(struct ap_symbolizer *s, struct module *mod)
 
 	mod->state = MODULE_UNUSABLE;
 
-	/* a file replaced after it was mapped: try its name as it was */
-	snprintf(path, sizeof(path), "%s",
-		 mod->path[0] == '[' ? s->vdso_path : mod->path);
+	if (module__find_file(s, mod, path, sizeof(path)))
+		return;
 	fd = ap_open_regular(path, 0);
-	n = strlen(path);
-	if (fd == -ENOENT && n > strlen(DELETED_SUFFIX) &&
-	    strcmp(path + n - strlen(DELETED_SUFFIX), DELETED_SUFFIX) == 0) {
-		path[n - strlen(DELETED_SUFFIX)] = '\0';
-		fd = ap_open_regular(path, 0);
-	}
 	if (fd < 0) {
 		symbolizer__warn(s, "cannot open '%s': %s; its frames show as %s+offset",
-				 mod->path, ap_open_strerror(fd), mod->dso);
+				 path, ap_open_strerror(fd), mod->dso);
 		return;
 	}
 

@@ -43,6 +43,8 @@ struct ap_symbolizer_opts {
 	int no_srcline;		/* skip source lines */
 	int no_demangle;
 	int no_params;		/* C++: names without their parameter lists */
+	const char *symfs;	/* look files up under this root (perf's) */
+	const char *buildid_dir; /* the build-id cache (lib/bidcache.h) */
 	/* called once per problem (build-id mismatch, missing file...) */
 	void (*warn)(void *ctx, const char *msg);
 	void *warn_ctx;

@@ -275,15 +275,16 @@ START_TEST(test_stack_bytes)
 {
 	static const uint8_t want[] = {
 		19, 0, 0, 0,			/* tag AP_TAG_STACK */
-		32, 0, 0, 0,			/* 8 + 3 * 8 */
+		36, 0, 0, 0,			/* 8 + 3 * 8 + 4 */
 		5, 0, 0, 0,			/* id */
 		1, 0,				/* nr_kernel */
 		2, 0,				/* nr_user */
 		0x34, 0x12, 0x00, 0x81, 0xff, 0xff, 0xff, 0xff,
 		0x44, 0x33, 0x22, 0x11, 0x00, 0x7f, 0x00, 0x00,
 		0x00, 0x50, 0x55, 0x55, 0x55, 0x55, 0x00, 0x00,
+		1, 0, 0, 0,			/* flags (1.1): truncated */
 	};
-	struct ap_stack e = { 5, 1, 2, stack_ips };
+	struct ap_stack e = { 5, 1, 2, stack_ips, AP_STACK_TRUNCATED };
 	struct ap_buf b;
 
 	ap_buf__init(&b);
@@ -319,7 +320,17 @@ START_TEST(test_stack_decode)
 	ck_assert_int_eq(ap_stack__decode_ips(unaligned + 1, plen, &out,
 					      ips, 2), -E2BIG);
 	ck_assert_uint_eq(out.nr_kernel + out.nr_user, 3);
-	for (n = 0; n < plen; n++) {
+	ck_assert_uint_eq(out.flags, 0);
+	/* a 1.0 payload (no flags): read, flags 0 */
+	e.flags = AP_STACK_TRUNCATED;
+	ap_buf__reset(&b);
+	ap_stack__encode(&e, &b);
+	memcpy(unaligned + 1, b.data + AP_FRAME_HDR_LEN, plen);
+	ck_assert_int_eq(ap_stack__decode(unaligned + 1, plen, &out), 0);
+	ck_assert_uint_eq(out.flags, AP_STACK_TRUNCATED);
+	ck_assert_int_eq(ap_stack__decode(unaligned + 1, plen - 4, &out), 0);
+	ck_assert_uint_eq(out.flags, 0);
+	for (n = 0; n < plen - 4; n++) {
 		ck_assert_int_eq(ap_stack__decode(unaligned + 1, n, &out),
 				 -EBADMSG);
 		ck_assert_int_eq(ap_stack__decode_ips(unaligned + 1, n, &out,
