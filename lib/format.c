@@ -391,6 +391,33 @@ int ap_image__decode(const void *p, size_t len, struct ap_image *e)
 	return c.err;
 }
 
+void ap_jit__encode(const struct ap_jit *e, struct ap_buf *b)
+{
+	size_t mark;
+
+	ap_frame__begin(b, AP_TAG_JIT, &mark);
+	ap_buf__u64(b, e->ts);
+	ap_buf__u32(b, e->pid);
+	ap_buf__u64(b, e->start);
+	ap_buf__u64(b, e->size);
+	PUT_STR(b, e->name);
+	ap_frame__end(b, mark);
+}
+
+int ap_jit__decode(const void *p, size_t len, struct ap_jit *e)
+{
+	struct ap_cur c;
+
+	ap_cur__init(&c, p, len);
+	memset(e, 0, sizeof(*e));
+	e->ts = ap_cur__u64(&c);
+	e->pid = ap_cur__u32(&c);
+	e->start = ap_cur__u64(&c);
+	e->size = ap_cur__u64(&c);
+	GET_STR(&c, e->name);
+	return c.err;
+}
+
 void ap_ksym__encode(const struct ap_ksym *e, struct ap_buf *b)
 {
 	size_t mark;
@@ -569,6 +596,7 @@ const char *ap_tag__name(uint32_t tag)
 		[AP_TAG_SENSOR]		= "sensor",
 		[AP_TAG_SUMMARY]	= "summary",
 		[AP_TAG_IMAGE]		= "image",
+		[AP_TAG_JIT]		= "jit",
 		[AP_TAG_UNWIND]		= "unwind",
 	};
 

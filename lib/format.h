@@ -45,6 +45,7 @@
 #define AP_TAG_SENSOR		22	/* what a sensor did: ok or why not */
 #define AP_TAG_SUMMARY		23	/* end-of-record summary */
 #define AP_TAG_IMAGE		29	/* an ELF image with no file: the vDSO */
+#define AP_TAG_JIT		30	/* a JIT symbol from /tmp/perf-PID.map */
 #define AP_TAG_UNWIND		31	/* how user stacks were unwound */
 
 #define AP_COMM_MAX		16
@@ -137,6 +138,15 @@ struct ap_image {
 	char name[64];			/* "[vdso]" */
 	uint32_t len;			/* <= AP_IMAGE_MAX */
 	const uint8_t *data;
+};
+
+/* one line of a target's perf map: code generated at run time */
+struct ap_jit {
+	uint64_t ts;
+	uint32_t pid;
+	uint64_t start;
+	uint64_t size;
+	char name[256];
 };
 
 struct ap_ksym {
@@ -250,6 +260,8 @@ int ap_stack__decode_ips(const void *p, size_t len, struct ap_stack *e,
 void ap_image__encode(const struct ap_image *e, struct ap_buf *b);
 /* data points into p */
 int ap_image__decode(const void *p, size_t len, struct ap_image *e);
+void ap_jit__encode(const struct ap_jit *e, struct ap_buf *b);
+int ap_jit__decode(const void *p, size_t len, struct ap_jit *e);
 void ap_ksym__encode(const struct ap_ksym *e, struct ap_buf *b);
 int ap_ksym__decode(const void *p, size_t len, struct ap_ksym *e);
 void ap_lost__encode(const struct ap_lost *e, struct ap_buf *b);

@@ -52,6 +52,10 @@ struct proc {
 	int exit_code;
 	int exited;
 	struct ap_addrspace *as;
+	/* its perf map (/tmp/perf-PID.map, JIT code), read as it grows */
+	uint64_t jit_read_ns;
+	uint64_t jit_off;
+	int jit_nspid;			/* the pid in its own namespace */
 };
 
 struct ap_recorder {
@@ -659,6 +663,93 @@ int ap_stacks__whole(const void *rec, size_t size, size_t st_off)
 		       (size_t)st.ustack_sz / 8 * 8;
 }
 
+/* the pid of p in its own pid namespace: the perf map's name uses it */
+static int ns_pid(uint32_t pid)
+{
+	char path[64], line[256];
+	int ns = (int)pid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return ns;
+	while (fgets(line, sizeof(line), f)) {
+		char *p, *end;
+
+		if (strncmp(line, "NSpid:", 6))
+			continue;
+		/* the last field is the innermost namespace's */
+		for (p = line + 6; *p; p = end) {
+			long v = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			ns = (int)v;
+		}
+		break;
+	}
+	fclose(f);
+	return ns;
+}
+
+/*
+ * The new lines of p's perf map ("START SIZE name", hex), read through
+ * its root while it lives: JIT runtimes (node --perf-basic-prof, Python
+ * -X perf, the JVM's agents) append as they generate code, and may delete
+ * the file when they exit.  Rate-limited; force: at the end.
+ */
+static void read_jit(struct ap_recorder *r, struct proc *p, int force)
+{
+	char path[128], line[1024];
+	uint64_t now = now_ns();
+	struct ap_jit j;
+	FILE *f;
+	int fd;
+
+	if (p->exited || (!force && now - p->jit_read_ns < RESCAN_INTERVAL_NS))
+		return;
+	p->jit_read_ns = now;
+	if (!p->jit_nspid)
+		p->jit_nspid = ns_pid(p->pid);
+	snprintf(path, sizeof(path), "/proc/%u/root/tmp/perf-%d.map", p->pid,
+		 p->jit_nspid);
+	fd = ap_open_regular(path);
+	if (fd < 0)
+		return;
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return;
+	}
+	if (fseeko(f, (off_t)p->jit_off, SEEK_SET)) {
+		fclose(f);
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		size_t n = strlen(line);
+		unsigned long long start, size;
+		int pos = 0;
+
+		/* a line still being written: read it next time */
+		if (!n || line[n - 1] != '\n')
+			break;
+		p->jit_off += n;
+		line[n - 1] = '\0';
+		if (sscanf(line, "%llx %llx %n", &start, &size, &pos) < 2 ||
+		    !pos || !size)
+			continue;
+		memset(&j, 0, sizeof(j));
+		j.ts = now;
+		j.pid = p->pid;
+		j.start = start;
+		j.size = size;
+		snprintf(j.name, sizeof(j.name), "%s", line + pos);
+		ap_jit__encode(&j, &r->buf);
+	}
+	fclose(f);
+}
+
 /* frames of the BPF program that took the stack and of what called it */
 static int bpf_machinery(const struct ap_ksym *k)
 {
@@ -734,6 +825,13 @@ uint32_t ap_recorder__stack(struct ap_recorder *r, uint32_t pid,
 	if (r->collector && nu)
 		ap_collector__user_stack(r->collector, pid, uips, nu,
 					 st->uflags);
+	/* a leaf in anonymous code: JIT code its perf map may name */
+	if (p && nu) {
+		const struct ap_mmap *m = ap_addrspace__find(p->as, uips[0]);
+
+		if (!m || (!m->path[0] && (m->prot & PROT_EXEC)))
+			read_jit(r, p, 0);
+	}
 	/* a return address outside the executable mappings (after the
 	 * rescan above) is data: a frame-pointer chain gone astray, or where
 	 * the unwinder stopped; the chain ends before it (nothing known of
@@ -1002,6 +1100,10 @@ int ap_recorder__write_status(struct ap_recorder *r, struct ap_collector *c)
 	const struct ap_sensor *st;
 	size_t i, n;
 
+	/* the perf maps of the targets still running */
+	for (i = 0; i < r->nr_procs; i++)
+		if (r->procs[i].jit_read_ns)
+			read_jit(r, &r->procs[i], 1);
 	ap_collector__counters(c, counters);
 	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
 		struct ap_lost l = {

@@ -347,6 +347,17 @@ int ap_session__feed(struct ap_session *s, const struct ap_frame *f)
 				s->lost[u.lost.source][t] = u.lost.count;
 		}
 		break;
+	case AP_TAG_JIT: {
+		struct ap_jit j;
+		struct ap_proc_info *p;
+
+		err = ap_jit__decode(f->payload, f->len, &j);
+		p = err ? NULL : get_proc(s, j.pid);
+		if (p)
+			ap_symbolizer__add_jit(s->sym, p->pid, p->start_ticks,
+					       j.start, j.size, j.name);
+		break;
+	}
 	case AP_TAG_IMAGE: {
 		struct ap_image img;
 

@@ -226,6 +226,23 @@ struct istr {
 	char s[];
 };
 
+/* code a process generated, named by its perf map */
+struct jit_sym {
+	uint64_t start, end;
+	const char *name;		/* interned */
+	size_t seq;			/* order read: the later one wins */
+};
+
+struct jittab {
+	struct hnode node;		/* first: freed through it */
+	uint32_t pid;
+	uint64_t start_ticks;
+	const char *dso;		/* "perf-PID.map", interned */
+	struct jit_sym *v;
+	size_t nr, cap;
+	int sorted;
+};
+
 struct ap_symbolizer {
 	struct ap_symbolizer_opts opts;
 	struct htab spaces;
@@ -236,6 +253,7 @@ struct ap_symbolizer {
 	struct htab kcache;		/* kernel results */
 	struct ap_kallsyms *ksyms;
 	struct ap_symbolizer_stats stats;
+	struct htab jits;		/* JIT symbols per process */
 	int vdso_fd;			/* the vDSO image (memfd), or -1 */
 	char vdso_path[64];		/* /proc/self/fd/N */
 };
@@ -353,6 +371,12 @@ int ap_symbolizer__set_vdso(struct ap_symbolizer *s, const void *image,
 	return 0;
 }
 
+static void jittab__free(struct hnode *n)
+{
+	free(((struct jittab *)n)->v);
+	free(n);
+}
+
 static void module__free(struct hnode *n)
 {
 	struct module *mod = (struct module *)n;
@@ -387,6 +411,7 @@ void ap_symbolizer__free(struct ap_symbolizer *s)
 	htab__clear(&s->cache, hnode__free);
 	htab__clear(&s->kcache, hnode__free);
 	htab__clear(&s->modules, module__free);
+	htab__clear(&s->jits, jittab__free);
 	htab__clear(&s->strings, hnode__free);
 	ap_kallsyms__free(s->ksyms);
 	if (s->vdso_fd >= 0)
@@ -1342,6 +1367,140 @@ static struct cache_ent *cache__find(const struct htab *h, const void *mod,
 	return NULL;
 }
 
+static struct jittab *jittab__get(struct ap_symbolizer *s, uint32_t pid,
+				  uint64_t start_ticks, int create)
+{
+	uint64_t hash = hash_u64(((uint64_t)pid << 32) ^ hash_u64(start_ticks));
+	struct jittab *t;
+	struct hnode *n;
+	char dso[64];
+
+	for (n = htab__bucket(&s->jits, hash); n; n = n->next) {
+		t = (struct jittab *)n;
+		if (n->hash == hash && t->pid == pid &&
+		    t->start_ticks == start_ticks)
+			return t;
+	}
+	if (!create)
+		return NULL;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->pid = pid;
+	t->start_ticks = start_ticks;
+	snprintf(dso, sizeof(dso), "perf-%u.map", pid);
+	t->dso = symbolizer__intern(s, dso);
+	t->sorted = 1;
+	if (!t->dso || htab__insert(&s->jits, &t->node, hash)) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+int ap_symbolizer__add_jit(struct ap_symbolizer *s, uint32_t pid,
+			   uint64_t start_ticks, uint64_t start, uint64_t size,
+			   const char *name)
+{
+	struct jittab *t;
+	const char *nm;
+
+	if (!s || !size || start + size < start)
+		return -EINVAL;
+	t = jittab__get(s, pid, start_ticks, 1);
+	nm = symbolizer__intern(s, name);
+	if (!t || !nm)
+		return -ENOMEM;
+	if (t->nr == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 64;
+		struct jit_sym *v = realloc(t->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		t->v = v;
+		t->cap = cap;
+	}
+	if (t->nr && t->v[t->nr - 1].start > start)
+		t->sorted = 0;
+	t->v[t->nr] = (struct jit_sym){ start, start + size, nm, t->nr };
+	t->nr++;
+	return 0;
+}
+
+static int jit_sym__cmp(const void *a, const void *b)
+{
+	const struct jit_sym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* the JIT symbol covering addr in the process of as; the latest written
+ * wins where code was generated again at one address */
+static const struct jit_sym *jit__find(struct ap_symbolizer *s,
+				       const struct ap_addrspace *as,
+				       uint64_t addr, const char **dso)
+{
+	struct jittab *t = jittab__get(s, as->pid, as->start_ticks, 0);
+	size_t lo = 0, hi;
+
+	if (!t || !t->nr)
+		return NULL;
+	if (!t->sorted) {
+		qsort(t->v, t->nr, sizeof(*t->v), jit_sym__cmp);
+		t->sorted = 1;
+	}
+	hi = t->nr;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->v[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo--) {
+		if (addr < t->v[lo].end) {
+			*dso = t->dso;
+			return &t->v[lo];
+		}
+		/* an earlier, longer one may still cover addr: look a few
+		 * back at most */
+		if (t->v[lo].start + (1u << 20) < addr)
+			break;
+	}
+	return NULL;
+}
+
+static const struct ap_sym_loc *jit__loc(struct ap_symbolizer *s,
+					 const struct jit_sym *js,
+					 const char *dso, uint64_t addr)
+{
+	struct frames f = { 0 };
+	struct cache_ent *ent;
+	uint64_t off = addr - js->start;
+	uint64_t hash = hash_u64((uintptr_t)js ^ hash_u64(off));
+
+	ent = cache__find(&s->cache, js, off, hash);
+	if (ent)
+		return ent->loc;
+	if (frames__push(&f, js->name, NULL, 0, 0))
+		return &unknown_loc;
+	ent = cache_ent__new(js, off, &f);
+	free(f.v);
+	if (!ent)
+		return &unknown_loc;
+	ent->loc->dso = dso;
+	ent->loc->dso_offset = addr;
+	ent->loc->sym_offset = off;
+	if (htab__insert(&s->cache, &ent->node, hash)) {
+		free(ent);
+		return &unknown_loc;
+	}
+	return ent->loc;
+}
+
 const struct ap_sym_loc *ap_symbolizer__user(struct ap_symbolizer *s,
 					     struct ap_addrspace *as,
 					     uint64_t ip, int is_return_addr)
@@ -1371,6 +1530,16 @@ const struct ap_sym_loc *ap_symbolizer__user(struct ap_symbolizer *s,
 	map = as ? addrspace__lookup(as, addr) : NULL;
 	if (map && !map->mod)
 		map->mod = symbolizer__module(s, &map->m);
+	/* anonymous code: what the process's perf map says */
+	if (as && (!map || !map->m.path[0])) {
+		const char *dso;
+		const struct jit_sym *js = jit__find(s, as, addr, &dso);
+
+		if (js) {
+			s->stats.lookups++;
+			return jit__loc(s, js, dso, addr);
+		}
+	}
 	if (!map || !map->mod) {
 		s->stats.lookups++;
 		s->stats.unresolved++;

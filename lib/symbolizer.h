@@ -53,6 +53,12 @@ struct ap_symbolizer_opts {
 struct ap_symbolizer *ap_symbolizer__new(const struct ap_symbolizer_opts *o);
 void ap_symbolizer__free(struct ap_symbolizer *s);
 
+/* A JIT symbol of process (pid, start_ticks), from its perf map: names
+ * anonymous code in every address space of that process.  0 or -errno. */
+int ap_symbolizer__add_jit(struct ap_symbolizer *s, uint32_t pid,
+			   uint64_t start_ticks, uint64_t start, uint64_t size,
+			   const char *name);
+
 /* The vDSO's ELF image (as the file stores it): names "[vdso]" frames
  * from then on.  0 or -errno. */
 int ap_symbolizer__set_vdso(struct ap_symbolizer *s, const void *image,
