@@ -143,10 +143,9 @@ static int drain_kmaps(struct ap_collector *c)
 	c->kmaps_at = mono_ns();
 	n = ap_kmaps__drain(c->kmaps, on_kmap, c);
 	c->kmaps_busy = 0;
-	if (ap_kmaps__lost(c->kmaps) && !c->kmaps_lost_told) {
-		c->kmaps_lost_told = 1;
-		ap_collector__notef(c, "mapping records lost (perf buffer full): mappings of the time are re-read from /proc");
-	}
+	/* a loss (the buffer of a CPU full: a burst of mmaps system-wide)
+	 * is not fatal: ap_collector__mappings_live turns /proc re-reads on
+	 * unknown frames back on */
 	return n;
 }
 

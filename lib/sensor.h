@@ -82,7 +82,6 @@ struct ap_collector {
 	struct ap_kmaps *kmaps;
 	uint64_t kmaps_at;		/* time of the last drain */
 	int kmaps_busy;			/* draining: no nested drain */
-	int kmaps_lost_told;
 };
 
 /* helpers for sensors */
