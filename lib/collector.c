@@ -175,6 +175,11 @@ int ap_collector__deliver(struct ap_collector *c, const void *data,
 	return err ? err : c->fn(c->ctx, data, size);
 }
 
+int ap_collector__system_wide(const struct ap_collector *c)
+{
+	return c->opts.system_wide;
+}
+
 int ap_collector__mappings_live(const struct ap_collector *c)
 {
 	return c->kmaps && !ap_kmaps__lost(c->kmaps);

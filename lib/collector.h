@@ -66,6 +66,8 @@ void ap_collector__mapping(struct ap_collector *c, const struct ap_mmap *m);
  * that went without a table ask for their files' tables. */
 void ap_collector__user_stack(struct ap_collector *c, pid_t pid,
 			      const uint64_t *ips, size_t n, uint32_t uflags);
+/* 1 under -a: every process is a target */
+int ap_collector__system_wide(const struct ap_collector *c);
 /* 1 when mappings come from the kernel as they happen (lib/kmaps.h) and
  * none was lost: /proc need not be re-read when a frame is unknown */
 int ap_collector__mappings_live(const struct ap_collector *c);

@@ -17,8 +17,9 @@
 #include "vec.h"
 
 /* data pages per CPU: a burst of process starts (a few dozen mappings
- * each, up to 4 KiB per path) between two drains */
-#define KMAPS_PAGES	64
+ * each, up to 4 KiB per path) between two drains; perf record -a uses
+ * as much */
+#define KMAPS_PAGES	128
 #define KMAPS_REC_MAX	(64 * 1024)	/* a perf record's u16 size */
 
 struct kring {

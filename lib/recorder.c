@@ -779,13 +779,13 @@ static int own_frames(struct ap_recorder *r, const uint64_t *ips, int n)
 
 	if (!r->ksyms)
 		return 0;
-	for (i = 0; i < n && i < 8; i++) {
+	/* a sample that interrupted the program may start in a helper it
+	 * called (__htab_map_lookup_elem): look a few frames in */
+	for (i = 0; i < n && i < 16; i++) {
 		const struct ap_ksym *k = ap_kallsyms__find(r->ksyms, ips[i]);
 
 		if (k && bpf_machinery(k))
 			last = i;
-		else if (k)
-			break;
 	}
 	return last + 1;
 }
@@ -858,6 +858,7 @@ uint32_t ap_recorder__stack(struct ap_recorder *r, uint32_t pid,
 	/* cut at the depth limit (the unwinder says so; a kernel side as
 	 * deep as the buffer): the root is not known */
 	if ((st->uflags & AP_USTACK_TRUNCATED) ||
+	    st->ustack_sz / 8 >= AP_MAX_USTACK ||
 	    st->kstack_sz / 8 >= AP_MAX_KSTACK)
 		ap_stacktab__set_flags(r->stacks, id, AP_STACK_TRUNCATED);
 	write_ksyms(r, kips, nk);
@@ -948,15 +949,25 @@ static int on_kmap(struct ap_recorder *r, const void *data, size_t size)
 	if (rec->kind == AP_PERF_SB_MMAP && size < sizeof(*rec))
 		return 0;
 	p = find_proc(r, rec->hdr.pid);
-	if (rec->kind == AP_PERF_SB_FORK) {
+	if (p && !p->exited) {
 		/* the child is known already when its BPF record came first */
-		if (!p || p->exited)
-			return pend_add(r, rec);
-		return 0;
+		if (rec->kind == AP_PERF_SB_FORK)
+			return 0;
+		return apply_kmap(r, p, rec);
 	}
-	if (!p || p->exited)
-		return pend_add(r, rec);
-	return apply_kmap(r, p, rec);
+	/* with targets (-p, -- CMD): only what descends from them waits, so
+	 * that the rest of the system never pushes it out of the table */
+	if (r->collector && !ap_collector__system_wide(r->collector)) {
+		uint32_t parent = rec->kind == AP_PERF_SB_FORK ? rec->ppid :
+								 rec->hdr.pid;
+		struct proc *pp = find_proc(r, parent);
+
+		if (rec->kind == AP_PERF_SB_FORK && pp && !pp->exited)
+			return pend_add(r, rec);
+		if (!pend_fork(r, parent))
+			return 0;
+	}
+	return pend_add(r, rec);
 }
 
 static int on_task(struct ap_recorder *r, const void *data, size_t size)
