@@ -22,6 +22,7 @@
 #include "hmap.h"
 #include "kmaps.h"
 #include "procfs.h"
+#include "safefile.h"
 #include "stacktab.h"
 #include "symbolizer.h"
 #include "syscall.h"
@@ -714,7 +715,7 @@ static void read_jit(struct ap_recorder *r, struct proc *p, int force)
 		p->jit_nspid = ns_pid(p->pid);
 	snprintf(path, sizeof(path), "/proc/%u/root/tmp/perf-%d.map", p->pid,
 		 p->jit_nspid);
-	fd = ap_open_regular(path);
+	fd = ap_open_regular(path, 0);
 	if (fd < 0)
 		return;
 	f = fdopen(fd, "r");
