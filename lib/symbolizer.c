@@ -911,9 +911,16 @@ static int module__find_file(struct ap_symbolizer *s, struct module *mod,
 		symbolizer__warn(s, "build-id mismatch for '%s': recorded %s, on disk %s, none in the build-id cache; not using it",
 				 mod->path, hex, have);
 	} else {
-		symbolizer__warn(s, "cannot open '%s'%s; its frames show as %s+offset",
-				 mod->path,
-				 mod->build_id_len ? " nor find its build-id" : "",
+		int fd;
+
+		snprintf(buf, len, "%s%s", symfs, mod->path);
+		fd = ap_open_regular(buf, 0);
+		if (fd >= 0)
+			close(fd);
+		symbolizer__warn(s, "cannot open '%s': %s%s; its frames show as %s+offset",
+				 mod->path, ap_open_strerror(fd >= 0 ? -EIO : fd),
+				 mod->build_id_len ?
+				 ", nor its build-id in the cache" : "",
 				 mod->dso);
 	}
 	return -ENOENT;
