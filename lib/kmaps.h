@@ -19,7 +19,7 @@
 #include "perf_decode.h"
 
 /* the record the collector hands to its callback (hdr.type) */
-#define AP_REC_KMAP		0x104
+#define AP_REC_KMAP		0x1f0	/* clear of the AP_EV_* of bpf/ */
 
 struct ap_rec_kmap {
 	struct ap_ev_hdr hdr;		/* pid, tid, ts; cpu unused */
