@@ -122,7 +122,7 @@ struct ap_stack {
 	uint16_t nr_kernel;
 	uint16_t nr_user;
 	const uint64_t *ips;		/* nr_kernel + nr_user entries */
-	uint32_t flags;			/* AP_STACK_*; after the ips (1.1) */
+	uint32_t flags;			/* AP_STACK_*; after the ips (1.2) */
 };
 
 /* ap_stack.flags */
