@@ -110,9 +110,10 @@ within "$c" 0 50 || fail "--call-graph fp: $c % complete without frame pointers"
 rec max --max-stack 4 -F 999 -- "$W" cpu 1
 "$APERTURE" report -i "$T/max.data" --format folded >"$T/max.folded" ||
 	fail "--max-stack: report"
-# (lines of leaf_spin: no inlined function adds names to them)
+# (lines of leaf_spin: no inlined function adds names to them; the
+# [truncated] root frame the report adds is no frame of the stack)
 awk '/;leaf_spin( |;)/ { k = split($1, a, ";"); u = 0;
-	for (i = 2; i <= k; i++) if (a[i] !~ /_\[k\]$/) u++; if (u > 4) bad = 1 }
+	for (i = 2; i <= k; i++) if (a[i] !~ /_\[k\]$/ && a[i] != "[truncated]") u++; if (u > 4) bad = 1 }
 	END { exit bad }' "$T/max.folded" || fail "--max-stack 4: more than 4 user frames"
 grep -q 'chain_a;chain_b;leaf_spin' "$T/max.folded" || fail "--max-stack 4: chains"
 "$APERTURE" report -i "$T/max.data" | grep -q 'up to 4 user frames: [0-9]* stacks, [0-9.]*% reached the outermost frame, [1-9][0-9.]*% truncated' ||
