@@ -470,15 +470,9 @@ void ap_collector__target_changed(struct ap_collector *c, pid_t pid)
 
 void ap_collector__mapping(struct ap_collector *c, const struct ap_mmap *m)
 {
-	int i;
-
 	/* the command before its exec is aperture: nothing to unwind */
 	if (!c->cmd_pid || (pid_t)m->pid != c->cmd_pid || c->cmd_execd)
 		ap_unwind__mapping(c->unwind, m);
-	for (i = 0; i < c->nr; i++)
-		if (c->enabled[i] && c->ops[i]->mapping &&
-		    c->status[i].state != AP_SENSOR_UNAVAILABLE)
-			c->ops[i]->mapping(c, c->skel, m);
 }
 
 void ap_collector__user_stack(struct ap_collector *c, pid_t pid,
@@ -490,15 +484,9 @@ void ap_collector__user_stack(struct ap_collector *c, pid_t pid,
 
 void ap_collector__image_gone(struct ap_collector *c, pid_t pid)
 {
-	int i;
-
 	ap_unwind__image_gone(c->unwind, pid);
 	if (pid == c->cmd_pid)
 		c->cmd_execd = 1;
-	for (i = 0; i < c->nr; i++)
-		if (c->enabled[i] && c->ops[i]->image_gone &&
-		    c->status[i].state != AP_SENSOR_UNAVAILABLE)
-			c->ops[i]->image_gone(c, c->skel, pid);
 }
 
 int ap_collector__start(struct ap_collector *c, char *err, size_t errlen)

@@ -59,8 +59,8 @@ int ap_collector__add_target(struct ap_collector *c, pid_t pid);
 void ap_collector__target_changed(struct ap_collector *c, pid_t pid);
 /* The recorder wrote a mapping of a target (snapshot, kernel event or
  * rescan), or a forked child inherited one from its parent (not written:
- * readers of the file inherit them too): sensors that keep per-file state
- * (unwind tables) load it. */
+ * readers of the file inherit them too): the unwinder loads its file's
+ * table and mirrors it. */
 void ap_collector__mapping(struct ap_collector *c, const struct ap_mmap *m);
 /* The recorder interned a user stack of pid (uflags AP_USTACK_*): frames
  * that went without a table ask for their files' tables. */
@@ -71,7 +71,7 @@ int ap_collector__system_wide(const struct ap_collector *c);
 /* 1 when mappings come from the kernel as they happen (lib/kmaps.h) and
  * none was lost: /proc need not be re-read when a frame is unknown */
 int ap_collector__mappings_live(const struct ap_collector *c);
-/* pid exec'd or exited: per-process state of its old image goes. */
+/* pid exec'd or exited: the unwinder's mirror of its old image goes. */
 void ap_collector__image_gone(struct ap_collector *c, pid_t pid);
 /* Attaches every sensor; a sensor that cannot run is recorded as
  * unavailable (with the reason) and the others go on.  Fails only when no

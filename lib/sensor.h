@@ -33,13 +33,6 @@ struct ap_sensor_ops {
 	/* optional: a target appeared, exec'd or mapped new code */
 	void (*target_changed)(struct ap_collector *c,
 			       struct aperture_bpf *skel, pid_t pid);
-	/* optional: a target mapped a file or anonymous code (m->pid); the
-	 * recorder calls this for every mapping it writes, in time order */
-	void (*mapping)(struct ap_collector *c, struct aperture_bpf *skel,
-			const struct ap_mmap *m);
-	/* optional: the image of pid is gone (exec or exit) */
-	void (*image_gone)(struct ap_collector *c, struct aperture_bpf *skel,
-			   pid_t pid);
 	/* optional: poll user-space sources (perf buffers) */
 	int (*poll)(struct ap_collector *c);
 	/* optional: stop producing (user-space sources: perf events);
