@@ -13,9 +13,13 @@ need_bpf
 "$APERTURE" record -e lock,syscall --syscall-stacks -o "$T/l.data" -- \
 	"$WL/lock_contend" >/dev/null 2>"$T/rec2.err" ||
 	fail "record: $(cat "$T/rec2.err")"
+# folded output holds one view at a time: each of them
+for fv in s:sched s:cpu l:lock l:syscall; do
+	f=${fv%%:*}
+	"$APERTURE" report -i "$T/$f.data" --events "${fv#*:}" --format folded \
+		>>"$T/$f.folded" || fail "report $fv"
+done
 for f in s l; do
-	"$APERTURE" report -i "$T/$f.data" --format folded >"$T/$f.folded" ||
-		fail "report $f"
 	bad=$(grep -E '(^|;)(bpf_prog_|bpf_trace_run|__bpf_trace_|__traceiter_|\[kernel\.kallsyms\]\+0x)[^;]*_\[k\]' "$T/$f.folded" | head -1)
 	[ -z "$bad" ] || fail "aperture's own frame in $f: $bad"
 done
