@@ -236,7 +236,8 @@ $(O)/tests/workloads/%: tests/workloads/%.c
 
 tests: aperture cupti $(UNIT_BINS) $(WORKLOAD_BINS) $(WORKLOAD_EXTRA)
 
-unit: $(UNIT_BINS) $(WORKLOAD_BINS) $(WORKLOAD_EXTRA)
+# (test_cfi reads the CFI of aperture itself)
+unit: $(O)/aperture $(UNIT_BINS) $(WORKLOAD_BINS) $(WORKLOAD_EXTRA)
 	$(Q)sh tests/run-unit.sh $(O) $(UNIT_BINS)
 
 integration: tests
