@@ -456,16 +456,43 @@ static void sys_list(char *buf, size_t len, uint32_t mask)
 					off ? "," : "", ap_io_sys_name(s));
 }
 
+/*
+ * Bytes for a table, as ls -h and iostat -h print them: exact below
+ * 10000, then one decimal and K, M, G, T (powers of 1024).  JSON and
+ * folded output keep exact counts.
+ */
 static void human(char *buf, size_t len, uint64_t n)
 {
-	if (n >= 10ull << 30)
-		snprintf(buf, len, "%.1f GiB", n / (double)(1ull << 30));
-	else if (n >= 10ull << 20)
-		snprintf(buf, len, "%.1f MiB", n / (double)(1ull << 20));
-	else if (n >= 10ull << 10)
-		snprintf(buf, len, "%.1f KiB", n / 1024.0);
-	else
-		snprintf(buf, len, "%" PRIu64 " B", n);
+	static const char units[] = "KMGTPE";
+	double x = (double)n;
+	int u = -1;
+
+	if (n < 10000) {
+		snprintf(buf, len, "%" PRIu64, n);
+		return;
+	}
+	/* 1023.97K prints as 1.0M, not 1024.0K */
+	while (x >= 999.95 && u < (int)sizeof(units) - 2) {
+		x /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%.1f%c", x, units[u]);
+}
+
+static int ulen(uint64_t n)
+{
+	int l = 1;
+
+	while (n >= 10) {
+		n /= 10;
+		l++;
+	}
+	return l;
+}
+
+static int imax(int a, int b)
+{
+	return a > b ? a : b;
 }
 
 static void print_table(struct view_io *v, const struct io_row **rows,
@@ -476,50 +503,59 @@ static void print_table(struct view_io *v, const struct io_row **rows,
 	uint64_t unres = ap_session__lost_tag(v->s, AP_LOST_UNRESOLVED,
 					      AP_TAG_IO);
 	uint64_t full = ap_session__lost_tag(v->s, AP_LOST_TABLE, AP_TAG_IO);
-	char rd[32], wr[32], sys[256];
+	char rd[32], wr[32], sys[256], b[32];
 	size_t i, n = nr;
-	int wcomm = 7, wsys = 8;
+	/* columns as wide as their widest value or their title */
+	int wbytes = 5, wcalls = 5, werr = 6, wpid = 3, wtid = 3, wcomm = 7;
+	int wsys = 8, wtype = 4, wpw = 7, wpr = 4, wwho = 6;
 
 	if (o->limit > 0 && (size_t)o->limit < n)
 		n = o->limit;
 	for (i = 0; i < n; i++) {
-		int l = strlen(rows[i]->comm);
+		const struct io_row *r = rows[i];
 
-		if (l > wcomm)
-			wcomm = l;
-		sys_list(sys, sizeof(sys), rows[i]->sys_mask);
-		l = strlen(sys);
-		if (l > wsys)
-			wsys = l;
+		human(b, sizeof(b), r->bytes);
+		wbytes = imax(wbytes, strlen(b));
+		wcalls = imax(wcalls, ulen(r->calls));
+		werr = imax(werr, ulen(r->errors));
+		wpid = imax(wpid, ulen(r->pid));
+		wtid = imax(wtid, ulen(r->tid));
+		wcomm = imax(wcomm, strlen(r->comm));
+		wtype = imax(wtype,
+			     strlen(ap_io_type_name(v->res[r->res].id.type)));
+		sys_list(sys, sizeof(sys), r->sys_mask);
+		wsys = imax(wsys, strlen(sys));
 	}
 	human(rd, sizeof(rd), v->bytes[AP_IO_READ]);
 	human(wr, sizeof(wr), v->bytes[AP_IO_WRITE]);
 	fprintf(out, "# I/O: %" PRIu64 " calls (%" PRIu64
-		" failed), %s read, %s written, %zu resources\n",
+		" failed), %s bytes read, %s written, %zu resources\n",
 		v->calls, v->errors, rd, wr, v->nr_res);
 	if (unres || full)
 		fprintf(out, "# not attributed: %" PRIu64
 			" calls on unresolved fds, %" PRIu64
 			" calls not traced (in-flight table full)\n",
 			unres, full);
-	fprintf(out, "#\n# %14s %9s %7s  %-5s %7s", "Bytes", "Calls",
-		"Errors", "Dir", "Pid");
+	fprintf(out, "#\n# %*s %*s %*s  %-5s %*s", wbytes, "Bytes", wcalls,
+		"Calls", werr, "Errors", "Dir", wpid, "Pid");
 	if (o->per_thread)
-		fprintf(out, " %7s", "Tid");
-	fprintf(out, "  %-*s  %-7s  %-*s  %s\n#\n", wcomm, "Command", "Type",
-		wsys, "Syscalls", "Resource");
+		fprintf(out, " %*s", wtid, "Tid");
+	fprintf(out, "  %-*s  %-*s  %-*s  %s\n#\n", wcomm, "Command", wtype,
+		"Type", wsys, "Syscalls", "Resource");
 	for (i = 0; i < n; i++) {
 		const struct io_row *r = rows[i];
 		const struct io_res *res = &v->res[r->res];
 
 		sys_list(sys, sizeof(sys), r->sys_mask);
-		fprintf(out, "  %14" PRIu64 " %9" PRIu64 " %7" PRIu64
-			"  %-5s %7u", r->bytes, r->calls, r->errors,
-			r->dir == AP_IO_WRITE ? "write" : "read", r->pid);
+		human(b, sizeof(b), r->bytes);
+		fprintf(out, "  %*s %*" PRIu64 " %*" PRIu64 "  %-5s %*u",
+			wbytes, b, wcalls, r->calls, werr, r->errors,
+			r->dir == AP_IO_WRITE ? "write" : "read", wpid, r->pid);
 		if (o->per_thread)
-			fprintf(out, " %7u", r->tid);
-		fprintf(out, "  %-*s  %-7s  %-*s  %s%s\n", wcomm, r->comm,
-			ap_io_type_name(res->id.type), wsys, sys, res->label,
+			fprintf(out, " %*u", wtid, r->tid);
+		fprintf(out, "  %-*s  %-*s  %-*s  %s%s\n", wcomm, r->comm,
+			wtype, ap_io_type_name(res->id.type), wsys, sys,
+			res->label,
 			r->partial ? " (byte counts partial)" : "");
 	}
 	if (!n)
@@ -528,19 +564,34 @@ static void print_table(struct view_io *v, const struct io_row **rows,
 			" matches the filters" : " recorded");
 	if (!np)
 		return;
-	fprintf(out, "\n# Pairs: writer -> reader through a pipe or socket\n");
-	fprintf(out, "# %14s %14s  %-24s    %-24s  %s\n#\n", "Written", "Read",
-		"Writer", "Reader", "Via");
 	for (i = 0; i < np; i++) {
-		char w[64], r[64];
+		char w[64];
+
+		human(b, sizeof(b), pairs[i].w->bytes);
+		wpw = imax(wpw, strlen(b));
+		human(b, sizeof(b), pairs[i].r->bytes);
+		wpr = imax(wpr, strlen(b));
+		snprintf(w, sizeof(w), "%s[%u]", pairs[i].w->comm,
+			 pairs[i].w->pid);
+		wwho = imax(wwho, strlen(w));
+		snprintf(w, sizeof(w), "%s[%u]", pairs[i].r->comm,
+			 pairs[i].r->pid);
+		wwho = imax(wwho, strlen(w));
+	}
+	fprintf(out, "\n# Pairs: writer -> reader through a pipe or socket\n");
+	fprintf(out, "# %*s %*s  %-*s    %-*s  %s\n#\n", wpw, "Written", wpr,
+		"Read", wwho, "Writer", wwho, "Reader", "Via");
+	for (i = 0; i < np; i++) {
+		char w[64], r[64], bw[32], br[32];
 
 		snprintf(w, sizeof(w), "%s[%u]", pairs[i].w->comm,
 			 pairs[i].w->pid);
 		snprintf(r, sizeof(r), "%s[%u]", pairs[i].r->comm,
 			 pairs[i].r->pid);
-		fprintf(out, "  %14" PRIu64 " %14" PRIu64 "  %-24s -> %-24s  %s",
-			pairs[i].w->bytes, pairs[i].r->bytes, w, r,
-			pairs[i].via->label);
+		human(bw, sizeof(bw), pairs[i].w->bytes);
+		human(br, sizeof(br), pairs[i].r->bytes);
+		fprintf(out, "  %*s %*s  %-*s -> %-*s  %s", wpw, bw, wpr, br,
+			wwho, w, wwho, r, pairs[i].via->label);
 		if (pairs[i].via != &v->res[pairs[i].r->res])
 			fprintf(out, "  |  %s", v->res[pairs[i].r->res].label);
 		fputc('\n', out);
