@@ -5,8 +5,8 @@
  *    the time spent waiting, the result and the waiter's stacks;
  *  - kernel lock contention (lock:contention_begin/end): lock address,
  *    LCB_F_* flags, wait time and stacks;
- *  - pthread mutexes (uprobes on the target's libc, opt-in): wait time in
- *    pthread_mutex_lock and hold time until pthread_mutex_unlock.
+ *  - pthread mutexes (uprobes on glibc's slow paths, opt-in): the wait of
+ *    each acquisition that waited, and how long it then held the mutex.
  * A wait is kept per thread between its two halves; a full table is
  * counted in AP_STAT_LOCK_TABLE_FULL, never silently dropped.
  */
@@ -59,33 +59,14 @@ struct held_key {
 	__u64 addr;
 };
 
-/* a pthread mutex taken: when, how long it took, and the stack of the
- * taker (from the return of pthread_mutex_lock, where frame pointers of
- * the caller are intact) for the record written at unlock */
-struct held {
-	__u64 acquired;
-	__u64 wait_ns;
-	__u32 flags;
-	__s32 ustack_sz;
-	__u32 uflags;
-	__u32 pad;
-	__u64 ips[AP_LOCK_HELD_FRAMES];
-};
-
+/* a pthread mutex taken after a wait: when (its hold ends at the
+ * unlock's wake-up of the next waiter) */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, AP_LOCK_HELD_MAX);
 	__type(key, struct held_key);
-	__type(value, struct held);
+	__type(value, __u64);
 } lock_held SEC(".maps");
-
-/* zeroed template for lock_held updates (struct held is over 512 bytes) */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct held);
-} lock_held_tmpl SEC(".maps");
 
 static __always_inline int wait_begin(void *map, __u64 addr, __u32 flags)
 {
@@ -226,24 +207,29 @@ int BPF_PROG(ap_lock_kernel_end, void *lock, int ret)
 	return 0;
 }
 
-/* pthread_mutex_lock and pthread_mutex_trylock: entry (libbpf 1.1 has no
- * BPF_UPROBE: the kprobe macros read the same pt_regs) */
+/*
+ * pthread mutexes, slow paths only (libbpf 1.1 has no BPF_UPROBE: the
+ * kprobe macros read the same pt_regs).  glibc's pthread_mutex_lock calls
+ * __lll_lock_wait(futex, private) only when its compare-and-swap failed,
+ * and returns from it owning the mutex with the word at 2 ("waiters"), so
+ * that its unlock calls __lll_lock_wake(futex, private): an uncontended
+ * acquisition runs no probe at all.  The futex word is the first member
+ * of pthread_mutex_t: its address is the mutex's.
+ */
 SEC("uprobe")
-int BPF_KPROBE(ap_lock_pthread_enter, void *mutex)
+int BPF_KPROBE(ap_lock_pthread_wait, void *futex)
 {
-	return wait_begin(&lock_pthread_start, (__u64)mutex, 0);
+	return wait_begin(&lock_pthread_start, (__u64)futex, 0);
 }
 
-static __always_inline int pthread_acquired(struct pt_regs *ctx, int ret,
-					    __u32 flags)
+SEC("uretprobe")
+int BPF_KRETPROBE(ap_lock_pthread_wait_ret)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct wait_start *w = bpf_map_lookup_elem(&lock_pthread_start, &tid);
 	struct held_key k = {};
 	struct ap_ev_lock *e;
 	struct wait_start s;
-	struct held *h, *tmpl;
-	__u32 zero = 0;
 	__u64 now;
 
 	if (!w)
@@ -251,80 +237,41 @@ static __always_inline int pthread_acquired(struct pt_regs *ctx, int ret,
 	s = *w;
 	bpf_map_delete_elem(&lock_pthread_start, &tid);
 	now = bpf_ktime_get_ns();
-	if (ret) {
-		/* trylock's EBUSY is not a wait; lock's errors are reported */
-		if (flags & AP_EVLOCK_F_TRYLOCK)
-			return 0;
-		e = lock_record(AP_EVLOCK_PTHREAD, s.addr, now - s.ts, flags,
-				-ret);
-		if (!e)
-			return 0;
-		ap_get_stacks(ctx, &e->st, 0, 1);
-		ap_submit_st(e);
-		return 0;
-	}
-	tmpl = bpf_map_lookup_elem(&lock_held_tmpl, &zero);
-	if (!tmpl)
-		return 0;
 	k.tid = tid;
 	k.addr = s.addr;
-	if (bpf_map_update_elem(&lock_held, &k, tmpl, BPF_ANY)) {
+	if (bpf_map_update_elem(&lock_held, &k, &now, BPF_ANY))
 		ap_count(AP_STAT_LOCK_TABLE_FULL);
+	e = lock_record(AP_EVLOCK_PTHREAD, s.addr, now - s.ts, 0, 0);
+	if (!e)
 		return 0;
-	}
-	h = bpf_map_lookup_elem(&lock_held, &k);
-	if (!h)
-		return 0;
-	h->acquired = now;
-	h->wait_ns = now - s.ts;
-	h->flags = flags;
-	h->uflags = 0;
-	h->ustack_sz = ap_user_stack(ctx, h->ips, AP_LOCK_HELD_FRAMES,
-				     &h->uflags);
+	/* from the return into pthread_mutex_lock: the leaf is a return
+	 * address, its caller's frame pointer untouched */
+	ap_get_stacks(ctx, &e->st, 0, 1);
+	ap_submit_st(e);
 	return 0;
 }
 
-SEC("uretprobe")
-int BPF_KRETPROBE(ap_lock_pthread_lock_ret, int ret)
-{
-	return pthread_acquired(ctx, ret, 0);
-}
-
-SEC("uretprobe")
-int BPF_KRETPROBE(ap_lock_pthread_trylock_ret, int ret)
-{
-	return pthread_acquired(ctx, ret, AP_EVLOCK_F_TRYLOCK);
-}
-
 SEC("uprobe")
-int BPF_KPROBE(ap_lock_pthread_unlock, void *mutex)
+int BPF_KPROBE(ap_lock_pthread_wake, void *futex)
 {
-	__u64 id = bpf_get_current_pid_tgid();
 	struct held_key k = {};
 	struct ap_ev_lock *e;
-	struct held *h;
-	__u64 now;
+	__u64 *acquired, now;
 
-	if (!ap_is_target(id >> 32))
-		return 0;
-	k.tid = (__u32)id;
-	k.addr = (__u64)mutex;
-	/* not seen taken (before recording began, or by trylock's twin in
-	 * another thread for error-checking mutexes): nothing to time */
-	h = bpf_map_lookup_elem(&lock_held, &k);
-	if (!h)
+	k.tid = (__u32)bpf_get_current_pid_tgid();
+	k.addr = (__u64)futex;
+	/* woken by a thread not seen waiting for it: nothing to time */
+	acquired = bpf_map_lookup_elem(&lock_held, &k);
+	if (!acquired)
 		return 0;
 	now = bpf_ktime_get_ns();
-	e = lock_record(AP_EVLOCK_PTHREAD, k.addr, h->wait_ns, h->flags, 0);
+	e = lock_record(AP_EVLOCK_PTHREAD, k.addr, 0, AP_EVLOCK_F_HOLD, 0);
 	if (e) {
-		e->hold_ns = now - h->acquired;
+		e->hold_ns = now - *acquired;
 		e->st.kstack_sz = 0;
-		e->st.ustack_sz = h->ustack_sz;
-		e->st.uflags = h->uflags;
+		e->st.ustack_sz = 0;
+		e->st.uflags = 0;
 		e->st.pad = 0;
-		if (h->ustack_sz > 0)
-			bpf_probe_read_kernel(e->st.ips, sizeof(h->ips),
-					      h->ips);
 		ap_submit_st(e);
 	}
 	bpf_map_delete_elem(&lock_held, &k);

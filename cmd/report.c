@@ -20,6 +20,7 @@
 #include "session.h"
 #include "bidcache.h"
 #include "symbolizer.h"
+#include "ev_lock.h"
 #include "view.h"
 
 #define MAX_VIEWS	16
@@ -47,6 +48,7 @@ enum {
 	OPT_USER_ONLY,
 	OPT_EVENTS,
 	OPT_PER_THREAD,
+	OPT_LOCK_CLASS,
 	OPT_ERRORS,
 	OPT_HIST,
 	OPT_NO_INLINE,
@@ -79,6 +81,7 @@ static const struct argp_option options[] = {
 	{ "symfs", OPT_SYMFS, "DIR", 0, "Look for the recorded files under DIR (a copy of the target's root)", 2 },
 	{ "buildid-dir", OPT_BUILDID_DIR, "DIR", 0, "The build-id cache record kept files in (default: as record)", 2 },
 	{ "per-thread", OPT_PER_THREAD, NULL, 0, "syscall, lock: split by thread (syscall: a table per thread; lock: a row per lock and thread)", 2 },
+	{ "lock-class", OPT_LOCK_CLASS, "LIST", 0, "lock: futex waits shown, comma-separated mutex, cond, join, other or all (default mutex)", 2 },
 	{ "errors", OPT_ERRORS, NULL, 0, "syscall: errno breakdown per syscall", 2 },
 	{ "hist", OPT_HIST, NULL, 0, "syscall: log2 latency histogram per syscall", 2 },
 	{ NULL, 0, NULL, 0, "Filters:", 3 },
@@ -251,6 +254,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_PER_THREAD:
 		o->r.per_thread = 1;
+		break;
+	case OPT_LOCK_CLASS:
+		if (ap_lock__parse_classes(arg, &o->r.lock_classes))
+			ap_cli_usage_error(state,
+					   "bad --lock-class '%s': give comma-separated mutex, cond, join, other or all",
+					   arg);
 		break;
 	case OPT_ERRORS:
 		o->r.errors = 1;

@@ -117,6 +117,10 @@ _aperture()
 		COMPREPLY=($(compgen -W "low default high" -- "$cur"))
 		return 0
 		;;
+	--lock-class)
+		COMPREPLY=($(compgen -W "mutex cond join other all" -- "$cur"))
+		return 0
+		;;
 	-F | --freq | -d | --duration | -c | --count | --min-block | --limit | \
 	--tid | --comm | -n | --iterations)
 		return 0		# a number or a name: nothing to offer

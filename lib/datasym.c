@@ -305,15 +305,36 @@ const char *ap_datasym__region(const struct ap_mmap *m)
 	return slash ? slash + 1 : m->path;
 }
 
-int ap_elf_func_offset(const char *path, const char *func, uint64_t *off)
+/* the file offset of virtual address value in an executable segment */
+static int vaddr_offset(Elf *elf, uint64_t value, uint64_t *off)
+{
+	size_t phnum, i;
+
+	if (elf_getphdrnum(elf, &phnum))
+		return -ENOENT;
+	for (i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD ||
+		    !(ph.p_flags & PF_X))
+			continue;
+		if (value >= ph.p_vaddr && value < ph.p_vaddr + ph.p_filesz) {
+			*off = value - ph.p_vaddr + ph.p_offset;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int ap_elf_func_offset2(const char *path, const char *symfile,
+			const char *func, uint64_t *off)
 {
 	Elf_Scn *scn = NULL;
-	size_t phnum, i;
 	uint64_t value = 0;
 	int fd, err, found = 0;
 	Elf *elf;
 
-	err = open_elf(path, &fd, &elf);
+	err = open_elf(symfile ? symfile : path, &fd, &elf);
 	if (err)
 		return err;
 	while (!found && (scn = elf_nextscn(elf, scn))) {
@@ -347,23 +368,22 @@ int ap_elf_func_offset(const char *path, const char *func, uint64_t *off)
 			}
 		}
 	}
-	err = -ENOENT;
-	if (!found || elf_getphdrnum(elf, &phnum))
-		goto out;
-	for (i = 0; i < phnum; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD ||
-		    !(ph.p_flags & PF_X))
-			continue;
-		if (value >= ph.p_vaddr && value < ph.p_vaddr + ph.p_filesz) {
-			*off = value - ph.p_vaddr + ph.p_offset;
-			err = 0;
-			break;
-		}
-	}
-out:
+	elf_end(elf);
+	close(fd);
+	if (!found)
+		return -ENOENT;
+	/* a debug file's segments have no file contents: the offsets are
+	 * the executable's, at the same addresses */
+	err = open_elf(path, &fd, &elf);
+	if (err)
+		return err;
+	err = vaddr_offset(elf, value, off);
 	elf_end(elf);
 	close(fd);
 	return err;
+}
+
+int ap_elf_func_offset(const char *path, const char *func, uint64_t *off)
+{
+	return ap_elf_func_offset2(path, NULL, func, off);
 }

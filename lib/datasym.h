@@ -39,5 +39,9 @@ const char *ap_datasym__region(const struct ap_mmap *m);
 /* The file offset of the function func in the ELF file path (for a
  * uprobe): 0, -ENOENT when the file does not define it, or -errno. */
 int ap_elf_func_offset(const char *path, const char *func, uint64_t *off);
+/* the same with the symbol from symfile (path's separate debug file, or
+ * NULL: path itself) and the offset from path's segments */
+int ap_elf_func_offset2(const char *path, const char *symfile,
+			const char *func, uint64_t *off);
 
 #endif /* APERTURE_DATASYM_H */

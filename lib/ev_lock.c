@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "aperture.h"
 #include "format.h"
@@ -125,6 +126,90 @@ const char *ap_lock__futex_op(uint32_t op)
 		return "lock_pi2";
 	}
 	return "other";
+}
+
+static const char *const class_names[AP_LOCK_NR_CLS] = {
+	"mutex", "cond", "join", "other",
+};
+
+const char *ap_lock__class_name(unsigned cls)
+{
+	return cls < AP_LOCK_NR_CLS ? class_names[cls] : "?";
+}
+
+/* case-blind strstr: "Mutex" in Rust and C++ names, "mutex" in C */
+static int has(const char *s, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (; *s; s++)
+		if (!strncasecmp(s, word, n))
+			return 1;
+	return 0;
+}
+
+/*
+ * glibc's waits, leaf first: a mutex's futex sleep is under
+ * __lll_lock_wait and pthread_mutex_lock (or __pthread_mutex_cond_lock,
+ * the mutex taken back on a condition variable's wake-up), a condition
+ * variable's under __pthread_cond_wait_common, a join's under
+ * __pthread_clockjoin_ex.  Other languages' names say the same words
+ * (std::sync::Mutex, std::condition_variable::wait, thread::join).
+ */
+int ap_lock__frame_class(const char *sym)
+{
+	if (!sym)
+		return -1;
+	if (has(sym, "cond") && (has(sym, "wait") || has(sym, "var")))
+		return AP_LOCK_CLS_COND;
+	if (has(sym, "mutex") || has(sym, "lll_lock") ||
+	    has(sym, "lll_clocklock") || has(sym, "rwlock") ||
+	    has(sym, "mtx_lock"))
+		return AP_LOCK_CLS_MUTEX;
+	if (has(sym, "join") && (has(sym, "thread") || has(sym, "thrd")))
+		return AP_LOCK_CLS_JOIN;
+	return -1;
+}
+
+unsigned ap_lock__op_class(uint32_t op)
+{
+	switch (op & 0x7f) {
+	case 6:		/* lock_pi: only locks wait this way */
+	case 13:	/* lock_pi2 */
+		return AP_LOCK_CLS_MUTEX;
+	case 11:	/* wait_requeue_pi: a PI condition variable */
+		return AP_LOCK_CLS_COND;
+	}
+	return AP_LOCK_CLS_OTHER;
+}
+
+int ap_lock__parse_classes(const char *list, unsigned *mask)
+{
+	const char *p = list;
+	unsigned m = 0, i;
+
+	if (!list || !*list)
+		return -EINVAL;
+	while (*p) {
+		size_t n = strcspn(p, ",");
+
+		if (n == 3 && !strncmp(p, "all", 3)) {
+			m |= (1u << AP_LOCK_NR_CLS) - 1;
+		} else {
+			for (i = 0; i < AP_LOCK_NR_CLS; i++)
+				if (strlen(class_names[i]) == n &&
+				    !strncmp(p, class_names[i], n))
+					break;
+			if (i == AP_LOCK_NR_CLS)
+				return -EINVAL;
+			m |= 1u << i;
+		}
+		p += n;
+		if (*p == ',' && *++p == '\0')
+			return -EINVAL;
+	}
+	*mask = m;
+	return 0;
 }
 
 /* "ffffffff82a0b3c0 b rtnl_mutex\t[mod]": data and bss symbols only */
@@ -257,7 +342,8 @@ int ap_rec_lock(struct ap_recorder *r, const void *data, size_t size)
 		break;
 	case AP_EVLOCK_PTHREAD:
 		ev.kind = AP_LOCK_PTHREAD;
-		ev.flags = e->flags & AP_EVLOCK_F_TRYLOCK ? AP_LOCK_F_TRYLOCK : 0;
+		ev.flags = (e->flags & AP_EVLOCK_F_TRYLOCK ? AP_LOCK_F_TRYLOCK : 0) |
+			   (e->flags & AP_EVLOCK_F_HOLD ? AP_LOCK_F_HOLD : 0);
 		break;
 	default:
 		return 0;

@@ -29,7 +29,9 @@ struct ap_kallsyms;
 #define AP_LCB_F_PERCPU		(1u << 4)
 #define AP_LCB_F_MUTEX		(1u << 5)
 /* ap_lock_event.flags of AP_LOCK_PTHREAD */
-#define AP_LOCK_F_TRYLOCK	(1u << 0)
+#define AP_LOCK_F_TRYLOCK	(1u << 0)	/* older files */
+#define AP_LOCK_F_HOLD		(1u << 1)	/* no wait: hold_ns of one that
+						 * waited, at its unlock */
 /* ap_lock_event.flags of AP_LOCK_FUTEX: the futex op word as passed */
 
 #define AP_LOCK_SYM_MAX		128
@@ -53,6 +55,23 @@ struct ap_lock_event {
 
 void ap_lock_event__encode(const struct ap_lock_event *e, struct ap_buf *b);
 int ap_lock_event__decode(const void *p, size_t len, struct ap_lock_event *e);
+
+/* what a futex wait waited for, from its waiter's frames */
+#define AP_LOCK_CLS_MUTEX	0	/* mutexes, rwlocks, lock words */
+#define AP_LOCK_CLS_COND	1	/* condition variables */
+#define AP_LOCK_CLS_JOIN	2	/* thread joins */
+#define AP_LOCK_CLS_OTHER	3	/* anything else: semaphores, idle... */
+#define AP_LOCK_NR_CLS		4
+
+/* "mutex", "cond", "join", "other" */
+const char *ap_lock__class_name(unsigned cls);
+/* the class a frame's function names (leaf first, the first that names
+ * one wins), or -1 when it names none */
+int ap_lock__frame_class(const char *sym);
+/* the class of a futex wait whose frames named none, from its op word */
+unsigned ap_lock__op_class(uint32_t op);
+/* "mutex,cond" or "all" into a mask of 1u << AP_LOCK_CLS_*; -EINVAL */
+int ap_lock__parse_classes(const char *list, unsigned *mask);
 
 /* "futex", "kernel", "pthread" or "?" */
 const char *ap_lock__kind_name(uint32_t kind);

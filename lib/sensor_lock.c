@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Lock contention (-e lock): futex waits and kernel lock contention from
- * tracepoints, always; with -e lock:pthread also uprobes on the
- * pthread_mutex_* functions of each target's own C library, found in its
- * /proc/PID/maps (never a fixed path), attached per (process, library)
- * and caught up by target_changed when a process is forked or exec'd.
- * With -a the uprobes go on every distinct C library seen, for every
- * process (pid -1).
+ * tracepoints, always; with -e lock:pthread also uprobes on the slow
+ * paths of glibc's mutexes (__lll_lock_wait, __lll_lock_wake) in each
+ * target's own C library, found in its /proc/PID/maps (never a fixed
+ * path).  They are static functions: their offsets come from the
+ * library's symbol table or its separate debug file (by build-id).  The
+ * probes go on the library file for every process (pid -1) and the BPF
+ * side keeps the targets: a contended lock is rare enough that others'
+ * traps cost little, and a target exec'd later (under a wrapper) is
+ * probed from its first instruction, not from when it was seen.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -20,20 +23,21 @@
 
 #include "aperture.skel.h"
 #include "datasym.h"
+#include "symbolizer.h"
 #include "procfs.h"
 #include "sensor.h"
 
-#define NR_PFUNCS	3
+#define NR_PFUNCS	2
+#define NR_PLINKS	3
 
 static const char *const pfuncs[NR_PFUNCS] = {
-	"pthread_mutex_lock", "pthread_mutex_trylock", "pthread_mutex_unlock",
+	"__lll_lock_wait", "__lll_lock_wake",
 };
 
-/* uprobes of one C library in one process (pid -1: every process) */
+/* the uprobes on one C library, for every process */
 struct pattach {
-	pid_t pid;
 	uint64_t inode;
-	struct bpf_link *links[5];
+	struct bpf_link *links[NR_PLINKS];
 };
 
 struct lock_priv {
@@ -60,12 +64,10 @@ static int lock_prepare(struct ap_collector *c, struct aperture_bpf *skel,
 	bpf_program__set_autoload(skel->progs.ap_lock_futex_exit, enabled);
 	bpf_program__set_autoload(skel->progs.ap_lock_kernel_begin, enabled);
 	bpf_program__set_autoload(skel->progs.ap_lock_kernel_end, enabled);
-	bpf_program__set_autoload(skel->progs.ap_lock_pthread_enter, pthread);
-	bpf_program__set_autoload(skel->progs.ap_lock_pthread_lock_ret,
+	bpf_program__set_autoload(skel->progs.ap_lock_pthread_wait, pthread);
+	bpf_program__set_autoload(skel->progs.ap_lock_pthread_wait_ret,
 				  pthread);
-	bpf_program__set_autoload(skel->progs.ap_lock_pthread_trylock_ret,
-				  pthread);
-	bpf_program__set_autoload(skel->progs.ap_lock_pthread_unlock, pthread);
+	bpf_program__set_autoload(skel->progs.ap_lock_pthread_wake, pthread);
 	return 0;
 }
 
@@ -157,19 +159,41 @@ out:
 	return err;
 }
 
+/* the file offset of func in the library at path (seen from pid): its
+ * own symbol table, else its debug file under /usr/lib/debug/.build-id */
+static int slow_path_offset(pid_t pid, const char *path, const char *func,
+			    uint64_t *off)
+{
+	char dbg[AP_PATH_MAX + 96], hex[2 * 64 + 1];
+	uint8_t id[64];
+	int n, i, err;
+
+	err = ap_elf_func_offset(path, func, off);
+	if (err != -ENOENT)
+		return err;
+	n = ap_read_build_id(path, id, sizeof(id));
+	if (n <= 1)
+		return -ENOENT;
+	for (i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	probe_path(pid, "/usr/lib/debug/.build-id/", dbg, sizeof(dbg));
+	n = (int)strlen(dbg);
+	snprintf(dbg + n, sizeof(dbg) - n, "%.2s/%s.debug", hex, hex + 2);
+	err = ap_elf_func_offset2(path, dbg, func, off);
+	return err == -ENOENT || err == -EBADF ? -ENOENT : err;
+}
+
 static int attach_pthread(struct lock_priv *p, struct aperture_bpf *skel,
 			  pid_t pid, const struct ap_mmap *lib, char *why,
 			  size_t len)
 {
-	struct bpf_program *progs[5] = {
-		skel->progs.ap_lock_pthread_enter,
-		skel->progs.ap_lock_pthread_lock_ret,
-		skel->progs.ap_lock_pthread_enter,
-		skel->progs.ap_lock_pthread_trylock_ret,
-		skel->progs.ap_lock_pthread_unlock,
+	struct bpf_program *progs[NR_PLINKS] = {
+		skel->progs.ap_lock_pthread_wait,
+		skel->progs.ap_lock_pthread_wait_ret,
+		skel->progs.ap_lock_pthread_wake,
 	};
-	static const int func_of[5] = { 0, 0, 1, 1, 2 };
-	static const int ret_of[5] = { 0, 1, 0, 1, 0 };
+	static const int func_of[NR_PLINKS] = { 0, 0, 1 };
+	static const int ret_of[NR_PLINKS] = { 0, 1, 0 };
 	uint64_t off[NR_PFUNCS];
 	char path[AP_PATH_MAX + 32];
 	struct pattach *a;
@@ -177,16 +201,18 @@ static int attach_pthread(struct lock_priv *p, struct aperture_bpf *skel,
 	int err;
 
 	for (i = 0; i < p->nr_att; i++)
-		if (p->att[i].pid == pid && p->att[i].inode == lib->inode)
+		if (p->att[i].inode == lib->inode)
 			return 0;
 	probe_path(pid, lib->path, path, sizeof(path));
 	for (i = 0; i < NR_PFUNCS; i++) {
-		err = ap_elf_func_offset(path, pfuncs[i], &off[i]);
+		err = slow_path_offset(pid, path, pfuncs[i], &off[i]);
 		if (err) {
-			snprintf(why, len, "%s in '%.160s': %s", pfuncs[i],
-				 lib->path,
-				 err == -ENOENT ? "no such function" :
-				 strerror(-err));
+			if (err == -ENOENT)
+				snprintf(why, len, "no %s in '%.100s' (stripped glibc: install its debug symbols, libc6-dbg on Debian)",
+					 pfuncs[i], lib->path);
+			else
+				snprintf(why, len, "%s in '%.160s': %s",
+					 pfuncs[i], lib->path, strerror(-err));
 			return err;
 		}
 	}
@@ -201,11 +227,10 @@ static int attach_pthread(struct lock_priv *p, struct aperture_bpf *skel,
 	}
 	a = &p->att[p->nr_att];
 	memset(a, 0, sizeof(*a));
-	a->pid = pid;
 	a->inode = lib->inode;
-	for (i = 0; i < 5; i++) {
+	for (i = 0; i < NR_PLINKS; i++) {
 		a->links[i] = bpf_program__attach_uprobe(progs[i], ret_of[i],
-							 pid, path,
+							 -1, path,
 							 off[func_of[i]]);
 		if (!a->links[i]) {
 			err = -errno;
@@ -226,28 +251,16 @@ static void lock_target_changed(struct ap_collector *c,
 	struct lock_priv *p = priv_of(c);
 	struct ap_mmap *lib;
 	char why[256];
-	size_t i;
 	int err;
 
 	if (!p || !c->opts.lock_pthread)
 		return;
-	/* probes of processes that are gone */
-	for (i = 0; i < p->nr_att;) {
-		size_t j;
-
-		if (p->att[i].pid <= 0 || ap_proc_alive(p->att[i].pid)) {
-			i++;
-			continue;
-		}
-		for (j = 0; j < 5; j++)
-			bpf_link__destroy(p->att[i].links[j]);
-		p->att[i] = p->att[--p->nr_att];
-	}
 	lib = malloc(sizeof(*lib));
 	if (!lib)
 		return;
 	/* no C library yet is normal right after exec, before ld.so
-	 * maps it: the next change will have it */
+	 * maps it: the probes already on the usual one cover it, and a
+	 * change of another library is probed when it is seen */
 	err = find_libc(pid, lib, why, sizeof(why));
 	if (!err)
 		err = attach_pthread(p, skel, c->opts.system_wide ? -1 : pid,
@@ -383,7 +396,7 @@ static void lock_close(struct ap_collector *c)
 	if (!p)
 		return;
 	for (i = 0; i < p->nr_att; i++)
-		for (j = 0; j < 5; j++)
+		for (j = 0; j < NR_PLINKS; j++)
 			bpf_link__destroy(p->att[i].links[j]);
 	bpf_link__destroy(p->futex_enter);
 	bpf_link__destroy(p->futex_exit);

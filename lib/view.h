@@ -57,6 +57,9 @@ struct ap_report_opts {
 	int inline_rows;		/* cpu: inlined functions get rows */
 	/* syscall / lock / other views */
 	int per_thread;
+	/* lock: the futex wait classes shown, 1u << AP_LOCK_CLS_*;
+	 * 0: mutexes only */
+	unsigned lock_classes;
 	int errors;
 	int hist;
 	/* top: show only symbols containing this; NULL: all */

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Lock contention: waits summed per lock (kind, process, address; per
- * thread with --per-thread) and per (lock, waiter stack) as frames
- * arrive.  Lock addresses and stacks are symbolized once each at print
+ * Lock contention: waits summed per lock (kind, class, process, address;
+ * per thread with --per-thread) and per (lock, waiter stack) as frames
+ * arrive.  A futex wait's class (mutex, cond, join, other) comes from its
+ * waiter's frames, resolved once per stack; only mutexes are shown unless
+ * --lock-class asks for more, but every class is counted in the header.  Lock addresses and stacks are symbolized once each at print
  * time: a user lock by the variable covering it (lib/datasym.c) or the
  * mapping it lives in, a kernel lock by the name recorded with it.
  */
@@ -29,6 +31,7 @@
 struct lrow {
 	const char *key;		/* interned: identity of the row */
 	uint32_t kind;			/* AP_LOCK_* */
+	uint32_t cls;			/* futex: AP_LOCK_CLS_* */
 	uint32_t pid, tid;		/* 0 where rows are merged */
 	uint64_t addr;
 	uint32_t flags;			/* kernel: LCB_F_*, part of the key */
@@ -63,6 +66,9 @@ struct view_lock {
 	struct ap_hmap stk_by_key;
 	double total_wait, total_count;
 	double by_kind[4];		/* contentions per AP_LOCK_* */
+	double by_class[AP_LOCK_NR_CLS];	/* futex waits, shown or not */
+	unsigned classes;		/* shown: 1u << AP_LOCK_CLS_* */
+	struct ap_hmap cls_by_stack;	/* "as/stack id" -> class + 1 */
 	struct ap_stackres res;		/* print-time scratch */
 };
 
@@ -74,12 +80,15 @@ static void *lock_new(const struct ap_report_opts *o, struct ap_session *s)
 		return NULL;
 	v->o = o;
 	v->s = s;
+	v->classes = o->lock_classes ? o->lock_classes :
+		     1u << AP_LOCK_CLS_MUTEX;
 	v->strs = ap_strtab__new();
 	/* names from other users: escaped but in JSON, which escapes */
 	ap_strtab__set_escape(v->strs, o->format != AP_FMT_JSON);
 	v->ds = ap_datasym__new();
 	ap_hmap__init(&v->row_by_key);
 	ap_hmap__init(&v->stk_by_key);
+	ap_hmap__init(&v->cls_by_stack);
 	if (!v->strs || !v->ds) {
 		ap_strtab__free(v->strs);
 		ap_datasym__free(v->ds);
@@ -100,13 +109,47 @@ static void lock_free(void *p)
 	ap_datasym__free(v->ds);
 	ap_hmap__free(&v->row_by_key);
 	ap_hmap__free(&v->stk_by_key);
+	ap_hmap__free(&v->cls_by_stack);
 	free(v->rows);
 	free(v->stks);
 	ap_stackres__free(&v->res);
 	free(v);
 }
 
-static long row_index(struct view_lock *v, const struct ap_lock_event *e)
+/* the class of a futex wait: its frames', else its op's (no stack, or a
+ * waiter whose functions name nothing known) */
+static long futex_class(struct view_lock *v, const struct ap_lock_event *e)
+{
+	struct ap_addrspace *as = ap_session__event_as(v->s, e->pid);
+	char key[64];
+	const char *k;
+	uint64_t *slot;
+	long n, i;
+	int fresh, cls = -1;
+
+	if (!e->stack_id)
+		return ap_lock__op_class(e->flags);
+	snprintf(key, sizeof(key), "%p/%u", (void *)as, e->stack_id);
+	k = ap_strtab__intern(v->strs, key, -1);
+	if (!k)
+		return -ENOMEM;
+	slot = ap_hmap__upsert(&v->cls_by_stack, (uintptr_t)k, &fresh);
+	if (!slot)
+		return -ENOMEM;
+	if (!fresh)
+		return (long)*slot - 1;
+	n = ap_stackres__resolve(&v->res, v->s, as, e->stack_id,
+				 AP_STACKRES_USER_ONLY);
+	for (i = 0; i < n && cls < 0; i++)
+		cls = ap_lock__frame_class(v->res.frames[i].sym);
+	if (cls < 0)
+		cls = (int)ap_lock__op_class(e->flags);
+	*slot = (uint64_t)cls + 1;
+	return cls;
+}
+
+static long row_index(struct view_lock *v, const struct ap_lock_event *e,
+		      uint32_t cls)
 {
 	const struct ap_proc_info *pi = NULL;
 	struct ap_addrspace *as = NULL;
@@ -130,8 +173,8 @@ static long row_index(struct view_lock *v, const struct ap_lock_event *e)
 		comm = ap_session__comm(v->s, pid, tid ? tid : pid);
 	}
 	/* a kernel rwsem waited for as reader and as writer: two rows */
-	snprintf(key, sizeof(key), "%u/%u/%u/%p/%" PRIx64 "/%x", e->kind, pid,
-		 tid, (void *)as, e->lock_addr,
+	snprintf(key, sizeof(key), "%u/%u/%u/%u/%p/%" PRIx64 "/%x", e->kind,
+		 cls, pid, tid, (void *)as, e->lock_addr,
 		 e->kind == AP_LOCK_KERNEL ? e->flags : 0);
 	k = ap_strtab__intern(v->strs, key, -1);
 	if (!k)
@@ -148,6 +191,7 @@ static long row_index(struct view_lock *v, const struct ap_lock_event *e)
 	memset(r, 0, sizeof(*r));
 	r->key = k;
 	r->kind = e->kind;
+	r->cls = cls;
 	r->pid = pid;
 	r->tid = tid;
 	r->addr = e->lock_addr;
@@ -190,7 +234,7 @@ static int lock_event(void *p, const struct ap_frame *f)
 	struct view_lock *v = p;
 	struct ap_lock_event e;
 	struct lrow *r;
-	long ri, si;
+	long ri, si, cls = AP_LOCK_CLS_MUTEX;
 
 	if (ap_lock_event__decode(f->payload, f->len, &e))
 		return -EBADMSG;
@@ -198,9 +242,25 @@ static int lock_event(void *p, const struct ap_frame *f)
 		return 0;	/* a kind from a newer aperture */
 	if (!ap_report_opts__match(v->o, v->s, e.pid, e.tid))
 		return 0;
-	ri = row_index(v, &e);
+	if (e.kind == AP_LOCK_FUTEX) {
+		cls = futex_class(v, &e);
+		if (cls < 0)
+			return (int)cls;
+		v->by_class[cls] += 1;
+	}
+	/* a pthread wait is a mutex's; kernel locks are always shown */
+	if (e.kind != AP_LOCK_KERNEL && !(v->classes & (1u << cls)))
+		return 0;
+	ri = row_index(v, &e, (uint32_t)cls);
 	if (ri < 0)
 		return (int)ri;
+	r = &v->rows[ri];
+	/* the hold of a pthread mutex that waited, sent at its unlock */
+	if (e.kind == AP_LOCK_PTHREAD && (e.flags & AP_LOCK_F_HOLD)) {
+		r->hold += e.hold_ns;
+		r->holds += 1;
+		return 0;
+	}
 	si = stk_index(v, (uint32_t)ri, &e);
 	if (si < 0)
 		return (int)si;
@@ -235,6 +295,8 @@ static void lock_decay(void *p, unsigned num, unsigned den)
 	v->total_wait = v->total_count = 0;
 	for (i = 0; i < 4; i++)
 		v->by_kind[i] *= k;
+	for (i = 0; i < AP_LOCK_NR_CLS; i++)
+		v->by_class[i] *= k;
 	for (i = 0; i < v->nr_rows; i++) {
 		struct lrow *r = &v->rows[i];
 
@@ -304,8 +366,14 @@ static void name_rows(struct view_lock *v)
 
 static const char *type_name(const struct lrow *r)
 {
+	static const char *const futex_types[AP_LOCK_NR_CLS] = {
+		"futex:mutex", "futex:cond", "futex:join", "futex:other",
+	};
+
 	if (r->kind == AP_LOCK_KERNEL)
 		return ap_lock__kernel_type(r->flags);
+	if (r->kind == AP_LOCK_FUTEX && r->cls < AP_LOCK_NR_CLS)
+		return futex_types[r->cls];
 	return ap_lock__kind_name(r->kind);
 }
 
@@ -413,6 +481,25 @@ static size_t shown(const struct view_lock *v, size_t nr)
 	return nr;
 }
 
+/* every futex wait by class, and which classes the table shows */
+static void print_classes(struct view_lock *v, FILE *out)
+{
+	unsigned i, n = 0;
+
+	fputs("# futex waits:", out);
+	for (i = 0; i < AP_LOCK_NR_CLS; i++)
+		fprintf(out, "%s %s %.0f", i ? "," : "",
+			ap_lock__class_name(i), v->by_class[i]);
+	fputs("; shown:", out);
+	for (i = 0; i < AP_LOCK_NR_CLS; i++)
+		if (v->classes & (1u << i))
+			fprintf(out, "%s%s", n++ ? "," : " ",
+				ap_lock__class_name(i));
+	if (v->classes != (1u << AP_LOCK_NR_CLS) - 1)
+		fputs(" (--lock-class all shows every class)", out);
+	fputs("\n#\n", out);
+}
+
 static void print_table(struct view_lock *v, struct sorted *so, FILE *out)
 {
 	char tw[16], mw[16], aw[16], ah[16], lbl[AP_LOCK_SYM_MAX + 64];
@@ -420,9 +507,10 @@ static void print_table(struct view_lock *v, struct sorted *so, FILE *out)
 	int per_thread = v->o->per_thread;
 
 	ap_fmt_ns(tw, sizeof(tw), v->total_wait);
-	fprintf(out, "# Lock contention: %.0f waits, %s total wait (futex %.0f, kernel %.0f, pthread %.0f)\n#\n",
+	fprintf(out, "# Lock contention: %.0f waits, %s total wait (futex %.0f, kernel %.0f, pthread %.0f)\n",
 		v->total_count, tw, v->by_kind[AP_LOCK_FUTEX],
 		v->by_kind[AP_LOCK_KERNEL], v->by_kind[AP_LOCK_PTHREAD]);
+	print_classes(v, out);
 	fprintf(out, "# %9s  %10s  %10s  %10s  %10s  %-11s  %7s  %-15s  %s\n#\n",
 		"Contended", "Total wait", "Max wait", "Avg wait", "Avg hold",
 		"Type", per_thread ? "Tid" : "Pid", "Command", "Lock");
@@ -474,9 +562,18 @@ static void print_json(struct view_lock *v, struct sorted *so, FILE *out)
 	size_t n = shown(v, so->nr), i, j;
 	long k;
 
-	fprintf(out, "{\"contentions\": %.0f, \"total_wait_ns\": %.0f, \"by_kind\": {\"futex\": %.0f, \"kernel\": %.0f, \"pthread\": %.0f}, \"locks\": [",
+	fprintf(out, "{\"contentions\": %.0f, \"total_wait_ns\": %.0f, \"by_kind\": {\"futex\": %.0f, \"kernel\": %.0f, \"pthread\": %.0f}, \"futex_by_class\": {",
 		v->total_count, v->total_wait, v->by_kind[AP_LOCK_FUTEX],
 		v->by_kind[AP_LOCK_KERNEL], v->by_kind[AP_LOCK_PTHREAD]);
+	for (i = 0; i < AP_LOCK_NR_CLS; i++)
+		fprintf(out, "%s\"%s\": %.0f", i ? ", " : "",
+			ap_lock__class_name((unsigned)i), v->by_class[i]);
+	fputs("}, \"classes_shown\": [", out);
+	for (i = 0, j = 0; i < AP_LOCK_NR_CLS; i++)
+		if (v->classes & (1u << i))
+			fprintf(out, "%s\"%s\"", j++ ? ", " : "",
+				ap_lock__class_name((unsigned)i));
+	fputs("], \"locks\": [", out);
 	for (i = 0; i < n; i++) {
 		const struct lrow *r = so->rows[i];
 		size_t ri = r - v->rows;
@@ -489,6 +586,10 @@ static void print_json(struct view_lock *v, struct sorted *so, FILE *out)
 			fputs("null", out);
 		fputs(", \"kind\": ", out);
 		ap_json_str(out, ap_lock__kind_name(r->kind));
+		if (r->kind == AP_LOCK_FUTEX) {
+			fputs(", \"class\": ", out);
+			ap_json_str(out, ap_lock__class_name(r->cls));
+		}
 		fputs(", \"type\": ", out);
 		ap_json_str(out, type_name(r));
 		fprintf(out, ", \"flags\": %u, \"region\": ", r->flags);

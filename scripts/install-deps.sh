@@ -49,6 +49,11 @@ need_cmd go golang-go
 need_cmd xmllint libxml2-utils
 need_cmd chromium chromium
 [ -x /usr/sbin/offcputime ] || pkgs="$pkgs libbpf-tools"
+# tests: lock:pthread probes glibc's static slow paths, named by its
+# debug symbols
+if command -v dpkg >/dev/null 2>&1 && dpkg -s libc6 >/dev/null 2>&1; then
+	dpkg -s libc6-dbg >/dev/null 2>&1 || pkgs="$pkgs libc6-dbg"
+fi
 # tests: --user creates a user; the fuzzer needs clang's libFuzzer
 need_cmd useradd passwd
 need_cmd runuser util-linux

@@ -18,7 +18,7 @@ truth=$(awk '/^lock_contend:/ { for (i = 1; i < NF; i++) if ($i == "wait_ns") pr
 	fail "report --events lock"
 sed -n '/Lock contention/,$p' "$T/table" | head -8
 first=$(grep -v '^#' "$T/table" | grep -v '%' | grep . | head -1)
-echo "$first" | grep -q ' futex .* contended_mutex$' ||
+echo "$first" | grep -q ' futex:mutex .* contended_mutex$' ||
 	fail "top lock is not contended_mutex: $first"
 
 "$APERTURE" report -i "$T/lock.data" --events lock --format json >"$T/json" ||
@@ -31,6 +31,10 @@ truth = int(sys.argv[2])
 top = d["locks"][0]
 assert top["name"] == "contended_mutex", top
 assert top["kind"] == "futex", top
+assert top["class"] == "mutex" and top["type"] == "futex:mutex", top
+# the holder's joins are counted, in their class, and not shown
+assert d["futex_by_class"]["join"] >= 1, d["futex_by_class"]
+assert all(l.get("class") in (None, "mutex") for l in d["locks"]), d["locks"]
 assert top["region"] == "lock_contend", top
 ratio = top["total_wait_ns"] / truth
 print("futex wait %.3f s, program measured %.3f s, ratio %.3f" %
@@ -40,8 +44,9 @@ assert 0.75 <= ratio <= 1.25, ratio
 assert 1 <= len(top["stacks"]) <= 3, top["stacks"]
 assert 50 <= sum(s["share"] for s in top["stacks"]) <= 100.01, top["stacks"]
 assert any("waiter" in s["frames"] for s in top["stacks"]), top["stacks"]
-# every 20 ms hold makes the waiters wait at most one hold and a bit
-assert 15e6 <= top["max_wait_ns"] <= 60e6, top["max_wait_ns"]
+# a waiter waits out most of a 20 ms hold at least once (no upper bound:
+# a woken waiter can lose the mutex to another, and loses more under load)
+assert 15e6 <= top["max_wait_ns"] <= top["total_wait_ns"], top["max_wait_ns"]
 PY
 
 # folded: weights are wait ns, the lock is the leaf
@@ -57,6 +62,6 @@ grep -q '^lock_contend;.*waiter;.*futex:contended_mutex ' "$T/folded" ||
 
 # --per-thread: the four threads of the workload each have a row
 n=$("$APERTURE" report -i "$T/lock.data" --events lock --per-thread |
-	grep -c ' futex .* contended_mutex$')
+	grep -c ' futex:mutex .* contended_mutex$')
 [ "$n" -ge 4 ] || fail "--per-thread shows $n rows for contended_mutex, want 4"
 exit 0

@@ -430,6 +430,10 @@ static void teardown_fixture(struct fixture *fx)
 	ap_buf__free(&fx->b);
 }
 
+/* the fixture's futex waits have no stack and a plain FUTEX_WAIT: class
+ * "other", which only --lock-class all shows */
+#define ALL_CLASSES	((1u << AP_LOCK_NR_CLS) - 1)
+
 static char *render(struct fixture *fx, struct ap_report_opts *o)
 {
 	const struct ap_view_ops *ops = ap_view__find("lock");
@@ -451,7 +455,8 @@ static char *render(struct fixture *fx, struct ap_report_opts *o)
 
 START_TEST(test_view_table)
 {
-	struct ap_report_opts o = { .format = AP_FMT_TABLE };
+	struct ap_report_opts o = { .format = AP_FMT_TABLE,
+				    .lock_classes = ALL_CLASSES };
 	struct fixture fx;
 	char *out, *l1, *l2, *l3;
 
@@ -485,7 +490,8 @@ END_TEST
 
 START_TEST(test_view_per_thread)
 {
-	struct ap_report_opts o = { .format = AP_FMT_TABLE, .per_thread = 1 };
+	struct ap_report_opts o = { .format = AP_FMT_TABLE, .per_thread = 1,
+				    .lock_classes = ALL_CLASSES };
 	struct fixture fx;
 	char *out;
 
@@ -503,7 +509,8 @@ END_TEST
 
 START_TEST(test_view_json)
 {
-	struct ap_report_opts o = { .format = AP_FMT_JSON, .limit = 2 };
+	struct ap_report_opts o = { .format = AP_FMT_JSON, .limit = 2,
+				    .lock_classes = ALL_CLASSES };
 	struct fixture fx;
 	char *out;
 
@@ -524,7 +531,8 @@ END_TEST
 
 START_TEST(test_view_folded)
 {
-	struct ap_report_opts o = { .format = AP_FMT_FOLDED };
+	struct ap_report_opts o = { .format = AP_FMT_FOLDED,
+				    .lock_classes = ALL_CLASSES };
 	struct fixture fx;
 	char *out;
 
@@ -556,6 +564,76 @@ START_TEST(test_view_filter)
 }
 END_TEST
 
+START_TEST(test_classes)
+{
+	unsigned m = 0;
+
+	/* glibc's frames, leaf first, and other languages' */
+	ck_assert_int_eq(ap_lock__frame_class("__GI___lll_lock_wait"),
+			 AP_LOCK_CLS_MUTEX);
+	ck_assert_int_eq(ap_lock__frame_class("pthread_mutex_lock@@GLIBC_2.2.5"),
+			 AP_LOCK_CLS_MUTEX);
+	ck_assert_int_eq(ap_lock__frame_class("__pthread_mutex_cond_lock"),
+			 AP_LOCK_CLS_MUTEX);
+	ck_assert_int_eq(ap_lock__frame_class("__pthread_rwlock_wrlock_full64"),
+			 AP_LOCK_CLS_MUTEX);
+	ck_assert_int_eq(ap_lock__frame_class("std::sys::unix::locks::futex_mutex::Mutex::lock_contended"),
+			 AP_LOCK_CLS_MUTEX);
+	ck_assert_int_eq(ap_lock__frame_class("__pthread_cond_wait_common"),
+			 AP_LOCK_CLS_COND);
+	ck_assert_int_eq(ap_lock__frame_class("std::condition_variable::wait(std::unique_lock<std::mutex>&)"),
+			 AP_LOCK_CLS_COND);
+	ck_assert_int_eq(ap_lock__frame_class("__pthread_clockjoin_ex"),
+			 AP_LOCK_CLS_JOIN);
+	ck_assert_int_eq(ap_lock__frame_class("pthread_join@@GLIBC_2.34"),
+			 AP_LOCK_CLS_JOIN);
+	ck_assert_int_eq(ap_lock__frame_class("__futex_abstimed_wait_common"), -1);
+	ck_assert_int_eq(ap_lock__frame_class("__new_sem_wait_slow64.constprop.0"), -1);
+	ck_assert_int_eq(ap_lock__frame_class("main"), -1);
+	ck_assert_int_eq(ap_lock__frame_class(NULL), -1);
+	/* no frame says: the op */
+	ck_assert_uint_eq(ap_lock__op_class(6 | 128), AP_LOCK_CLS_MUTEX);
+	ck_assert_uint_eq(ap_lock__op_class(13), AP_LOCK_CLS_MUTEX);
+	ck_assert_uint_eq(ap_lock__op_class(11), AP_LOCK_CLS_COND);
+	ck_assert_uint_eq(ap_lock__op_class(0 | 128), AP_LOCK_CLS_OTHER);
+	ck_assert_uint_eq(ap_lock__op_class(9 | 256), AP_LOCK_CLS_OTHER);
+	ck_assert_str_eq(ap_lock__class_name(AP_LOCK_CLS_COND), "cond");
+	ck_assert_str_eq(ap_lock__class_name(9), "?");
+	ck_assert_int_eq(ap_lock__parse_classes("mutex,join", &m), 0);
+	ck_assert_uint_eq(m, (1u << AP_LOCK_CLS_MUTEX) | (1u << AP_LOCK_CLS_JOIN));
+	ck_assert_int_eq(ap_lock__parse_classes("all", &m), 0);
+	ck_assert_uint_eq(m, ALL_CLASSES);
+	ck_assert_int_eq(ap_lock__parse_classes("mutex,", &m), -EINVAL);
+	ck_assert_int_eq(ap_lock__parse_classes("mutexes", &m), -EINVAL);
+	ck_assert_int_eq(ap_lock__parse_classes("", &m), -EINVAL);
+	ck_assert_int_eq(ap_lock__parse_classes(",mutex", &m), -EINVAL);
+}
+END_TEST
+
+/* default classes: the stack-less FUTEX_WAITs are "other", left out of
+ * the rows and counted in the header; pthread and kernel rows stay; a
+ * pthread hold record adds a hold, not a contention */
+START_TEST(test_view_default_classes)
+{
+	struct ap_report_opts o = { .format = AP_FMT_JSON };
+	struct fixture fx;
+	char *out;
+
+	setup_fixture(&fx);
+	add_lock(&fx.b, AP_LOCK_PTHREAD, 10, (uintptr_t)&test_lock_var[0], 0,
+		 9000000, 0, AP_LOCK_F_HOLD, NULL);
+	out = render(&fx, &o);
+	ck_assert_ptr_nonnull(strstr(out, "{\"contentions\": 3, \"total_wait_ns\": 52000000"));
+	ck_assert_ptr_nonnull(strstr(out, "\"futex_by_class\": {\"mutex\": 0, \"cond\": 0, \"join\": 0, \"other\": 4}, \"classes_shown\": [\"mutex\"]"));
+	ck_assert_ptr_null(strstr(out, "\"kind\": \"futex\""));
+	/* 2 waits, 3 holds of 4, 6 and 9 ms */
+	ck_assert_ptr_nonnull(strstr(out, "\"contentions\": 2, \"total_wait_ns\": 12000000"));
+	ck_assert_ptr_nonnull(strstr(out, "\"holds\": 3, \"avg_hold_ns\": 6333333"));
+	free(out);
+	teardown_fixture(&fx);
+}
+END_TEST
+
 static Suite *lock_suite(void)
 {
 	Suite *s = suite_create("lock");
@@ -571,6 +649,7 @@ static Suite *lock_suite(void)
 	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_kdata);
 	tcase_add_test(tc, test_kernel_lock_name_unknown_is_address);
+	tcase_add_test(tc, test_classes);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("datasym");
 	tcase_add_test(tc, test_datasym_self);
@@ -583,6 +662,7 @@ static Suite *lock_suite(void)
 	tcase_add_test(tc, test_view_json);
 	tcase_add_test(tc, test_view_folded);
 	tcase_add_test(tc, test_view_filter);
+	tcase_add_test(tc, test_view_default_classes);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -4,14 +4,17 @@
  * worker() right after the pthread_mutex_lock call: the return address
  * of that call is the first instruction of the inlined loop, so a stack
  * taken where pthread_mutex_lock returns must be looked up at ip - 1 to
- * name worker() and not the inlined spin_held().
+ * name worker() and not the inlined spin_held().  Each holds it until the
+ * other waits for it, so that every acquisition of the other contends.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 static pthread_mutex_t inline_mutex = PTHREAD_MUTEX_INITIALIZER;
 static volatile unsigned long sink;
+static volatile int running = 2;
 
 static inline __attribute__((always_inline)) void spin_held(long n)
 {
@@ -28,8 +31,14 @@ static __attribute__((noinline)) void *worker(void *arg)
 	for (r = 0; r < rounds; r++) {
 		pthread_mutex_lock(&inline_mutex);
 		spin_held(100000);
+		/* held until the other worker waits for it (glibc's word at
+		 * 2), while there is one: every acquisition of the other
+		 * contends */
+		while (running == 2 && inline_mutex.__data.__lock != 2)
+			sched_yield();
 		pthread_mutex_unlock(&inline_mutex);
 	}
+	__atomic_fetch_sub(&running, 1, __ATOMIC_SEQ_CST);
 	return NULL;
 }
 
