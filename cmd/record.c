@@ -804,6 +804,12 @@ int cmd_record(int argc, char **argv)
 			goto out_collector;
 		}
 	}
+	/* the command runs: drain what it has sent already (into r.early)
+	 * before the file is created, which can take a while on a busy
+	 * machine, so that a burst from its first instructions finds the
+	 * ring empty */
+	if (o.cmd)
+		ap_collector__poll(r.col, 0);
 	if (!to_stdout(&o) && keep_old(o.output))
 		goto out_workload;
 	r.w = ap_writer__create(o.output, &hdr, &e);

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # make bench section: the CPU that aperture top itself uses at its default
 # settings (999 Hz, a refresh every 2 s, decaying), system-wide and with
-# -p, while cpu_split keeps a core busy; against perf top in the same run.
+# -p, while cpu_split keeps a core busy; against perf top in the same run,
+# both on a terminal (a pty), as people run them.
 # Goal: under 5 % of one core.  Run by scripts/bench.sh with BUILD,
 # APERTURE, WL and B set.
 set -u
@@ -48,14 +49,25 @@ for mode in system-wide pid; do
 	[ $mode = pid ] && ap_pid=$total || ap_sw=$total
 done
 
-if command -v perf >/dev/null; then
-	# perf top has no batch mode: --stdio, no terminal, stopped by
-	# SIGINT after the same time
-	pf_sw=$(cpu_seconds timeout -s INT $RUN perf top --stdio -F 999 -d $DELAY </dev/null)
-	pf_pid=$(cpu_seconds timeout -s INT $RUN perf top --stdio -F 999 -d $DELAY -p $wl </dev/null)
-	printf 'perf top --stdio (system-wide): %ss CPU: %s%% of one core\n' \
-		"$pf_sw" "$(pct "$pf_sw" "$RUN")"
-	printf 'perf top --stdio (pid): %ss CPU: %s%% of one core\n' \
-		"$pf_pid" "$(pct "$pf_pid" "$RUN")"
-	echo "CPU aperture top / perf top: system-wide x$(ratio "$ap_sw" "$pf_sw"), pid x$(ratio "$ap_pid" "$pf_pid") (lower is better)"
+if command -v perf >/dev/null && command -v script >/dev/null; then
+	# perf top, like aperture top, as a user runs it: on a terminal (a
+	# pty from script(1)); without one perf top --stdio spins on its
+	# input at 100 % of a core.  Both stopped by SIGINT after the same
+	# time, from inside the pty so that their CPU reaches time(1).
+	tty_cpu() {
+		cpu_seconds script -qec "timeout -s INT $RUN $*" /dev/null </dev/null
+	}
+	pf_sw=$(TERM=xterm tty_cpu perf top -F 999 -d $DELAY)
+	pf_pid=$(TERM=xterm tty_cpu perf top -F 999 -d $DELAY -p $wl)
+	at_sw=$(TERM=xterm tty_cpu "$APERTURE" top -d $DELAY)
+	at_pid=$(TERM=xterm tty_cpu "$APERTURE" top -d $DELAY -p $wl)
+	row() {	# WHO MODE SECONDS
+		printf '%s on a pty (%s): %ss CPU over %ss: %s%% of one core\n' \
+			"$1" "$2" "$3" "$RUN" "$(pct "$3" "$RUN")"
+	}
+	row "perf top" system-wide "$pf_sw"
+	row "perf top" pid "$pf_pid"
+	row "aperture top" system-wide "$at_sw"
+	row "aperture top" pid "$at_pid"
+	echo "CPU aperture top / perf top -F 999, both on a pty: system-wide x$(ratio "$at_sw" "$pf_sw"), pid x$(ratio "$at_pid" "$pf_pid") (lower is better; goal <= 1)"
 fi

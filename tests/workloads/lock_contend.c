@@ -15,6 +15,12 @@
  *
  * Four threads map, touch and unmap memory for SECONDS: contention on
  * the kernel's mmap_lock (an rwsem) of the process.
+ *
+ *   lock_contend mutex SECONDS
+ *
+ * Four threads take contended_mutex for a short critical section, then
+ * work a little outside it, for SECONDS: a mutex throughput benchmark
+ * (lock_contend: mutex rounds N), its futex waits many and short.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -132,6 +138,48 @@ static int run_mmap(double secs)
 	return 0;
 }
 
+static volatile unsigned long spin_sink;
+
+static void spin(int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		spin_sink += i;
+}
+
+static __attribute__((noinline)) void *mutex_worker(void *arg)
+{
+	uint64_t end = now_ns() + (uint64_t)(mmap_seconds * 1e9);
+	unsigned long n = 0;
+
+	while ((n & 63) || now_ns() < end) {
+		pthread_mutex_lock(&contended_mutex);
+		spin(200);
+		pthread_mutex_unlock(&contended_mutex);
+		spin(200);
+		n++;
+	}
+	*(unsigned long *)arg = n;
+	return NULL;
+}
+
+static int run_mutex(double secs)
+{
+	pthread_t th[4];
+	unsigned long n[4];
+	int i;
+
+	mmap_seconds = secs;
+	for (i = 0; i < 4; i++)
+		if (pthread_create(&th[i], NULL, mutex_worker, &n[i]))
+			return 1;
+	for (i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	printf("lock_contend: mutex rounds %lu\n", n[0] + n[1] + n[2] + n[3]);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct tally t[WAITERS + 1], sum = { 0 };
@@ -140,6 +188,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "mmap"))
 		return run_mmap(argc > 2 ? atof(argv[2]) : 1.0);
+	if (argc > 1 && !strcmp(argv[1], "mutex"))
+		return run_mutex(argc > 2 ? atof(argv[2]) : 1.0);
 	if (argc > 1)
 		rounds = atoi(argv[1]);
 	if (argc > 2)
