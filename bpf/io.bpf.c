@@ -15,8 +15,11 @@
  * ends of a pipe), socket addresses (which pair loopback connections), and
  * the first time an inode is seen its path, built from dentry names.
  *
- * One ring buffer record per call: exact, time-ordered and free of the
- * tables an in-kernel aggregation would have to size and dump.
+ * By default calls are summed in ap_io_sums (see bpf/io.h): a ring buffer
+ * record per call cost the traced program about as much as the call
+ * itself, mostly in the reader.  io:calls keeps one record per call, exact
+ * and time-ordered.  A full table falls back to records: counts stay
+ * exact either way.
  */
 #include "common.bpf.h"
 #include <bpf/bpf_endian.h>
@@ -42,6 +45,15 @@
 
 /* native syscall number -> AP_IO_SYS_*, 0: not traced; set before load */
 const volatile __u8 ap_io_sys[AP_IO_MAX_NR] = {};
+/* set before load: sum calls in ap_io_sums rather than a record each */
+const volatile __u8 ap_io_summed = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, AP_IO_SUMS_MAX);	/* 1 unless summed */
+	__type(key, struct ap_io_sum_key);
+	__type(value, struct ap_io_sum);
+} ap_io_sums SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -332,6 +344,52 @@ static __always_inline void fill_common(struct ap_ev_io *e, int fd, __u8 dir,
 		fill_sock(e, f);
 }
 
+/* adds the call e describes to its totals; 0, or -1 when the table has
+ * no room for a new entry */
+static __always_inline int sum_call(const struct ap_ev_io *e)
+{
+	struct ap_io_sum_key k = {};
+	struct ap_io_sum *s;
+
+	k.pid = e->hdr.pid;
+	k.tid = e->hdr.tid;
+	k.fd = e->fd;
+	k.sys = e->sys;
+	k.dir = e->dir;
+	k.ftype = e->ftype;
+	k.ino = e->ino;
+	k.peer_ino = e->peer_ino;
+	k.dev = e->dev;
+	k.magic = e->magic;
+	k.gen = e->gen;
+	k.family = e->family;
+	k.sock_type = e->sock_type;
+	k.protocol = e->protocol;
+	k.lport = e->lport;
+	k.rport = e->rport;
+	__builtin_memcpy(k.laddr, e->laddr, sizeof(k.laddr));
+	__builtin_memcpy(k.raddr, e->raddr, sizeof(k.raddr));
+	__builtin_memcpy(k.comm, e->comm, sizeof(k.comm));
+	s = bpf_map_lookup_elem(&ap_io_sums, &k);
+	if (!s) {
+		struct ap_io_sum zero = {};
+
+		/* only this thread creates its keys: no race to lose */
+		bpf_map_update_elem(&ap_io_sums, &k, &zero, BPF_NOEXIST);
+		s = bpf_map_lookup_elem(&ap_io_sums, &k);
+		if (!s)
+			return -1;
+	}
+	__sync_fetch_and_add(&s->calls, 1);
+	if (e->ret < 0)
+		__sync_fetch_and_add(&s->errors, 1);
+	else
+		__sync_fetch_and_add(&s->bytes, e->ret);
+	if (e->flags & AP_IO_F_PARTIAL)
+		__sync_fetch_and_add(&s->partial, 1);
+	return 0;
+}
+
 static __noinline int emit(int fd, __u32 dir, __u32 sys, __s64 ret,
 			   __u32 flags)
 {
@@ -363,6 +421,16 @@ static __noinline int emit(int fd, __u32 dir, __u32 sys, __s64 ret,
 		ap_submit(p, sizeof(*p));
 		/* only once it is on its way: a dropped record is re-sent */
 		bpf_map_update_elem(&io_seen, &key, &one, BPF_ANY);
+	} else if (ap_io_summed) {
+		__u32 zero = 0;
+		struct ap_ev_io *e = bpf_map_lookup_elem(&ap_rec_scratch,
+							 &zero);
+
+		if (!e)
+			return 0;
+		fill_common(e, fd, dir, sys, ret, flags, f);
+		if (sum_call(e))
+			ap_output(e, sizeof(*e));
 	} else {
 		struct ap_ev_io *e = ap_reserve(sizeof(*e));
 

@@ -62,6 +62,7 @@
 #define AP_IO_F_PATH_DETACHED	0x04	/* not under a mount root: pseudo */
 #define AP_IO_F_DELETED		0x08	/* the dentry is unlinked */
 #define AP_IO_F_PARTIAL		0x10	/* *mmsg: some msg_len unreadable */
+#define AP_IO_F_SUM		0x20	/* calls summed: an ap_ev_io_sum */
 
 /* path[]: components leaf first, each NUL-terminated; components stop
  * being added once AP_IO_PATH_SOFT bytes are used */
@@ -107,6 +108,52 @@ struct ap_io_inflight {
 	__s32 fd_out;		/* splice, sendfile, copy_file_range: write side */
 	__u32 sys;		/* AP_IO_SYS_* */
 	__s32 nr;		/* native syscall number */
+};
+
+/*
+ * By default (-e io; io:calls sends a record per call) the exit program
+ * adds each call to totals per process, thread, descriptor, what it
+ * refers to, call, direction and command name, and user space sends the
+ * differences every second and at the end.  The first call on an inode
+ * whose path has not been sent is still a record of its own.
+ */
+struct ap_io_sum_key {
+	__u32 pid;
+	__u32 tid;
+	__s32 fd;
+	__u16 sys;
+	__u8 dir;
+	__u8 ftype;
+	__u64 ino;
+	__u64 peer_ino;
+	__u32 dev;
+	__u32 magic;
+	__u32 gen;
+	__u16 family;
+	__u16 sock_type;
+	__u16 protocol;
+	__u16 lport;
+	__u16 rport;
+	__u16 pad;
+	__u8 laddr[16];
+	__u8 raddr[16];
+	char comm[AP_COMM_LEN];
+};
+
+struct ap_io_sum {
+	__u64 calls;
+	__u64 bytes;		/* of the calls that moved bytes */
+	__u64 errors;		/* calls that returned -errno */
+	__u64 partial;		/* AP_IO_F_PARTIAL calls */
+};
+
+#define AP_IO_SUMS_MAX		16384	/* a full table: records per call */
+
+/* built by user space from a totals entry: hdr.type AP_EV_IO, flags
+ * AP_IO_F_SUM, ret 0 */
+struct ap_ev_io_sum {
+	struct ap_ev_io io;
+	struct ap_io_sum sum;
 };
 
 #endif /* APERTURE_BPF_IO_H */

@@ -42,6 +42,7 @@ static const struct {
 } variants[] = {
 	{ "lock:pthread", "lock", offsetof(struct ap_collect_opts, lock_pthread) },
 	{ "syscall:calls", "syscall", offsetof(struct ap_collect_opts, syscall_calls) },
+	{ "io:calls", "io", offsetof(struct ap_collect_opts, io_calls) },
 };
 
 int ap_events__parse(const char *list, uint32_t *mask,

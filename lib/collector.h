@@ -22,6 +22,7 @@ struct ap_collect_opts {
 	uint32_t freq;			/* CPU samples per second */
 	int syscall_stacks;		/* user stack at syscall entry */
 	int syscall_calls;		/* a record per call, not totals */
+	int io_calls;			/* io: a record per call, not totals */
 	int lock_pthread;		/* uprobes on pthread_mutex_* */
 	const char *cuda_lib;		/* extra CUDA library to probe */
 	/* libaperture-cupti.so as given to the command in

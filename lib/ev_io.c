@@ -48,6 +48,12 @@ void ap_io__encode(const struct ap_io *e, struct ap_buf *b)
 	ap_buf__put(b, e->raddr, sizeof(e->raddr));
 	ap_buf__u16(b, (uint16_t)n);
 	ap_buf__put(b, e->name, n);
+	if (e->flags & AP_IO_F_SUM) {
+		ap_buf__u64(b, e->calls);
+		ap_buf__u64(b, e->bytes);
+		ap_buf__u64(b, e->errors);
+		ap_buf__u64(b, e->partial);
+	}
 	ap_frame__end(b, mark);
 }
 
@@ -85,6 +91,12 @@ int ap_io__decode(const void *p, size_t len, struct ap_io *e)
 	if (a)
 		memcpy(e->raddr, a, sizeof(e->raddr));
 	ap_cur__str(&c, e->name, sizeof(e->name));
+	if (e->flags & AP_IO_F_SUM) {
+		e->calls = ap_cur__u64(&c);
+		e->bytes = ap_cur__u64(&c);
+		e->errors = ap_cur__u64(&c);
+		e->partial = ap_cur__u64(&c);
+	}
 	return c.err;
 }
 
@@ -152,6 +164,7 @@ int ap_rec_io(struct ap_recorder *r, const void *data, size_t size)
 
 	memset(&f, 0, offsetof(struct ap_io, name));
 	f.name[0] = '\0';
+	f.calls = f.bytes = f.errors = f.partial = 0;
 	f.ts = e->hdr.ts;
 	f.pid = e->hdr.pid;
 	f.tid = e->hdr.tid;
@@ -184,6 +197,18 @@ int ap_rec_io(struct ap_recorder *r, const void *data, size_t size)
 				sizeof(f.name));
 	} else {
 		f.flags &= ~AP_IO_F_PATH;
+	}
+	/* sums come from the sensor, never from the ring buffer */
+	if ((e->flags & AP_IO_F_SUM) && size >= sizeof(struct ap_ev_io_sum)) {
+		const struct ap_ev_io_sum *se = data;
+
+		f.ret = 0;
+		f.calls = se->sum.calls;
+		f.bytes = se->sum.bytes;
+		f.errors = se->sum.errors;
+		f.partial = se->sum.partial;
+	} else {
+		f.flags &= ~AP_IO_F_SUM;
 	}
 	ap_io__encode(&f, ap_recorder__buf(r));
 	return 0;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The I/O frame (AP_TAG_IO): one completed read/write-family syscall on
- * one file descriptor, with what the descriptor referred to.  Its encoder
+ * one file descriptor, with what the descriptor referred to, or (flag
+ * AP_IO_F_SUM) the sums of such calls since the last frame of that kind.  Its encoder
  * and decoder, the recorder handler that builds it from a bpf/io.h
  * record, and helpers the io view shares with the tests.
  *
@@ -48,6 +49,12 @@ struct ap_io {
 	 * nor a socket (flags & AP_IO_F_PATH); "" in later ones: readers
 	 * remember it by (dev, ino) */
 	char name[AP_IO_NAME_MAX];
+	/* flags & AP_IO_F_SUM (format 1.3): the calls this frame sums,
+	 * their bytes, errors and partial reads; ret is 0 */
+	uint64_t calls;
+	uint64_t bytes;
+	uint64_t errors;
+	uint64_t partial;
 };
 
 void ap_io__encode(const struct ap_io *e, struct ap_buf *b);

@@ -216,7 +216,14 @@ static int dec_io(struct ap_evdec *d, const struct ap_frame *f,
 	r->cpu = e->cpu;
 	field(r, "dir", 0, "%s", e->dir == AP_IO_WRITE ? "write" : "read");
 	field(r, "fd", 1, "%d", e->fd);
-	field(r, "ret", 1, "%" PRId64, e->ret);
+	if (e->flags & AP_IO_F_SUM) {
+		/* the calls since the last such frame, summed in the kernel */
+		field(r, "calls", 1, "%" PRIu64, e->calls);
+		field(r, "bytes", 1, "%" PRIu64, e->bytes);
+		field(r, "errors", 1, "%" PRIu64, e->errors);
+	} else {
+		field(r, "ret", 1, "%" PRId64, e->ret);
+	}
 	field(r, "type", 0, "%s", ap_io_type_name(e->type));
 	field(r, "resource", 0, "%s", what);
 	free(e);

@@ -232,13 +232,20 @@ static struct io_row *get_row(struct io_rows *rs, uint32_t res, uint32_t pid,
 static void count(struct io_row *r, const struct ap_io *e, const char *comm)
 {
 	r->comm = comm;
-	r->calls++;
-	if (e->ret < 0)
-		r->errors++;
-	else
-		r->bytes += (uint64_t)e->ret;
-	if (e->flags & AP_IO_F_PARTIAL)
-		r->partial++;
+	if (e->flags & AP_IO_F_SUM) {
+		r->calls += e->calls;
+		r->errors += e->errors;
+		r->bytes += e->bytes;
+		r->partial += e->partial;
+	} else {
+		r->calls++;
+		if (e->ret < 0)
+			r->errors++;
+		else
+			r->bytes += (uint64_t)e->ret;
+		if (e->flags & AP_IO_F_PARTIAL)
+			r->partial++;
+	}
 	if (e->sys < 32)
 		r->sys_mask |= 1u << e->sys;
 }
@@ -286,11 +293,17 @@ static int io_event(void *p, const struct ap_frame *f)
 		}
 		count(r, e, ap_session__comm(v->s, e->pid, e->tid));
 	}
-	v->calls++;
-	if (e->ret < 0)
-		v->errors++;
-	else
-		v->bytes[e->dir & 1] += (uint64_t)e->ret;
+	if (e->flags & AP_IO_F_SUM) {
+		v->calls += e->calls;
+		v->errors += e->errors;
+		v->bytes[e->dir & 1] += e->bytes;
+	} else {
+		v->calls++;
+		if (e->ret < 0)
+			v->errors++;
+		else
+			v->bytes[e->dir & 1] += (uint64_t)e->ret;
+	}
 out:
 	free(e);
 	return err;

@@ -22,6 +22,11 @@ fi
 work_ns() { sed -n 's/.*work_ns=\([0-9]*\).*/\1/p' "$1"; }
 min() { awk -v a="${1:-1e18}" -v b="$2" 'BEGIN { print (b < a) ? b : a }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+# (y - base) / (x - base): y's added time in units of x's
+extra_ratio() {
+	awk -v x="$1" -v y="$2" -v b="$3" 'BEGIN {
+		if (x - b <= 0) { print "inf"; exit } printf "%.2f", (y - b) / (x - b) }'
+}
 
 # runs the workload with a tool attached (none, aperture, offcputime);
 # prints the workload's work_ns
@@ -56,7 +61,7 @@ sw=$((2 * ROUNDS))
 echo "alone            $(ratio "$t_none" 1e6) ms  $(ratio "$t_none" $sw) ns/switch"
 echo "aperture -e sched $(ratio "$t_aperture" 1e6) ms  slowdown x$(ratio "$t_aperture" "$t_none")"
 echo "offcputime       $(ratio "$t_offcputime" 1e6) ms  slowdown x$(ratio "$t_offcputime" "$t_none")"
-echo "extra cost per switch: aperture $(awk -v a="$t_aperture" -v b="$t_none" -v n=$sw 'BEGIN { printf "%.0f", (a - b) / n }') ns, offcputime $(awk -v a="$t_offcputime" -v b="$t_none" -v n=$sw 'BEGIN { printf "%.0f", (a - b) / n }') ns; aperture/offcputime slowdown $(ratio "$t_aperture" "$t_offcputime")"
+echo "extra cost per switch: aperture $(awk -v a="$t_aperture" -v b="$t_none" -v n=$sw 'BEGIN { printf "%.0f", (a - b) / n }') ns, offcputime $(awk -v a="$t_offcputime" -v b="$t_none" -v n=$sw 'BEGIN { printf "%.0f", (a - b) / n }') ns; per switch aperture/offcputime x$(extra_ratio "$t_offcputime" "$t_aperture" "$t_none") (goal <= 1.5)"
 echo "aperture.data $(stat -c %s "$B/pp.data") bytes for about $sw switches"
 
 echo

@@ -53,6 +53,10 @@ ap_l=$2
 "$APERTURE" report -i "$B/sc.data" --events syscall >"$B/sc.txt" 2>&1
 ap_lost=$(awk '/^# Lost:/ { print $3 + $8 }' "$B/sc.txt")
 ap_reads=$(awk '$1 == "read" { print $2 }' "$B/sc.txt")
+# -e io traces the same read and write calls (summed in the kernel too)
+set -- $(best_of "$APERTURE" record -e io -o "$B/io.data" -- "$WL/syscall_exact" $N)
+io_l=
+[ "$1" != fail ] && io_l=$2
 
 pt_w=
 if command -v perf >/dev/null 2>&1; then
@@ -81,6 +85,7 @@ row() {
 }
 row "workload alone" "$base_w" "$base_l"
 row "aperture record -e syscall" "$ap_w" "$ap_l"
+[ -n "$io_l" ] && row "aperture record -e io" 0 "$io_l"
 if [ -n "$pt_w" ]; then
 	row "perf trace -s" "$pt_w" "$pt_l"
 else
@@ -120,6 +125,9 @@ if [ -x "$SYSCOUNT" ]; then
 	row "syscount -L (libbpf-tools)" 0 "$sc_l"
 	echo "added ns/call: aperture $(extra "$ap_l"), syscount $(extra "$sc_l"):" \
 		"aperture/syscount x$(extra_ratio "$sc_l" "$ap_l" "$base_l") (goal <= 2)"
+	[ -n "$io_l" ] &&
+		echo "added ns/call: aperture -e io $(extra "$io_l"), syscount $(extra "$sc_l"):" \
+			"aperture -e io/syscount x$(extra_ratio "$sc_l" "$io_l" "$base_l") (goal <= 2)"
 else
 	echo "syscount: libbpf-tools not installed, skipped"
 fi

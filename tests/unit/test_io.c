@@ -81,6 +81,43 @@ START_TEST(test_roundtrip)
 }
 END_TEST
 
+/* a sum (format 1.3): four u64 after the name, read back; without the
+ * flag they are not written */
+START_TEST(test_sum_roundtrip)
+{
+	struct ap_io in, out;
+	const uint8_t *p;
+	struct ap_buf b;
+	size_t n;
+
+	fill(&in);
+	in.flags = AP_IO_F_SUM;
+	in.ret = 0;
+	in.calls = 100000;
+	in.bytes = 99990;
+	in.errors = 10;
+	in.partial = 0;
+	ap_buf__init(&b);
+	ap_io__encode(&in, &b);
+	n = strlen(in.name);
+	ck_assert_uint_eq(ap_get_le32(b.data + 4), FIXED_LEN + 2 + n + 32);
+	p = b.data + 8 + FIXED_LEN + 2 + n;
+	ck_assert_uint_eq(ap_get_le64(p), 100000);
+	ck_assert_uint_eq(ap_get_le64(p + 8), 99990);
+	ck_assert_uint_eq(ap_get_le64(p + 16), 10);
+	ck_assert_int_eq(ap_io__decode(b.data + 8, b.len - 8, &out), 0);
+	ck_assert_uint_eq(out.calls, 100000);
+	ck_assert_uint_eq(out.bytes, 99990);
+	ck_assert_uint_eq(out.errors, 10);
+	ap_buf__free(&b);
+	/* cut short: an error, not zeros */
+	ap_buf__init(&b);
+	ap_io__encode(&in, &b);
+	ck_assert_int_ne(ap_io__decode(b.data + 8, b.len - 8 - 8, &out), 0);
+	ap_buf__free(&b);
+}
+END_TEST
+
 /* the layout of man/aperture-file.5, byte by byte where it matters */
 START_TEST(test_pinned_bytes)
 {
@@ -645,6 +682,7 @@ static Suite *io_suite(void)
 
 	tc = tcase_create("io__encode_decode");
 	tcase_add_test(tc, test_roundtrip);
+	tcase_add_test(tc, test_sum_roundtrip);
 	tcase_add_test(tc, test_pinned_bytes);
 	tcase_add_test(tc, test_short_refused);
 	tcase_add_test(tc, test_long_accepted);

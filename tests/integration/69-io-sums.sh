@@ -1,0 +1,42 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# -e io sums calls in the kernel: dd bs=1 count=N reads /dev/zero and
+# writes /dev/null exactly N times each.  The summed recording counts
+# them exactly, as -e io:calls (a record per call) does, in a file at
+# least 20 times smaller; script shows the sums as such.
+. tests/integration/lib.sh
+need_bpf
+need_cmd python3
+
+N=100000
+for ev in io io:calls; do
+	"$APERTURE" record -e $ev -o "$T/$ev.data" -- \
+		dd if=/dev/zero of=/dev/null bs=1 count=$N >/dev/null 2>"$T/$ev.err" ||
+		fail "record -e $ev: $(cat "$T/$ev.err")"
+	grep -q ' 0 lost' "$T/$ev.err" || fail "-e $ev lost events: $(cat "$T/$ev.err")"
+	"$APERTURE" report -i "$T/$ev.data" --events io --format json >"$T/$ev.json" ||
+		fail "report $ev"
+done
+grep -q 'sensor  : io from .*summed in the kernel' "$T/io.err" ||
+	"$APERTURE" report -i "$T/io.data" --events io | grep -q '^# sensor  : io from .*summed in the kernel' ||
+	fail "sensor line of -e io"
+python3 - "$T" $N <<'PY' || fail "json check"
+import json, os, sys
+t, n = sys.argv[1], int(sys.argv[2])
+def rows(ev):
+    d = json.load(open("%s/%s.json" % (t, ev)))["io"]
+    return {(r["dir"], r["resource"]): r for r in d["rows"]}
+for ev in ("io", "io:calls"):
+    r = rows(ev)
+    z, nul = r[("read", "/dev/zero")], r[("write", "/dev/null")]
+    print("%-8s /dev/zero %d calls %d bytes, /dev/null %d calls %d bytes, file %d bytes" %
+          (ev, z["calls"], z["bytes"], nul["calls"], nul["bytes"],
+           os.path.getsize("%s/%s.data" % (t, ev))))
+    assert z["calls"] == n and z["bytes"] == n and z["errors"] == 0, z
+    assert nul["calls"] == n and nul["bytes"] == n, nul
+a, b = os.path.getsize(t + "/io.data"), os.path.getsize(t + "/io:calls.data")
+assert a * 20 <= b, (a, b)
+PY
+"$APERTURE" script -i "$T/io.data" >"$T/script" 2>&1 || fail "script: $(tail -3 "$T/script")"
+grep -q ' calls=[0-9]* bytes=[0-9]* errors=0 type=chardev resource=/dev/zero' "$T/script" || fail "script shows no sums: $(head -5 "$T/script")"
+exit 0
