@@ -72,3 +72,21 @@ k_lock=$(median3 <"$B/k.lock")
 k_pf=$(median3 <"$B/k.perf")
 echo "mutex throughput kept (median of 3 paired): aperture -e lock $k_lock, -e lock:pthread $(median3 <"$B/k.pthread"), perf lock record $k_pf, bpftrace futex histogram $(median3 <"$B/k.bt")"
 echo "-e lock / perf lock record throughput kept: $(ratio "$k_lock" "$k_pf") (goal >= 1); $(grep -o '[0-9]* events, [0-9]* lost' "$B/mx.err")"
+
+# the recorders' memory one second into a 3 s run: Rss counts the BPF
+# ring buffer's 16 MiB twice (the kernel maps its pages twice in a row so
+# that a record never wraps), Pss shares them out: the memory they take
+mem_of() {	# PATTERN: "RSS_KB PSS_KB" of the newest matching process
+	pid=$(pgrep -n -f "$1")
+	[ -n "$pid" ] && awk '$1 == "Rss:" { r = $2 } $1 == "Pss:" { p = $2 }
+		END { print r + 0, p + 0 }' "/proc/$pid/smaps_rollup"
+}
+"$APERTURE" record -e lock -o "$B/mem.data" -- "$WL/lock_contend" mutex 3 >/dev/null 2>&1 &
+sleep 1
+ap_mem=$(mem_of "aperture record -e lock -o $B/mem.data")
+wait
+perf lock record -o "$B/mem.perf" -- "$WL/lock_contend" mutex 3 >/dev/null 2>&1 &
+sleep 1
+pf_mem=$(mem_of "perf lock record -o $B/mem.perf")
+wait
+echo "recorder memory, kB (Rss Pss): aperture record -e lock $ap_mem, perf lock record $pf_mem"
