@@ -456,13 +456,15 @@ static void print_unwind(FILE *out, const struct ap_session *s)
 		" (no table), %" PRIu64 " stacks of processes not mirrored yet, %"
 		PRIu64 " unexpressible rules, %" PRIu64 " read faults, %" PRIu64
 		" ends outside every mapping; %" PRIu64 " tables, %" PRIu64
-		" rows, %" PRIu64 " files without CFI, %" PRIu64
-		" without room\n", u->max_stack, c[AP_UWC_STACKS],
+		" rows (%" PRIu64 " tables from debug files), %" PRIu64
+		" files without CFI, %" PRIu64 " without room\n",
+		u->max_stack, c[AP_UWC_STACKS],
 		pct(c[AP_UWC_COMPLETE], c[AP_UWC_STACKS]),
 		pct(c[AP_UWC_TRUNCATED], c[AP_UWC_STACKS]),
 		c[AP_UWC_FP_FRAMES], c[AP_UWC_NO_PROC], c[AP_UWC_BAD_RULE],
 		c[AP_UWC_FAULT], c[AP_UWC_DATA_CUT], c[AP_UWC_TABLES],
-		c[AP_UWC_ROWS], c[AP_UWC_NO_CFI], c[AP_UWC_NO_ROOM]);
+		c[AP_UWC_ROWS], c[AP_UWC_DEBUG_FILES], c[AP_UWC_NO_CFI],
+		c[AP_UWC_NO_ROOM]);
 }
 
 static void print_unwind_json(FILE *out, const struct ap_session *s)
@@ -483,6 +485,7 @@ static void print_unwind_json(FILE *out, const struct ap_session *s)
 		[AP_UWC_BUILD_NS] = "build_ns",
 		[AP_UWC_NO_ROOM] = "no_room",
 		[AP_UWC_DATA_CUT] = "ended_at_data",
+		[AP_UWC_DEBUG_FILES] = "from_debug_files",
 	};
 	const struct ap_unwind_info *u = ap_session__unwind(s);
 	int i;

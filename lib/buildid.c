@@ -3,7 +3,7 @@
  * The GNU build-id note of an ELF file, read with libelf: section headers
  * first (SHT_NOTE), program headers (PT_NOTE) for files without them.
  */
-#include "symbolizer.h"
+#include "buildid.h"
 #include "safefile.h"
 
 #include <errno.h>
@@ -38,7 +38,7 @@ static int notes__build_id(Elf_Data *data, uint8_t *buf, size_t len)
 	return 0;
 }
 
-static int elf__build_id(Elf *elf, uint8_t *buf, size_t len)
+int ap_elf__build_id(Elf *elf, uint8_t *buf, size_t len)
 {
 	Elf_Scn *scn = NULL;
 	size_t i, phnum;
@@ -101,7 +101,7 @@ int ap_read_build_id(const char *path, uint8_t *buf, size_t len)
 		err = -ENOEXEC;
 		goto out_end;
 	}
-	err = elf__build_id(elf, buf, len);
+	err = ap_elf__build_id(elf, buf, len);
 
 out_end:
 	elf_end(elf);

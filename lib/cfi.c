@@ -376,45 +376,105 @@ static int debug_frame_starts(struct Elf *elf, uint64_t **out, size_t *nr)
 	return n ? 0 : -ENOENT;
 }
 
-int ap_cfi__compile(struct Elf *elf, struct ap_cfi_table *t)
+static int compile_eh_frame(struct Elf *elf, struct ap_cfi_table *t)
 {
 	uint64_t *starts = NULL;
-	Dwarf_CFI *cfi = NULL;
-	Dwarf *dw = NULL;
+	Dwarf_CFI *cfi;
+	size_t n = 0;
+	int err;
+
+	err = eh_frame_hdr_starts(elf, &starts, &n);
+	if (err)
+		return err;
+	cfi = dwarf_getcfi_elf(elf);
+	err = cfi ? compile_starts(cfi, starts, n, t) : -ENOENT;
+	if (cfi)
+		dwarf_cfi_end(cfi);
+	free(starts);
+	return err;
+}
+
+int ap_cfi__compile_debug_frame(struct Elf *elf, struct ap_cfi_table *t)
+{
+	uint64_t *starts = NULL;
+	Dwarf_CFI *cfi;
+	Dwarf *dw;
 	size_t n = 0;
 	int err;
 
 	ap_cfi_table__free(t);
-	err = eh_frame_hdr_starts(elf, &starts, &n);
-	if (!err) {
-		cfi = dwarf_getcfi_elf(elf);
-		if (!cfi)
-			err = -ENOENT;
-	}
-	if (err) {
-		free(starts);
-		starts = NULL;
-		if (cfi)
-			dwarf_cfi_end(cfi);
-		cfi = NULL;
-		err = debug_frame_starts(elf, &starts, &n);
-		if (!err) {
-			dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
-			cfi = dw ? dwarf_getcfi(dw) : NULL;
-			if (!cfi)
-				err = -ENOENT;
-		}
-	}
-	if (!err)
-		err = compile_starts(cfi, starts, n, t);
-	free(starts);
+	err = debug_frame_starts(elf, &starts, &n);
+	if (err)
+		return err;
+	dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	cfi = dw ? dwarf_getcfi(dw) : NULL;
+	err = cfi ? compile_starts(cfi, starts, n, t) : -ENOENT;
 	if (dw)
 		dwarf_end(dw);		/* owns the .debug_frame CFI */
-	else if (cfi)
-		dwarf_cfi_end(cfi);
+	free(starts);
 	if (err)
 		ap_cfi_table__free(t);
 	return err;
+}
+
+int ap_cfi__compile(struct Elf *elf, struct ap_cfi_table *t)
+{
+	int err;
+
+	ap_cfi_table__free(t);
+	err = compile_eh_frame(elf, t);
+	if (err) {
+		ap_cfi_table__free(t);
+		err = ap_cfi__compile_debug_frame(elf, t);
+	}
+	return err;
+}
+
+/* the rule of tab at pc from row i on (i advanced); NONE before the first */
+static const struct ap_cfi_row *rule_at(const struct ap_cfi_table *tab,
+					size_t *i, uint64_t pc)
+{
+	static const struct ap_cfi_row none = { 0, AP_CFI_NONE, 0, 0 };
+
+	while (*i < tab->nr && tab->rows[*i].pc <= pc)
+		(*i)++;
+	return *i ? &tab->rows[*i - 1] : &none;
+}
+
+int ap_cfi_table__fill(struct ap_cfi_table *t, const struct ap_cfi_table *more)
+{
+	struct ap_cfi_table out = { 0 };
+	size_t i = 0, j = 0, a = 0, b = 0;
+	int err = 0;
+
+	out.fdes = t->fdes + more->fdes;
+	/* every row start of either table is where the rule may change */
+	while (!err && (i < t->nr || j < more->nr)) {
+		uint64_t pc;
+		const struct ap_cfi_row *r;
+
+		if (j >= more->nr || (i < t->nr && t->rows[i].pc <= more->rows[j].pc))
+			pc = t->rows[i].pc;
+		else
+			pc = more->rows[j].pc;
+		while (i < t->nr && t->rows[i].pc == pc)
+			i++;
+		while (j < more->nr && more->rows[j].pc == pc)
+			j++;
+		r = rule_at(t, &a, pc);
+		if (ap_cfi_row__kind(r) == AP_CFI_NONE)
+			r = rule_at(more, &b, pc);
+		if (ap_cfi_row__kind(r) == AP_CFI_BAD)
+			out.bad++;
+		err = push_row(&out, pc, r->kind, r->off, r->rbp);
+	}
+	if (err) {
+		ap_cfi_table__free(&out);
+		return err;
+	}
+	ap_cfi_table__free(t);
+	*t = out;
+	return 0;
 }
 
 int ap_cfi__compile_path(const char *path, struct ap_cfi_table *t)

@@ -26,6 +26,11 @@ struct ap_cfi_table {
  * when the file has no CFI, -E2BIG when its code lies above 4 GiB or it
  * would take more than 4 Mi rows, or -errno. */
 int ap_cfi__compile(struct Elf *elf, struct ap_cfi_table *t);
+/* only the .debug_frame of elf (a separate debug file's): 0, -ENOENT */
+int ap_cfi__compile_debug_frame(struct Elf *elf, struct ap_cfi_table *t);
+/* where t has no rule (no FDE covers the code), more's: t merged in place;
+ * 0 or -errno (t unchanged) */
+int ap_cfi_table__fill(struct ap_cfi_table *t, const struct ap_cfi_table *more);
 /* the same for the file at path, opened as a regular file only */
 int ap_cfi__compile_path(const char *path, struct ap_cfi_table *t);
 void ap_cfi_table__free(struct ap_cfi_table *t);

@@ -695,6 +695,7 @@ void ap_collector__unwind_info(const struct ap_collector *c,
 	out->c[AP_UWC_NO_CFI] = st.no_cfi;
 	out->c[AP_UWC_BUILD_NS] = st.build_ns;
 	out->c[AP_UWC_NO_ROOM] = st.no_room;
+	out->c[AP_UWC_DEBUG_FILES] = st.debug_files;
 }
 
 uint32_t ap_collector__events(const struct ap_collector *c)

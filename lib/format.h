@@ -217,6 +217,7 @@ enum {
 	AP_UWC_DATA_CUT,		/* user stacks (any method) that ended
 					 * at a return address outside the
 					 * executable mappings */
+	AP_UWC_DEBUG_FILES,		/* tables from separate debug files */
 	AP_UWC_NR
 };
 

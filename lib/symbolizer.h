@@ -134,8 +134,6 @@ const struct ap_ksym *ap_kallsyms__find(struct ap_kallsyms *k, uint64_t addr);
 size_t ap_kallsyms__count(const struct ap_kallsyms *k);
 void ap_kallsyms__free(struct ap_kallsyms *k);
 
-/* Reads the GNU build-id note of an ELF file; returns its length (> 0),
- * 0 when the file has none, or -errno. */
-int ap_read_build_id(const char *path, uint8_t *buf, size_t len);
+#include "buildid.h"
 
 #endif /* APERTURE_SYMBOLIZER_H */

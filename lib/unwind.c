@@ -19,6 +19,7 @@
 
 #include "aperture.h"
 #include "cfi.h"
+#include "debugfile.h"
 #include "gpu_libs.h"
 #include "hmap.h"
 #include "symbolizer.h"
@@ -268,8 +269,32 @@ static void publish_file(struct ap_unwind *u, struct ftab *t, int fd)
 		t->fkey.ino = 0;
 }
 
+/* code that no FDE of the file covers (all of it, for a file without
+ * .eh_frame) gets the rules of its separate debug file's .debug_frame: the
+ * same addresses.  Without a debug file (the common case) this costs one
+ * failed open. */
+static void fill_from_debug_file(struct ap_unwind *u, Elf *elf,
+				 const char *path, struct ap_cfi_table *ct)
+{
+	struct ap_cfi_table dt = { 0 };
+	int fd = ap_debugfile__open(elf, path, NULL);
+	Elf *dbg;
+
+	if (fd < 0)
+		return;
+	dbg = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (dbg && elf_kind(dbg) == ELF_K_ELF &&
+	    !ap_cfi__compile_debug_frame(dbg, &dt) &&
+	    !ap_cfi_table__fill(ct, &dt))
+		u->st.debug_files++;
+	ap_cfi_table__free(&dt);
+	elf_end(dbg);
+	close(fd);
+}
+
 /* compile elf's table into the rows array */
-static void load_table(struct ap_unwind *u, struct ftab *t, Elf *elf, int fd)
+static void load_table(struct ap_unwind *u, struct ftab *t, Elf *elf, int fd,
+		       const char *path)
 {
 	struct ap_cfi_table ct = { 0 };
 	uint64_t t0 = now_ns();
@@ -280,6 +305,10 @@ static void load_table(struct ap_unwind *u, struct ftab *t, Elf *elf, int fd)
 	if (read_loads(elf, t))
 		return;
 	err = ap_cfi__compile(elf, &ct);
+	if (!err || err == -ENOENT) {
+		fill_from_debug_file(u, elf, path, &ct);
+		err = ct.nr ? 0 : -ENOENT;
+	}
 	u->st.build_ns += now_ns() - t0;
 	if (err || !ct.nr || ct.nr > UINT32_MAX) {
 		u->st.no_cfi++;
@@ -437,7 +466,7 @@ static struct ftab *tab_of(struct ap_unwind *u, const struct ap_mmap *m)
 		}
 		elf = open_mapped(m, &fd);
 		if (elf) {
-			load_table(u, t, elf, fd);
+			load_table(u, t, elf, fd, m->path);
 			elf_end(elf);
 		} else {
 			t->nloads = 0;

@@ -24,6 +24,7 @@ struct ap_unwind_stats {
 	uint64_t bad_rows;		/* rules the tables could not express */
 	uint64_t build_ns;		/* time spent compiling tables */
 	uint64_t no_room;		/* files left without a table: rows full */
+	uint64_t debug_files;		/* tables from a separate debug file */
 	uint64_t procs;			/* processes mirrored now */
 	uint64_t maps_full;		/* mappings beyond AP_UMAP_MAX */
 };

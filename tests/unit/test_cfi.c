@@ -13,7 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <fcntl.h>
+#include <limits.h>
+#include <libelf.h>
+#include <unistd.h>
+
 #include "cfi.h"
+#include "debugfile.h"
 
 struct cmp_stats {
 	unsigned long rows, same, expr, end;
@@ -87,10 +93,11 @@ differ:
 	return -1;
 }
 
-/* every row of `readelf -wF path` against the compiled table */
-static void compare_with_readelf(const char *path, struct cmp_stats *s)
+/* every row of `readelf -wF path` against the table t */
+static void compare_table(const struct ap_cfi_table *tp, const char *path,
+			  struct cmp_stats *s)
 {
-	struct ap_cfi_table t = { 0 };
+	const struct ap_cfi_table t = *tp;
 	char cmd[512], line[4096], why[256];
 	char cols[32][16];
 	int ncols = 0, cfa_col = -1, rbp_col = -1, ra_col = -1, bad = 0;
@@ -98,7 +105,6 @@ static void compare_with_readelf(const char *path, struct cmp_stats *s)
 	FILE *f;
 
 	memset(s, 0, sizeof(*s));
-	ck_assert_int_eq(ap_cfi__compile_path(path, &t), 0);
 	ck_assert_uint_gt(t.nr, 0);
 	snprintf(cmd, sizeof(cmd), "readelf -wF '%s' 2>/dev/null", path);
 	f = popen(cmd, "r");
@@ -146,10 +152,19 @@ static void compare_with_readelf(const char *path, struct cmp_stats *s)
 			fprintf(stderr, "%s: %s\n", path, why);
 	}
 	pclose(f);
-	ap_cfi_table__free(&t);
 	ck_assert_msg(s->rows > 0, "readelf printed no rows for %s", path);
 	ck_assert_msg(!bad, "%s: %d of %lu rows differ from readelf -wF",
 		      path, bad, s->rows);
+}
+
+/* every row of `readelf -wF path` against the table compiled from path */
+static void compare_with_readelf(const char *path, struct cmp_stats *s)
+{
+	struct ap_cfi_table t = { 0 };
+
+	ck_assert_int_eq(ap_cfi__compile_path(path, &t), 0);
+	compare_table(&t, path, s);
+	ap_cfi_table__free(&t);
 }
 
 START_TEST(test_libc)
@@ -227,6 +242,109 @@ START_TEST(test_large_frame)
 }
 END_TEST
 
+static Elf *open_elf(const char *path, int *fd)
+{
+	Elf *elf;
+
+	elf_version(EV_CURRENT);
+	*fd = open(path, O_RDONLY);
+	ck_assert_int_ge(*fd, 0);
+	elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	ck_assert_ptr_nonnull(elf);
+	return elf;
+}
+
+/*
+ * nofp_nocfi has .eh_frame only for the C runtime's start code; its own
+ * rules are in the .debug_frame of nofp_nocfi.debug, named by its
+ * .gnu_debuglink: the merged table has every row readelf prints for the
+ * debug file, and the start code's rows too.
+ */
+START_TEST(test_separate_debug_file)
+{
+	struct ap_cfi_table own = { 0 }, dbg = { 0 };
+	char p[PATH_MAX], dp[PATH_MAX + 8];
+	struct cmp_stats s;
+	Elf *elf, *delf;
+	int fd, dfd;
+
+	ck_assert_ptr_nonnull(realpath(build_path("tests/workloads/nofp_nocfi",
+						  dp, sizeof(dp)), p));
+	elf = open_elf(p, &fd);
+	ck_assert_int_eq(ap_cfi__compile(elf, &own), 0);
+	/* a relative path has no directory to look in */
+	ck_assert_int_eq(ap_debugfile__open(elf, "nofp_nocfi", "/nonexistent"),
+			 -ENOENT);
+	dfd = ap_debugfile__open(elf, p, "/nonexistent");
+	ck_assert_int_ge(dfd, 0);
+	delf = elf_begin(dfd, ELF_C_READ_MMAP, NULL);
+	ck_assert_int_eq(ap_cfi__compile_debug_frame(delf, &dbg), 0);
+	ck_assert_int_eq(ap_cfi_table__fill(&own, &dbg), 0);
+	snprintf(dp, sizeof(dp), "%s.debug", p);
+	compare_table(&own, dp, &s);
+	ck_assert_uint_gt(s.same, 10);
+	compare_table(&own, p, &s);
+	elf_end(delf);
+	close(dfd);
+	elf_end(elf);
+	close(fd);
+	ap_cfi_table__free(&own);
+	ap_cfi_table__free(&dbg);
+}
+END_TEST
+
+/* a file at the debuglink's name that is not the debug file (another
+ * build-id) is never used */
+START_TEST(test_debug_file_mismatch)
+{
+	char dir[] = "/tmp/test_cfi.XXXXXX", p[4096], q[4096], cmd[8400];
+	Elf *elf;
+	int fd;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	build_path("tests/workloads/nofp_nocfi", p, sizeof(p));
+	snprintf(cmd, sizeof(cmd), "cp '%s' %s/nofp_nocfi && "
+		 "cp '%s' %s/nofp_nocfi.debug", p, dir,
+		 build_path("tests/workloads/nofp_chains", q, sizeof(q)), dir);
+	ck_assert_int_eq(system(cmd), 0);
+	snprintf(p, sizeof(p), "%s/nofp_nocfi", dir);
+	elf = open_elf(p, &fd);
+	ck_assert_int_eq(ap_debugfile__open(elf, p, "/nonexistent"), -ENOENT);
+	elf_end(elf);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* the first table's rules win; the second fills only where it has none */
+START_TEST(test_fill)
+{
+	struct ap_cfi_row a[] = {
+		{ 0x100, AP_CFI_RSP, -1, 8 }, { 0x110, AP_CFI_NONE, 0, 0 },
+	};
+	struct ap_cfi_row b[] = {
+		{ 0x80, AP_CFI_RSP, -1, 16 }, { 0x100, AP_CFI_RSP, -1, 24 },
+		{ 0x120, AP_CFI_NONE, 0, 0 },
+	};
+	struct ap_cfi_row want[] = {
+		{ 0x80, AP_CFI_RSP, -1, 16 }, { 0x100, AP_CFI_RSP, -1, 8 },
+		{ 0x110, AP_CFI_RSP, -1, 24 }, { 0x120, AP_CFI_NONE, 0, 0 },
+	};
+	struct ap_cfi_table t = { 0 }, more = { b, 3, 3, 0, 0 };
+	size_t i;
+
+	t.rows = malloc(sizeof(a));
+	memcpy(t.rows, a, sizeof(a));
+	t.nr = t.cap = 2;
+	ck_assert_int_eq(ap_cfi_table__fill(&t, &more), 0);
+	ck_assert_uint_eq(t.nr, 4);
+	for (i = 0; i < 4; i++)
+		ck_assert_mem_eq(&t.rows[i], &want[i], sizeof(want[i]));
+	ap_cfi_table__free(&t);
+}
+END_TEST
+
 START_TEST(test_not_elf)
 {
 	struct ap_cfi_table t = { 0 };
@@ -248,6 +366,9 @@ static Suite *cfi_suite(void)
 	tcase_add_test(tc, test_workload_and_self);
 	tcase_add_test(tc, test_signal_trampoline);
 	tcase_add_test(tc, test_large_frame);
+	tcase_add_test(tc, test_separate_debug_file);
+	tcase_add_test(tc, test_debug_file_mismatch);
+	tcase_add_test(tc, test_fill);
 	tcase_add_test(tc, test_not_elf);
 	suite_add_tcase(s, tc);
 	return s;

@@ -47,6 +47,20 @@ WORKLOAD_CFLAGS_mem_touch := -O0
 # only CFI unwinding gives its chains
 WORKLOAD_CFLAGS_nofp_chains := -O2 -fomit-frame-pointer -momit-leaf-frame-pointer -fno-optimize-sibling-calls
 
+# nofp_nocfi: the same program without .eh_frame for its own code (only
+# the C runtime's start files bring some) and its .debug_frame moved into a
+# separate debug file next to it, found by .gnu_debuglink, as a package
+# built -fno-asynchronous-unwind-tables with a -dbg package would be
+WORKLOAD_EXTRA	+= $(O)/tests/workloads/nofp_nocfi
+$(O)/tests/workloads/nofp_nocfi: tests/workloads/nofp_chains.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(WORKLOAD_CFLAGS) $(WORKLOAD_CFLAGS_nofp_chains) -fno-asynchronous-unwind-tables \
+		-fno-unwind-tables -o $@.tmp $<
+	$(Q)objcopy --only-keep-debug $@.tmp $@.debug
+	$(Q)objcopy --strip-debug --add-gnu-debuglink=$@.debug $@.tmp $@
+	$(Q)rm -f $@.tmp
+
 # gpu device times: the stand-in CUPTI (tests/workloads/fakecupti/),
 # built against the toolkit's cupti.h where the injection library is
 # built, in a directory of its own: a test puts it on LD_LIBRARY_PATH so
