@@ -436,6 +436,21 @@ static struct ftab *new_tab(struct ap_unwind *u, const char *key,
 	return t;
 }
 
+/* m's inode: the kernel's mapping records carry a build-id instead */
+static uint64_t inode_of(const struct ap_mmap *m)
+{
+	char path[64];
+	struct stat st;
+
+	if (m->inode || m->path[0] != '/')
+		return m->inode;
+	snprintf(path, sizeof(path), "/proc/%u/map_files/%llx-%llx", m->pid,
+		 (unsigned long long)m->start, (unsigned long long)m->end);
+	if (!stat(path, &st) || !stat(m->path, &st))
+		return st.st_ino;
+	return 0;
+}
+
 /* the table of m's file, compiled the first time (or after eviction) */
 static struct ftab *tab_of(struct ap_unwind *u, const struct ap_mmap *m)
 {
@@ -445,8 +460,10 @@ static struct ftab *tab_of(struct ap_unwind *u, const struct ap_mmap *m)
 	Elf *elf;
 	int fd;
 
-	snprintf(key, sizeof(key), "%llu:%s", (unsigned long long)m->inode,
-		 m->path);
+	/* one key for the preloaded file and its mappings, whichever source
+	 * (kernel records, /proc) told us of them */
+	snprintf(key, sizeof(key), "%llu:%s",
+		 (unsigned long long)inode_of(m), m->path);
 	t = find_tab(u, key, &hash);
 	if (!t) {
 		t = new_tab(u, key, hash);
