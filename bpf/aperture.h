@@ -44,6 +44,8 @@
 #define AP_STAT_SCHED_TABLE_FULL 8
 #define AP_STAT_IO_UNRESOLVED	9
 #define AP_STAT_IO_TABLE_FULL	10	/* io syscalls in flight table full */
+#define AP_STAT_SCHED_UNSEEN	11	/* context switches of a target thread
+					 * that no tracepoint reported */
 /* the user stack unwinder (bpf/unwind.bpf.h): stacks and frames */
 #define AP_STAT_UW_STACKS	16	/* user stacks unwound from CFI */
 #define AP_STAT_UW_COMPLETE	17	/* ... that reached the outermost frame */

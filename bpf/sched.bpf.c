@@ -82,6 +82,15 @@ new_thread(__u32 tid, __u32 tgid, __u32 flags, __u64 in_ts, __u64 wake_ts,
 	return bpf_map_lookup_elem(&sched_thr, &tid);
 }
 
+/* a switch no tracepoint reported, found from the state the previous one
+ * left; a thread seeded from /proc (CLIPPED) may have switched before the
+ * programs attached: not a loss */
+static __always_inline void unseen_switch(struct ap_sched_thread *t)
+{
+	if (!(t->flags & AP_SCHED_T_CLIPPED))
+		ap_count(AP_STAT_SCHED_UNSEEN);
+}
+
 static __always_inline void switch_out(void *ctx, struct task_struct *prev,
 				       __u32 tgid, __u32 tid, int preempt,
 				       __u32 prev_state, __u64 now, __u32 cpu)
@@ -101,6 +110,11 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev,
 	}
 	if ((t->flags & AP_SCHED_T_ON) && t->in_ts && now > t->in_ts)
 		t->on_ns += now - t->in_ts;
+	/* off-CPU again with no switch-in seen since: the kernel ran the
+	 * thread without reporting it (seen on 6.18 under load, by bpftrace
+	 * as well), and that interval cannot be measured: counted */
+	if (!(t->flags & AP_SCHED_T_ON))
+		unseen_switch(t);
 	/* preempted while getting ready to sleep still counts as runnable:
 	 * the scheduler does not dequeue a preempted task */
 	if (preempt || prev_state == TASK_RUNNING_STATE) {
@@ -196,6 +210,9 @@ static __always_inline void switch_in(struct task_struct *next, __u32 tgid,
 		new_thread(tid, tgid, AP_SCHED_T_ON, now, 0, cpu);
 		return;
 	}
+	/* the same for a switch-out never reported */
+	if (t->flags & AP_SCHED_T_ON)
+		unseen_switch(t);
 	if (t->last_cpu != (__u32)-1 && t->last_cpu != cpu)
 		t->migrations++;
 	t->last_cpu = cpu;

@@ -917,6 +917,9 @@ int cmd_record(int argc, char **argv)
 			fprintf(stderr, " (stack errors: %" PRIu64 " kernel, %" PRIu64 " user)",
 				counters[AP_STAT_KSTACK_ERR],
 				counters[AP_STAT_USTACK_ERR]);
+		if (counters[AP_STAT_SCHED_UNSEEN])
+			fprintf(stderr, " (%" PRIu64 " context switches the kernel did not report: intervals not measured)",
+				counters[AP_STAT_SCHED_UNSEEN]);
 		fprintf(stderr, ", %s written to %s\n", size,
 			to_stdout(&o) ? "standard output" : o.output);
 	}

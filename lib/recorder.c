@@ -1106,6 +1106,7 @@ int ap_recorder__write_status(struct ap_recorder *r, struct ap_collector *c)
 		{ AP_STAT_SCHED_TABLE_FULL, AP_LOST_TABLE, AP_TAG_SCHED },
 		{ AP_STAT_IO_UNRESOLVED, AP_LOST_UNRESOLVED, AP_TAG_IO },
 		{ AP_STAT_IO_TABLE_FULL, AP_LOST_TABLE, AP_TAG_IO },
+		{ AP_STAT_SCHED_UNSEEN, AP_LOST_UNRESOLVED, AP_TAG_SCHED },
 	};
 	uint64_t counters[AP_STAT_NR];
 	struct ap_unwind_info uw;

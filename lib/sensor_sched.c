@@ -98,7 +98,7 @@ static int seed_thread(void *ctx, pid_t tid)
 	t.last_cpu = (__u32)-1;
 	if (p[2] == 'R') {
 		/* running or runnable: taken as on a CPU since the start */
-		t.flags = AP_SCHED_T_ON;
+		t.flags = AP_SCHED_T_ON | AP_SCHED_T_CLIPPED;
 		t.in_ts = sc->t0;
 	} else {
 		t.flags = AP_SCHED_T_OFF | AP_SCHED_T_CLIPPED;

@@ -15,21 +15,7 @@ record() {
 		>"$T/wl.out" 2>"$T/rec.err" || fail "record: $(cat "$T/rec.err")"
 	grep -q ' 0 lost' "$T/rec.err" || fail "summary line: $(cat "$T/rec.err")"
 }
-# blocked intervals in the file against the workload's sleeps
-intervals() {
-	"$APERTURE" report -i "$T/s.data" --events sched --format events |
-		grep -c "offcpu_sleep .* sched: blocked"
-}
 record
-# KNOWN BUG (issue 10 follow-up): with CFI stacks about one recording in
-# ten loses one blocked interval without counting it; it is said here
-# and measured once more, so that the other checks still run
-n=$(intervals)
-iters=$(sed -n 's/.*iterations=\([0-9]*\).*/\1/p' "$T/wl.out")
-if [ "$n" != "$iters" ]; then
-	echo "KNOWN BUG: $n blocked intervals for $iters sleeps; once more"
-	record
-fi
 field() { sed -n "s/.*$1=\([0-9]*\).*/\1/p" "$T/wl.out"; }
 iters=$(field iterations)
 slept=$(field slept_ns)
@@ -57,6 +43,12 @@ python3 - "$T/json" "$tid" "$cpu" "$iters" "$slept" <<'PY' || fail "json checks"
 import json, sys
 d = json.load(open(sys.argv[1]))
 tid, cpu, iters, slept = (int(x) for x in sys.argv[2:])
+# a context switch the kernel never reported (seen on 6.18 under load,
+# by bpftrace too) leaves an interval unmeasured: it must be counted
+unseen = sum(x["count"] for x in d["header"]["dropped"]
+             if x["source"] == "unresolved" and x["event"] == "sched")
+if unseen:
+    print("%d context switches no tracepoint reported" % unseen)
 s = d["sched"]
 t = [t for p in s["processes"] for t in p["threads"] if t["tid"] == tid]
 assert t, "thread %d not in the report" % tid
@@ -69,10 +61,12 @@ assert 0.85 <= r_on <= 1.15, "on-CPU %.3f" % r_on
 assert 0.85 <= r_bl <= 1.05, "blocked %.3f" % r_bl
 assert t["voluntary"] >= iters, "voluntary switches"
 assert t["off_cpu_ns"] == t["blocked_ns"] + t["runnable_ns"]
-assert t["cpus"] and t["wakeups"] >= iters
+assert t["cpus"] and t["wakeups"] >= iters - unseen
 st = [x for x in s["stacks"] if x["tid"] == tid and x["state"] == "blocked"
       and any(f["sym"] == "sleepy_wait" for f in x["frames"])]
-assert st and sum(x["count"] for x in st) == iters, "one interval per sleep"
+n = sum(x["count"] for x in st)
+assert st and n <= iters and n + unseen >= iters, \
+    "%d intervals and %d unseen switches for %d sleeps" % (n, unseen, iters)
 PY
 
 "$APERTURE" report -i "$T/s.data" --events sched >"$T/table" || fail "table"
