@@ -4,12 +4,13 @@
 # settings (999 Hz, a refresh every 2 s, decaying), system-wide and with
 # -p, while cpu_split keeps a core busy; against perf top in the same run,
 # both on a terminal (a pty), as people run them.
-# Goal: under 5 % of one core.  Run by scripts/bench.sh with BUILD,
+# Goal: under 5 % of one core (TOP_BENCH_INTERVALS sets the refreshes,
+# default 6).  Run by scripts/bench.sh with BUILD,
 # APERTURE, WL and B set.
 set -u
 : "${APERTURE:?run from scripts/bench.sh}" "${WL:?}" "${B:?}"
 
-INTERVALS=6
+INTERVALS=${TOP_BENCH_INTERVALS:-6}
 DELAY=2
 RUN=$((INTERVALS * DELAY))
 
@@ -31,7 +32,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else
 [ -x /usr/bin/time ] || { echo "bench-top: needs /usr/bin/time (GNU time)" >&2; exit 0; }
 
 echo "== top: aperture top's own CPU, ${INTERVALS} refreshes of ${DELAY} s at 999 Hz, cpu_split busy =="
-"$WL/cpu_split" $((RUN * 3 + 20)) &
+"$WL/cpu_split" $((RUN * 7 + 20)) &
 wl=$!
 trap 'kill $wl 2>/dev/null; wait $wl 2>/dev/null' EXIT
 sleep 0.3
@@ -54,8 +55,10 @@ if command -v perf >/dev/null && command -v script >/dev/null; then
 	# pty from script(1)); without one perf top --stdio spins on its
 	# input at 100 % of a core.  Both stopped by SIGINT after the same
 	# time, from inside the pty so that their CPU reaches time(1).
+	# (without -e: perf top here aborts as it exits, after its run; its
+	# CPU still counts, and a tool that did not run shows next to none)
 	tty_cpu() {
-		cpu_seconds script -qec "timeout -s INT $RUN $*" /dev/null </dev/null
+		cpu_seconds script -qc "timeout -s INT $RUN $*" /dev/null </dev/null
 	}
 	pf_sw=$(TERM=xterm tty_cpu perf top -F 999 -d $DELAY)
 	pf_pid=$(TERM=xterm tty_cpu perf top -F 999 -d $DELAY -p $wl)
