@@ -744,13 +744,6 @@ int cmd_record(int argc, char **argv)
 		ap_err("out of memory");
 		return 1;
 	}
-	/* before anything is attached: a held command would otherwise wait
-	 * (and be seen blocked) while the table loads */
-	ksyms = ap_kallsyms__load("/proc/kallsyms", &e);
-	if (!ksyms)
-		ap_warn("kernel symbols unavailable (/proc/kallsyms: %s): kernel frames will show as addresses",
-			strerror(-e));
-	ap_recorder__set_kallsyms(r.rec, ksyms);
 	if (!o.no_buildid_cache &&
 	    !ap_bidcache__dir(o.buildid_dir, bid_dir, sizeof(bid_dir)))
 		ap_recorder__set_buildid_dir(r.rec, bid_dir);
@@ -762,6 +755,14 @@ int cmd_record(int argc, char **argv)
 	}
 	ap_recorder__set_collector(r.rec, r.col);
 	ap_collector__set_abort(r.col, &stop_now);
+	/* after the BPF object is loaded (its programs are named then) and
+	 * before anything is attached: a held command would otherwise wait
+	 * (and be seen blocked) while the table loads */
+	ksyms = ap_kallsyms__load_kernel(&e);
+	if (!ksyms)
+		ap_warn("kernel symbols unavailable (/proc/kallsyms: %s): kernel frames will show as addresses",
+			strerror(-e));
+	ap_recorder__set_kallsyms(r.rec, ksyms);
 
 	if (o.cmd) {
 		e = workload_fork(&wl, o.cmd_path, o.cmd, &o);

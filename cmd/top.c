@@ -861,7 +861,7 @@ int cmd_top(int argc, char **argv)
 			       sensors[i].reason);
 			goto out;
 		}
-	t.ksyms = ap_kallsyms__load("/proc/kallsyms", &e);
+	t.ksyms = ap_kallsyms__load_kernel(&e);
 	if (!t.ksyms)
 		ap_warn("kernel symbols unavailable (/proc/kallsyms: %s): kernel frames will show as addresses",
 			strerror(-e));

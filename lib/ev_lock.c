@@ -241,7 +241,7 @@ static int is_marker(const char *name)
 void ap_lock__kernel_name(struct ap_kallsyms *syms, uint64_t addr,
 			  char *buf, size_t len)
 {
-	const struct ap_ksym *k = syms ? ap_kallsyms__find(syms, addr) : NULL;
+	const struct ap_kallsym *k = syms ? ap_kallsyms__find(syms, addr) : NULL;
 
 	buf[0] = '\0';
 	if (!k)

@@ -607,14 +607,16 @@ static void write_ksyms(struct ap_recorder *r, const uint64_t *ips, int n)
 	if (!r->ksyms)
 		return;
 	for (i = 0; i < n; i++) {
-		const struct ap_ksym *k = ap_kallsyms__find(r->ksyms, ips[i]);
+		const struct ap_kallsym *k = ap_kallsyms__find(r->ksyms, ips[i]);
+		struct ap_ksym rec;
 		int fresh;
 
 		if (!k)
 			continue;
 		if (!ap_hmap__upsert(&r->ksym_done, k->addr, &fresh) || !fresh)
 			continue;
-		ap_ksym__encode(k, &r->buf);
+		ap_kallsym__to_ksym(k, &rec);
+		ap_ksym__encode(&rec, &r->buf);
 		r->counts.ksyms++;
 	}
 }
@@ -752,7 +754,7 @@ static void read_jit(struct ap_recorder *r, struct proc *p, int force)
 }
 
 /* frames of the BPF program that took the stack and of what called it */
-static int bpf_machinery(const struct ap_ksym *k)
+static int bpf_machinery(const struct ap_kallsym *k)
 {
 	static const char *const prefixes[] = {
 		"bpf_prog_", "bpf_trace_run", "__bpf_trace_", "__traceiter_",
@@ -783,7 +785,7 @@ static int own_frames(struct ap_recorder *r, const uint64_t *ips, int n)
 	/* a sample that interrupted the program may start in a helper it
 	 * called (__htab_map_lookup_elem): look a few frames in */
 	for (i = 0; i < n && i < 16; i++) {
-		const struct ap_ksym *k = ap_kallsyms__find(r->ksyms, ips[i]);
+		const struct ap_kallsym *k = ap_kallsyms__find(r->ksyms, ips[i]);
 
 		if (k && bpf_machinery(k))
 			last = i;

@@ -1623,11 +1623,11 @@ int ap_symbolizer__load_kallsyms(struct ap_symbolizer *s, const char *path)
 const struct ap_sym_loc *ap_symbolizer__kernel(struct ap_symbolizer *s,
 					       uint64_t ip)
 {
-	const struct ap_ksym *ks;
+	const struct ap_kallsym *ks;
 	struct frames f = { 0 };
 	struct ap_sym_frame one = { 0 };
 	struct cache_ent *ent;
-	char dso[sizeof(ks->module) + 2];
+	char dso[sizeof(((struct ap_ksym *)0)->module) + 2];
 	uint64_t hash;
 
 	if (!s)

@@ -122,15 +122,47 @@ int ap_sym_loc__format(const struct ap_sym_loc *loc, int frame, char *buf,
 
 /* kallsyms: sorted table of kernel symbols, for record (which writes the
  * symbols a recording hits) and for the symbolizer. */
+struct ap_kallsym {
+	uint64_t addr;
+	uint64_t size;		/* 0: unknown, runs to the next symbol */
+	const char *name;
+	const char *module;	/* "" for vmlinux */
+	char type;		/* kallsyms' nm letter */
+};
+
+/* the real extent of a BPF program's JIT image (kallsyms has no sizes) */
+struct ap_ksym_size {
+	uint64_t addr;
+	uint64_t size;
+	char name[64];		/* bpf_prog_<tag>_<name>, as the kernel's */
+};
+
 struct ap_kallsyms *ap_kallsyms__load(const char *path, int *err);
 /* the same for the symbols whose nm type letter is in types ("dDbB":
  * data and bss, for naming kernel locks) */
 struct ap_kallsyms *ap_kallsyms__load_types(const char *path,
 					    const char *types, int *err);
+/* the same, with the [bpf] symbols at the addresses of sizes (sorted by
+ * address) bounded by their size, and those kallsyms lacks added */
+struct ap_kallsyms *ap_kallsyms__load_sized(const char *path,
+					    const char *types,
+					    const struct ap_ksym_size *sizes,
+					    size_t nr_sizes, int *err);
+/* The running kernel's text symbols, its BPF programs' JIT images
+ * bounded by their real sizes (bpf_prog_info, where the caller may read
+ * it).  Read it after loading one's own BPF programs: they are named then.
+ * NULL with *err set when /proc/kallsyms hides its addresses. */
+struct ap_kallsyms *ap_kallsyms__load_kernel(int *err);
+/* the JIT images of the loaded BPF programs, sorted by address; the number
+ * of them (*out NULL when 0), or -errno */
+int ap_kallsyms__bpf_sizes(struct ap_ksym_size **out);
 struct ap_kallsyms *ap_kallsyms__new(void);
 int ap_kallsyms__add(struct ap_kallsyms *k, const struct ap_ksym *sym);
 /* the symbol covering addr, or NULL; stable pointer */
-const struct ap_ksym *ap_kallsyms__find(struct ap_kallsyms *k, uint64_t addr);
+const struct ap_kallsym *ap_kallsyms__find(struct ap_kallsyms *k,
+					   uint64_t addr);
+/* as the file stores it */
+void ap_kallsym__to_ksym(const struct ap_kallsym *k, struct ap_ksym *out);
 size_t ap_kallsyms__count(const struct ap_kallsyms *k);
 void ap_kallsyms__free(struct ap_kallsyms *k);
 

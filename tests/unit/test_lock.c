@@ -144,7 +144,7 @@ END_TEST
 START_TEST(test_kdata)
 {
 	char path[] = "/tmp/aperture-kallsyms.XXXXXX";
-	const struct ap_ksym *k;
+	const struct ap_kallsym *k;
 	struct ap_kallsyms *ks;
 	FILE *f;
 	int fd, err;

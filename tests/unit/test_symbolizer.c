@@ -12,7 +12,9 @@
 #include "symbolizer.h"
 #include "demangle.h"
 
+#include <bpf/bpf.h>
 #include <check.h>
+#include <linux/bpf.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -851,6 +853,12 @@ static const char crafted_kallsyms[] =
 	"ffffffffc0002000 t xfn\t[xfs]\n"
 	"ffffffff81000300 W weakfn\n"
 	"ffffffff81000400 r rodata\n"
+	"ffffffff81000500 t __local_twin\n"
+	"ffffffff81000500 W weak_twin\n"
+	"ffffffff81000500 T global_twin\n"
+	"ffffffff81000500 t local_longer_twin\n"
+	"ffffffffc0010000 t bpf_prog_1111111111111111_first\t[bpf]\n"
+	"ffffffffc0020800 t bpf_prog_2222222222222222_second\t[bpf]\n"
 	"garbage line\n"
 	"\n";
 
@@ -867,13 +875,21 @@ static const struct {
 	/* aliases: the one perf prints (global, fewer underscores, longer) */
 	{ 0xffffffff81000250, "gamma_alias", "" },
 	{ 0xffffffff81000300, "weakfn", "" },
+	/* not weak, then global: perf's choice among kallsyms aliases */
+	{ 0xffffffff81000500, "global_twin", "" },
 	/* the last of vmlinux ends a page past its page */
-	{ 0xffffffff81001fff, "weakfn", "" },
+	{ 0xffffffff81001fff, "global_twin", "" },
 	{ 0xffffffff81002000, NULL, NULL },
 	{ 0xffffffffc0001050, "modfn", "ext4" },
 	{ 0xffffffffc0001fff, "modfn2", "ext4" },
 	{ 0xffffffffc0002010, "xfn", "xfs" },
 	{ 0xffffffffc0003000, NULL, NULL },
+	/* a BPF program of unknown size ends with its page, not at the
+	 * next program: the gap is nobody's */
+	{ 0xffffffffc0010ff0, "bpf_prog_1111111111111111_first", "bpf" },
+	{ 0xffffffffc0011000, NULL, NULL },
+	{ 0xffffffffc0020800, "bpf_prog_2222222222222222_second", "bpf" },
+	{ 0xffffffffc0021000, NULL, NULL },
 };
 
 static char *write_tmp(const char *text)
@@ -892,14 +908,14 @@ static char *write_tmp(const char *text)
 START_TEST(test_kallsyms_find)
 {
 	char *path = write_tmp(crafted_kallsyms);
-	const struct ap_ksym *k;
+	const struct ap_kallsym *k;
 	struct ap_kallsyms *ks;
 	int err = 1;
 
 	ks = ap_kallsyms__load(path, &err);
 	ck_assert_ptr_nonnull(ks);
 	ck_assert_int_eq(err, 0);
-	ck_assert_uint_eq(ap_kallsyms__count(ks), 8);
+	ck_assert_uint_eq(ap_kallsyms__count(ks), 14);
 	k = ap_kallsyms__find(ks, ksym_cases[_i].addr);
 	if (!ksym_cases[_i].name) {
 		ck_assert_ptr_null(k);
@@ -920,7 +936,7 @@ END_TEST
 START_TEST(test_kallsyms_add)
 {
 	struct ap_kallsyms *ks = ap_kallsyms__new();
-	const struct ap_ksym *k, *first;
+	const struct ap_kallsym *k, *first;
 	struct ap_ksym sym = { 0 };
 	int i;
 
@@ -987,11 +1003,87 @@ START_TEST(test_kallsyms_load)
 }
 END_TEST
 
+/* [bpf] symbols bounded by the JIT lengths the caller read, programs
+ * kallsyms lacks (bpf_jit_kallsyms=0) added under their kernel names */
+START_TEST(test_kallsyms_bpf_sized)
+{
+	static const struct ap_ksym_size sizes[] = {
+		{ 0xffffffffc0010000, 0x80, "bpf_prog_1111111111111111_first" },
+		{ 0xffffffffc0010100, 0x40, "bpf_prog_3333333333333333_hidden" },
+	};
+	char *path = write_tmp(crafted_kallsyms);
+	const struct ap_kallsym *k;
+	struct ap_kallsyms *ks;
+	int err = 1;
+
+	ks = ap_kallsyms__load_sized(path, "tTwW", sizes, 2, &err);
+	ck_assert_ptr_nonnull(ks);
+	ck_assert_int_eq(err, 0);
+	ck_assert_uint_eq(ap_kallsyms__count(ks), 15);
+	k = ap_kallsyms__find(ks, 0xffffffffc001007f);
+	ck_assert_ptr_nonnull(k);
+	ck_assert_str_eq(k->name, "bpf_prog_1111111111111111_first");
+	ck_assert_uint_eq(k->size, 0x80);
+	ck_assert_ptr_null(ap_kallsyms__find(ks, 0xffffffffc0010080));
+	k = ap_kallsyms__find(ks, 0xffffffffc0010120);
+	ck_assert_ptr_nonnull(k);
+	ck_assert_str_eq(k->name, "bpf_prog_3333333333333333_hidden");
+	ck_assert_str_eq(k->module, "bpf");
+	ck_assert_ptr_null(ap_kallsyms__find(ks, 0xffffffffc0010140));
+	ap_kallsyms__free(ks);
+	unlink(path);
+	free(path);
+}
+END_TEST
+
+/* A BPF program loaded before the table is read is named by it, and only
+ * over its JIT image (root only: addresses and bpf() need it) */
+START_TEST(test_kallsyms_bpf_live)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	const struct ap_kallsym *k;
+	struct ap_ksym_size *sizes;
+	struct ap_kallsyms *ks;
+	int fd, n, i, err = 1, found = 0;
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "skip: loading a BPF program needs root\n");
+		return;
+	}
+	fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "ap_ut_ksym", "GPL",
+			   insns, 2, NULL);
+	ck_assert_int_ge(fd, 0);
+	ks = ap_kallsyms__load_kernel(&err);
+	ck_assert_ptr_nonnull(ks);
+	n = ap_kallsyms__bpf_sizes(&sizes);
+	ck_assert_int_gt(n, 0);
+	for (i = 0; i < n; i++) {
+		if (!strstr(sizes[i].name, "_ap_ut_ksym"))
+			continue;
+		found++;
+		k = ap_kallsyms__find(ks, sizes[i].addr + sizes[i].size - 1);
+		ck_assert_ptr_nonnull(k);
+		ck_assert_str_eq(k->name, sizes[i].name);
+		ck_assert_str_eq(k->module, "bpf");
+		ck_assert_uint_eq(k->size, sizes[i].size);
+		k = ap_kallsyms__find(ks, sizes[i].addr + sizes[i].size);
+		ck_assert(!k || strcmp(k->name, sizes[i].name) != 0);
+	}
+	ck_assert_int_eq(found, 1);
+	free(sizes);
+	ap_kallsyms__free(ks);
+	close(fd);
+}
+END_TEST
+
 START_TEST(test_kallsyms_load_proc)
 {
 	uint64_t addr = proc_kallsyms_addr("schedule");
 	struct ap_kallsyms *ks;
-	const struct ap_ksym *k;
+	const struct ap_kallsym *k;
 	int err = 1;
 
 	ks = ap_kallsyms__load(NULL, &err);
@@ -1179,6 +1271,8 @@ static Suite *kallsyms_suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_loop_test(tc, test_kallsyms_load, 0, NR(kallsyms_bad_cases));
 	tcase_add_test(tc, test_kallsyms_load_proc);
+	tcase_add_test(tc, test_kallsyms_bpf_sized);
+	tcase_add_test(tc, test_kallsyms_bpf_live);
 	suite_add_tcase(s, tc);
 	return s;
 }
