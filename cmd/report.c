@@ -32,6 +32,7 @@ struct report_opts {
 	int icicle;
 	const char *symfs;
 	const char *buildid_dir;	/* NULL: from the environment */
+	int no_debuginfod;
 	const char *events;		/* NULL: what the file holds */
 	const char *format_name;	/* as given to --format */
 	struct ap_report_opts r;
@@ -60,6 +61,8 @@ enum {
 	OPT_ICICLE,
 	OPT_SYMFS,
 	OPT_BUILDID_DIR,
+	OPT_FOLDED_SRCLINE,
+	OPT_NO_DEBUGINFOD,
 };
 
 static const struct argp_option options[] = {
@@ -68,7 +71,8 @@ static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Output:", 2 },
 	{ "format", OPT_FORMAT, "FMT", 0, "table (default), folded (flamegraph.pl input), json, pprof (gzipped profile.proto), speedscope, svg (flame graph), trace (Perfetto timeline), events (one line per event)", 2 },
 	{ "icicle", OPT_ICICLE, NULL, 0, "svg: roots at the top (an icicle graph)", 2 },
-	{ "sort", 's', "KEYS", 0, "Row keys, comma-separated: comm, pid, tid, dso, sym (or symbol) (default: comm,dso,sym)", 2 },
+	{ "sort", 's', "KEYS", 0, "Row keys, comma-separated: comm, pid, tid, dso, sym (or symbol), srcline (file:line) (default: comm,dso,sym)", 2 },
+	{ "folded-srcline", OPT_FOLDED_SRCLINE, NULL, 0, "folded: frames as 'sym (file.c:12)' where the line is known", 2 },
 	{ "show-nr-samples", 'n', NULL, 0, "cpu: a Samples column (sample counts)", 2 },
 	{ "percent-limit", OPT_PERCENT_LIMIT, "PCT", 0, "cpu: only rows with at least PCT percent (children, else self)", 2 },
 	{ "limit", OPT_LIMIT, "N", 0, "Print at most N rows", 2 },
@@ -80,6 +84,7 @@ static const struct argp_option options[] = {
 	{ "no-params", OPT_NO_PARAMS, NULL, 0, "C++ names without their parameter lists", 2 },
 	{ "symfs", OPT_SYMFS, "DIR", 0, "Look for the recorded files under DIR (a copy of the target's root)", 2 },
 	{ "buildid-dir", OPT_BUILDID_DIR, "DIR", 0, "The build-id cache record kept files in (default: as record)", 2 },
+	{ "no-debuginfod", OPT_NO_DEBUGINFOD, NULL, 0, "Ask no debuginfod server, even with DEBUGINFOD_URLS set", 2 },
 	{ "per-thread", OPT_PER_THREAD, NULL, 0, "syscall, lock: split by thread (syscall: a table per thread; lock: a row per lock and thread)", 2 },
 	{ "lock-class", OPT_LOCK_CLASS, "LIST", 0, "lock: futex waits shown, comma-separated mutex, cond, join, other or all (default mutex)", 2 },
 	{ "errors", OPT_ERRORS, NULL, 0, "syscall: errno breakdown per syscall", 2 },
@@ -130,7 +135,7 @@ static int parse_sort(const char *arg, struct ap_report_opts *r)
 	static const char *const names[AP_KEY_NR] = {
 		[AP_KEY_COMM] = "comm", [AP_KEY_PID] = "pid",
 		[AP_KEY_TID] = "tid", [AP_KEY_DSO] = "dso",
-		[AP_KEY_SYM] = "sym",
+		[AP_KEY_SYM] = "sym", [AP_KEY_SRCLINE] = "srcline",
 	};
 	char *dup = strdup(arg), *tok, *save = NULL;
 	int k, err = 0;
@@ -191,7 +196,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 's':
 		if (parse_sort(arg, &o->r))
 			ap_cli_usage_error(state,
-					   "bad sort keys '%s': give comma-separated comm, pid, tid, dso, sym",
+					   "bad sort keys '%s': give comma-separated comm, pid, tid, dso, sym, srcline",
 					   arg);
 		break;
 	case OPT_PID:
@@ -246,11 +251,17 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_ICICLE:
 		o->icicle = 1;
 		break;
+	case OPT_FOLDED_SRCLINE:
+		o->r.folded_srcline = 1;
+		break;
 	case OPT_SYMFS:
 		o->symfs = arg;
 		break;
 	case OPT_BUILDID_DIR:
 		o->buildid_dir = arg;
+		break;
+	case OPT_NO_DEBUGINFOD:
+		o->no_debuginfod = 1;
 		break;
 	case OPT_PER_THREAD:
 		o->r.per_thread = 1;
@@ -749,8 +760,8 @@ int cmd_report(int argc, char **argv)
 				 .format_name = "table" };
 	struct view_inst views[MAX_VIEWS];
 	const struct ap_read_stats *st;
-	/* no source lines: no output prints them, and .debug_line of a big
-	 * library is costly to inflate */
+	/* source lines only for an output that prints them: .debug_line of
+	 * a big library is costly to inflate */
 	struct ap_symbolizer_opts so = { .warn = warn_cb, .no_srcline = 1 };
 	struct ap_symbolizer *sym = NULL;
 	struct ap_evsink *sink = NULL;
@@ -771,14 +782,26 @@ int cmd_report(int argc, char **argv)
 	so.no_inline = o.no_inline;
 	so.no_demangle = o.no_demangle;
 	so.no_params = o.no_params;
-	/* pprof carries source lines */
-	so.no_srcline = o.r.format != AP_FMT_PPROF;
+	/* pprof and JSON carry source lines; tables print them as a sort
+	 * key, folded lines when asked */
+	so.no_srcline = o.r.format != AP_FMT_PPROF &&
+			o.r.format != AP_FMT_JSON && !o.r.folded_srcline;
+	for (i = 0; i < o.r.nr_keys; i++)
+		if (o.r.keys[i] == AP_KEY_SRCLINE)
+			so.no_srcline = 0;
+	if (o.r.folded_srcline && o.r.format != AP_FMT_FOLDED) {
+		ap_err("--folded-srcline needs --format folded");
+		return EXIT_USAGE;
+	}
 	if (ap_format__is_binary(o.r.format) && isatty(STDOUT_FILENO)) {
 		ap_err("%s output is binary: redirect it to a file",
 		       o.format_name);
 		return EXIT_USAGE;
 	}
 	so.symfs = o.symfs;
+	/* libdw and lib/debuginfod.c both ask the servers this names */
+	if (o.no_debuginfod)
+		unsetenv("DEBUGINFOD_URLS");
 	if (!ap_bidcache__dir(o.buildid_dir, bid_dir, sizeof(bid_dir)))
 		so.buildid_dir = bid_dir;
 	rd = ap_reader__open(o.input, &err, errbuf, sizeof(errbuf));

@@ -97,7 +97,7 @@ _aperture()
 		return 0
 		;;
 	--sort)
-		_aperture_list "$cur" "comm pid tid dso sym"
+		_aperture_list "$cur" "comm pid tid dso sym srcline"
 		return 0
 		;;
 	-p | --pid)

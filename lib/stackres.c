@@ -59,14 +59,39 @@ int ap_stackres__push_loc(struct ap_stackres *r, const struct ap_sym_loc *loc,
 	char buf[1024];
 
 	for (i = 0; i < nr; i++) {
+		struct ap_rframe *f;
+
 		ap_sym_loc__format(loc, i, buf, sizeof(buf));
 		err = ap_stackres__push(r, buf, dso, kernel);
 		if (err)
 			return err;
-		r->frames[r->nr - 1].inlined = loc->nr_frames &&
-					       loc->frames[i].inlined;
+		f = &r->frames[r->nr - 1];
+		if (!loc->nr_frames)
+			continue;
+		f->inlined = loc->frames[i].inlined;
+		if (loc->frames[i].file && loc->frames[i].line > 0) {
+			f->file = ap_strtab__intern(r->strs,
+						    loc->frames[i].file, -1);
+			if (!f->file)
+				return -ENOMEM;
+			f->line = loc->frames[i].line;
+		}
 	}
 	return 0;
+}
+
+const char *ap_rframe__srcline(const struct ap_rframe *f, char *buf,
+			       size_t len)
+{
+	const char *base;
+
+	if (!f->file || f->line <= 0) {
+		snprintf(buf, len, "??:0");
+		return buf;
+	}
+	base = strrchr(f->file, '/');
+	snprintf(buf, len, "%s:%d", base ? base + 1 : f->file, f->line);
+	return buf;
 }
 
 /* an executable mapping covers addr (or nothing is known of as) */
@@ -218,9 +243,24 @@ int ap_fbuf__frames(struct ap_fbuf *b, const struct ap_rframe *frames,
 	long j;
 	int err;
 
+	char src[512];
+
 	for (j = n - 1; j >= 0; j--) {
-		err = ap_fbuf__add(b, ";", frames[j].sym,
-				   frames[j].kernel ? "_[k]" : "");
+		const char *suffix = frames[j].kernel ? "_[k]" : "";
+		char *name;
+
+		if (!b->srcline || !frames[j].file) {
+			err = ap_fbuf__add(b, ";", frames[j].sym, suffix);
+		} else {
+			/* the file name is the target's: escaped with the
+			 * rest of the frame */
+			if (asprintf(&name, "%s (%s)", frames[j].sym,
+				     ap_rframe__srcline(&frames[j], src,
+							sizeof(src))) < 0)
+				return -ENOMEM;
+			err = ap_fbuf__add(b, ";", name, suffix);
+			free(name);
+		}
 		if (err)
 			return err;
 	}

@@ -23,6 +23,11 @@ struct ap_rframe {
 	const char *dso;		/* interned, never NULL */
 	int kernel;
 	int inlined;			/* inlined into the next frame */
+	/* where: the source line of this frame's address (its call site
+	 * in the next frame for an inlined one); only when the symbolizer
+	 * computes lines (ap_symbolizer_opts.no_srcline unset) */
+	const char *file;		/* interned; NULL: unknown */
+	int line;			/* 0: unknown */
 };
 
 /* frames of the last resolve; names interned in strs, which the caller
@@ -72,6 +77,10 @@ int ap_stackres__push_loc(struct ap_stackres *r, const struct ap_sym_loc *loc,
 long ap_stackres__resolve_stack(struct ap_stackres *r, struct ap_session *s,
 				struct ap_addrspace *as,
 				const struct ap_stack *st, int flags);
+/* "file.c:12" for a frame (the basename, as perf's srcline key), or
+ * "??:0" when its line is unknown; returns buf */
+const char *ap_rframe__srcline(const struct ap_rframe *f, char *buf,
+			       size_t len);
 /* where the frames of the last resolve end: AP_ROOT_* */
 int ap_stackres__root(const struct ap_stackres *r);
 /* the same for stack id of session s; flags AP_STACKRES_* */
@@ -83,13 +92,15 @@ long ap_stackres__resolve(struct ap_stackres *r, struct ap_session *s,
 struct ap_fbuf {
 	char *p;
 	size_t len, cap;
+	int srcline;			/* frames as "sym (file.c:12)" */
 };
 
 /* append sep, s and suffix */
 int ap_fbuf__add(struct ap_fbuf *b, const char *sep, const char *s,
 		 const char *suffix);
 /* append ";sym" for frames[n - 1] down to frames[0] (root first), kernel
- * frames suffixed "_[k]" */
+ * frames suffixed "_[k]"; with b->srcline, a frame whose line is known is
+ * "sym (file.c:12)", the file's basename as perf's srcline prints it */
 int ap_fbuf__frames(struct ap_fbuf *b, const struct ap_rframe *frames,
 		    long n);
 /* the interned copy of the line so far; NULL when out of memory */

@@ -44,6 +44,7 @@
 #include <unistd.h>
 
 #include "bidcache.h"
+#include "debuginfod.h"
 #include "demangle.h"
 #include "safefile.h"
 
@@ -863,8 +864,9 @@ static int candidate(const struct module *mod, const char *path)
 /*
  * Where the file of mod is, in perf's order: its path (under --symfs;
  * with " (deleted)" taken off) with the recorded build-id, the build-id
- * cache, /usr/lib/debug/.build-id.  A file of another build-id is never
- * used.  0 with the path in buf, or -ENOENT after one warning.
+ * cache, /usr/lib/debug/.build-id, and last the debuginfod servers of
+ * DEBUGINFOD_URLS.  A file of another build-id is never used.  0 with the
+ * path in buf, or -ENOENT after one warning.
  */
 static int module__find_file(struct ap_symbolizer *s, struct module *mod,
 			     char *buf, size_t len)
@@ -903,13 +905,20 @@ static int module__find_file(struct ap_symbolizer *s, struct module *mod,
 			 symfs, hex, hex + 2);
 		if (candidate(mod, buf) > 0)
 			return 0;
+		if (!ap_debuginfod__find_executable(mod->build_id,
+						    mod->build_id_len, buf,
+						    len) &&
+		    candidate(mod, buf) > 0)
+			return 0;
 	}
 	if (mismatch) {
 		snprintf(buf, len, "%s%s", symfs, mod->path);
 		n = ap_read_build_id_safe(buf, id, sizeof(id));
 		build_id__hex(id, n > 0 ? n : 0, have, sizeof(have));
-		symbolizer__warn(s, "build-id mismatch for '%s': recorded %s, on disk %s, none in the build-id cache; not using it",
-				 mod->path, hex, have);
+		symbolizer__warn(s, "build-id mismatch for '%s': recorded %s, on disk %s, none in the build-id cache%s; not using it",
+				 mod->path, hex, have,
+				 ap_debuginfod__enabled() ?
+				 " nor on the debuginfod servers" : "");
 	} else {
 		int fd;
 
@@ -917,10 +926,12 @@ static int module__find_file(struct ap_symbolizer *s, struct module *mod,
 		fd = ap_open_regular(buf, 0);
 		if (fd >= 0)
 			close(fd);
-		symbolizer__warn(s, "cannot open '%s': %s%s; its frames show as %s+offset",
+		symbolizer__warn(s, "cannot open '%s': %s%s%s; its frames show as %s+offset",
 				 mod->path, ap_open_strerror(fd >= 0 ? -EIO : fd),
 				 mod->build_id_len ?
 				 ", nor its build-id in the cache" : "",
+				 mod->build_id_len && ap_debuginfod__enabled() ?
+				 " or on the debuginfod servers" : "",
 				 mod->dso);
 	}
 	return -ENOENT;

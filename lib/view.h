@@ -37,7 +37,8 @@ struct ap_profile;
 #define AP_KEY_TID	2
 #define AP_KEY_DSO	3
 #define AP_KEY_SYM	4
-#define AP_KEY_NR	5
+#define AP_KEY_SRCLINE	5	/* file:line of the frame's address, as perf's */
+#define AP_KEY_NR	6
 #define AP_MAX_KEYS	8
 
 #define AP_MAX_FILTER	64
@@ -82,6 +83,8 @@ struct ap_report_opts {
 	 * wall-clock graph (--events cpu,sched) has one scale */
 	uint32_t freq;
 	int folded_us;
+	/* folded frames as "sym (file.c:12)" where the line is known */
+	int folded_srcline;
 };
 
 struct ap_view_ops {

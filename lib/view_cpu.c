@@ -30,6 +30,9 @@ struct row {
 	const char *key;
 	const struct ap_ctx *c;
 	struct ap_rframe f;
+	/* --sort srcline: "file.c:12" (interned) of the innermost inlined
+	 * frame at the address, whose file and line f then holds */
+	const char *srcline;
 	double self, children;
 	size_t stamp;			/* last sample that counted children */
 };
@@ -144,7 +147,7 @@ static long resolve(struct view_cpu *v, const struct ap_ctx *c, uint32_t id)
 }
 
 static const char *row_key(struct view_cpu *v, const struct ap_ctx *c,
-			   const struct ap_rframe *f)
+			   const struct ap_rframe *f, const char *srcline)
 {
 	char key[2048];
 	size_t off = 0;
@@ -172,6 +175,10 @@ static const char *row_key(struct view_cpu *v, const struct ap_ctx *c,
 			off += snprintf(key + off, sizeof(key) - off, "%s%s\x1f",
 					f->kernel ? "k:" : "u:", f->sym);
 			break;
+		case AP_KEY_SRCLINE:
+			off += snprintf(key + off, sizeof(key) - off, "%s\x1f",
+					srcline);
+			break;
 		}
 	}
 	return ap_strtab__intern(v->strs, key, -1);
@@ -184,7 +191,8 @@ struct rows {
 };
 
 static struct row *get_row(struct rows *rs, const char *key,
-			   const struct ap_ctx *c, const struct ap_rframe *f)
+			   const struct ap_ctx *c, const struct ap_rframe *f,
+			   const char *srcline, const struct ap_rframe *src)
 {
 	uint64_t *slot;
 	int fresh;
@@ -196,7 +204,12 @@ static struct row *get_row(struct rows *rs, const char *key,
 		return &rs->v[*slot];
 	if (ap_grow((void **)&rs->v, &rs->cap, rs->nr, sizeof(*rs->v), 256))
 		return NULL;
-	rs->v[rs->nr] = (struct row){ .key = key, .c = c, .f = *f };
+	rs->v[rs->nr] = (struct row){ .key = key, .c = c, .f = *f,
+				      .srcline = srcline };
+	if (src) {
+		rs->v[rs->nr].f.file = src->file;
+		rs->v[rs->nr].f.line = src->line;
+	}
 	*slot = rs->nr;
 	return &rs->v[rs->nr++];
 }
@@ -246,10 +259,22 @@ static int (*const cpu_cmp[])(const void *, const void *) = {
 	by_self, by_children, by_comm, by_sym,
 };
 
+static int has_key(const struct ap_report_opts *o, int key)
+{
+	int i;
+
+	for (i = 0; i < o->nr_keys; i++)
+		if (o->keys[i] == key)
+			return 1;
+	return 0;
+}
+
 static int build_rows(struct view_cpu *v, struct rows *rs)
 {
 	const char *filter = v->o->sym_filter;
 	int sort = v->o->top_sort;
+	int srcline = has_key(v->o, AP_KEY_SRCLINE);
+	char buf[512];
 	size_t i;
 
 	memset(v->roots, 0, sizeof(v->roots));
@@ -268,10 +293,18 @@ static int build_rows(struct view_cpu *v, struct rows *rs)
 			if (v->res.cut)
 				v->cut += a->count;
 		}
+		const struct ap_rframe *inner = NULL;
+
 		for (j = 0; j < n; j++) {
 			const struct ap_rframe *f = &v->res.frames[j];
+			const struct ap_rframe *src = NULL;
+			const char *where = NULL;
 			struct row *r;
 
+			/* the line of the address is the innermost inlined
+			 * frame's: the others' are call sites */
+			if (!j || !v->res.frames[j - 1].inlined)
+				inner = f;
 			/* rows are ELF functions, as perf's: an inlined
 			 * function's time is its host's (it stays in the
 			 * stacks and folded lines) */
@@ -281,7 +314,16 @@ static int build_rows(struct view_cpu *v, struct rows *rs)
 			leaf = 0;
 			if (filter && *filter && !strstr(f->sym, filter))
 				continue;
-			r = get_row(rs, row_key(v, c, f), c, f);
+			if (srcline) {
+				src = v->o->inline_rows ? f : inner;
+				where = ap_strtab__intern(v->strs,
+					ap_rframe__srcline(src, buf,
+							   sizeof(buf)), -1);
+				if (!where)
+					return -ENOMEM;
+			}
+			r = get_row(rs, row_key(v, c, f, where), c, f, where,
+				    src);
 			if (!r)
 				return -ENOMEM;
 			if (self)
@@ -308,16 +350,6 @@ static int build_rows(struct view_cpu *v, struct rows *rs)
 	return 0;
 }
 
-static int has_key(const struct ap_report_opts *o, int key)
-{
-	int i;
-
-	for (i = 0; i < o->nr_keys; i++)
-		if (o->keys[i] == key)
-			return 1;
-	return 0;
-}
-
 /* what percentages are of: --percentage */
 static double pct_total(const struct view_cpu *v)
 {
@@ -337,7 +369,7 @@ static int under_limit(const struct view_cpu *v, const struct row *row)
 
 /* shrink Shared Object, then Command, until Symbol has its room */
 static void fit_columns(const struct ap_report_opts *o, int width,
-			int *wcomm, int *wdso)
+			int *wcomm, int *wdso, int wsrc)
 {
 	int fixed = 1 + 10 + (o->no_children ? 0 : 10) +
 		    (o->show_samples ? 10 : 0), i, over;
@@ -356,6 +388,9 @@ static void fit_columns(const struct ap_report_opts *o, int width,
 			break;
 		case AP_KEY_SYM:
 			fixed += 6;
+			break;
+		case AP_KEY_SRCLINE:
+			fixed += 2 + wsrc;
 			break;
 		}
 	}
@@ -391,7 +426,7 @@ static void print_quality(struct view_cpu *v, FILE *out)
 static void print_table(struct view_cpu *v, struct rows *rs, FILE *out)
 {
 	const struct ap_report_opts *o = v->o;
-	int wcomm = 7, wdso = 13, i;
+	int wcomm = 7, wdso = 13, wsrc = 11, i;
 	size_t n = rs->nr, r;
 	char self[16], child[16];
 
@@ -405,11 +440,16 @@ static void print_table(struct view_cpu *v, struct rows *rs, FILE *out)
 		l = strlen(rs->v[r].f.dso);
 		if (l > wdso)
 			wdso = l;
+		l = rs->v[r].srcline ? (int)strlen(rs->v[r].srcline) : 0;
+		if (l > wsrc)
+			wsrc = l;
 	}
 	if (wdso > 40)
 		wdso = 40;
+	if (wsrc > 60)
+		wsrc = 60;
 	if (o->max_width > 0)
-		fit_columns(o, o->max_width, &wcomm, &wdso);
+		fit_columns(o, o->max_width, &wcomm, &wdso, wsrc);
 	fprintf(out, "# Samples: %.0f of event 'cpu'", v->total);
 	if (v->no_stack)
 		fprintf(out, " (%" PRIu64 " without a stack)", v->no_stack);
@@ -440,6 +480,10 @@ static void print_table(struct view_cpu *v, struct rows *rs, FILE *out)
 			break;
 		case AP_KEY_SYM:
 			fprintf(out, "  %s", "Symbol");
+			break;
+		case AP_KEY_SRCLINE:
+			fprintf(out, "  %-*s", i == o->nr_keys - 1 ? 0 : wsrc,
+				"Source:Line");
 			break;
 		}
 	}
@@ -475,6 +519,11 @@ static void print_table(struct view_cpu *v, struct rows *rs, FILE *out)
 			case AP_KEY_SYM:
 				fprintf(out, "  [%c] %s",
 					row->f.kernel ? 'k' : '.', row->f.sym);
+				break;
+			case AP_KEY_SRCLINE:
+				fprintf(out, "  %-*s",
+					i == o->nr_keys - 1 ? 0 : wsrc,
+					row->srcline);
 				break;
 			}
 		}
@@ -527,6 +576,17 @@ static void print_json(struct view_cpu *v, struct rows *rs, FILE *out)
 			fprintf(out, ", \"kernel\": %s",
 				row->f.kernel ? "true" : "false");
 		}
+		if (has_key(o, AP_KEY_SRCLINE)) {
+			fputs(", \"srcline\": ", out);
+			ap_json_str(out, row->srcline);
+		}
+		/* the srcline's source file (the path DWARF gives) and
+		 * line, where known */
+		if (has_key(o, AP_KEY_SRCLINE) && row->f.file) {
+			fputs(", \"file\": ", out);
+			ap_json_str(out, row->f.file);
+			fprintf(out, ", \"line\": %d", row->f.line);
+		}
 		fputc('}', out);
 	}
 	fprintf(out, "%s]}", n ? "\n  " : "");
@@ -535,7 +595,7 @@ static void print_json(struct view_cpu *v, struct rows *rs, FILE *out)
 /* comm;root;...;leaf COUNT, kernel frames suffixed _[k] */
 static int print_folded(struct view_cpu *v, FILE *out)
 {
-	struct ap_fbuf b = { 0 };
+	struct ap_fbuf b = { .srcline = v->o->folded_srcline };
 	struct ap_folded fo;
 	size_t i;
 	int err = 0;

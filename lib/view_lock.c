@@ -636,7 +636,7 @@ static void print_json(struct view_lock *v, struct sorted *so, FILE *out)
 static int print_folded(struct view_lock *v, struct sorted *so, FILE *out)
 {
 	char lbl[AP_LOCK_SYM_MAX + 64];
-	struct ap_fbuf b = { 0 };
+	struct ap_fbuf b = { .srcline = v->o->folded_srcline };
 	size_t i;
 	int err = 0;
 

@@ -652,7 +652,7 @@ static int mem_profile(void *p, struct ap_profile *pr)
 /* comm;root;...;leaf WEIGHT, kernel frames suffixed _[k] */
 static int print_folded(struct view_mem *v, FILE *out)
 {
-	struct ap_fbuf b = { 0 };
+	struct ap_fbuf b = { .srcline = v->o->folded_srcline };
 	struct ap_folded fo;
 	size_t i;
 	int err = 0;

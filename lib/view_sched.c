@@ -635,8 +635,15 @@ static int print_json(struct view_sched *v, FILE *out)
 			ap_json_str(out, v->res.frames[k].sym);
 			fputs(", \"dso\": ", out);
 			ap_json_str(out, v->res.frames[k].dso);
-			fprintf(out, ", \"kernel\": %s}",
+			fprintf(out, ", \"kernel\": %s",
 				v->res.frames[k].kernel ? "true" : "false");
+			if (v->res.frames[k].file) {
+				fputs(", \"file\": ", out);
+				ap_json_str(out, v->res.frames[k].file);
+				fprintf(out, ", \"line\": %d",
+					v->res.frames[k].line);
+			}
+			fputc('}', out);
 		}
 		fputs("]}", out);
 	}
@@ -651,7 +658,7 @@ out:
  * preempted time under [runnable] instead of [off-cpu] */
 static int print_folded(struct view_sched *v, FILE *out)
 {
-	struct ap_fbuf b = { 0 };
+	struct ap_fbuf b = { .srcline = v->o->folded_srcline };
 	struct ap_folded fo;
 	size_t i;
 	int err = 0;

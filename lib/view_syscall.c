@@ -833,7 +833,7 @@ static int add_stack(struct view_sc *v, struct ap_fbuf *b,
 
 static int print_folded(struct view_sc *v, FILE *out)
 {
-	struct ap_fbuf b = { 0 };
+	struct ap_fbuf b = { .srcline = v->o->folded_srcline };
 	struct ap_hmap by_line;
 	struct line *lines = NULL;
 	size_t nr = 0, cap = 0, i, it;

@@ -86,3 +86,7 @@ $(O)/tests/workloads/plugin_%.so: tests/workloads/plugin/plugin.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(PLUGIN_CFLAGS) -DPLUGIN=$* -o $@ $<
 WORKLOAD_LDLIBS_plugin_swap := -ldl
+
+# srcline_hot: -O0, so that each marked line keeps its own instructions
+# (the hot loops are one line each); mix() is inlined all the same
+WORKLOAD_CFLAGS_srcline_hot := -O0 -g
