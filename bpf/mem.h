@@ -53,4 +53,26 @@ struct ap_ev_mem {
 	struct ap_stacks st;	/* from PERF_SAMPLE_CALLCHAIN */
 };
 
+/*
+ * User stacks of mem samples, unwound by bpf/mem.bpf.c (CFI) in the
+ * overflow handler of each sample's perf event, just before the kernel
+ * writes the sample.  Each CPU has AP_MEM_SLOTS slots in the mmap'ed
+ * ap_mem_ustacks array, written round in the order of that CPU's samples
+ * (the order of its perf ring).  The sensor finds a sample's stack from
+ * where the previous one was, by the sample's tid, ip and address; seq is
+ * written last (~0 while the slot is written).
+ */
+#define AP_MEM_SLOTS		256
+
+struct ap_mem_ustack {
+	__u64 seq;		/* the CPU's sample count; ~0: being written */
+	__u32 tid;
+	__s32 ustack_sz;	/* bytes */
+	__u64 ip;		/* as the sample's PERF_SAMPLE_IP */
+	__u64 addr;		/* as its PERF_SAMPLE_ADDR */
+	__u32 uflags;		/* AP_USTACK_* */
+	__u32 pad;
+	__u64 ips[AP_MAX_USTACK];
+};
+
 #endif /* APERTURE_BPF_MEM_H */

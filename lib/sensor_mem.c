@@ -8,8 +8,11 @@
  * One event per thread of each target, opened with inherit=1 so that the
  * threads and processes they create later are sampled into the same ring;
  * per CPU with -a (and for IBS on kernels that refuse per-task IBS, then
- * filtered against the target set).  Stacks come from
- * PERF_SAMPLE_CALLCHAIN, the same frame-pointer walk as bpf_get_stack().
+ * filtered against the target set).  Kernel stacks come from
+ * PERF_SAMPLE_CALLCHAIN; user stacks from the CFI unwinder, run by
+ * bpf/mem.bpf.c on each sample as the kernel takes it (bpf/mem.h), or
+ * with --call-graph fp (or when that is not to be had) from the
+ * callchain's frame-pointer walk.
  *
  * When samples are lost the period doubles, up to a bound, on every event
  * at once, and the change is delivered as an AP_MEM_KIND_PERIOD record.
@@ -63,6 +66,11 @@ struct mem_priv {
 	size_t page;
 	pid_t self;
 	uint8_t *rec;			/* one record, copied out of a ring */
+	int prog_fd;			/* ap_mem_stack; -1: user stacks by fp */
+	struct ap_mem_ustack *ustacks;	/* [ncpus * AP_MEM_SLOTS], mmap'ed */
+	size_t ustacks_len;
+	uint64_t *next_seq;		/* [ncpus]: where the next one may be */
+	uint64_t ustack_miss;		/* samples whose slot was gone */
 	struct ap_ev_mem *ev;
 	struct ap_hmap target_cache;	/* pid -> 1 target, 2 not; per poll */
 };
@@ -116,7 +124,40 @@ static int format_bit(const char *field)
 static int mem_prepare(struct ap_collector *c, struct aperture_bpf *skel,
 		       int enabled)
 {
-	/* nothing in the BPF object: the samples are read in user space */
+	int cfi = enabled && c->opts.call_graph == AP_CALL_GRAPH_CFI;
+
+	/* the samples are read in user space; the BPF side only unwinds */
+	bpf_program__set_autoload(skel->progs.ap_mem_stack, cfi);
+	bpf_map__set_max_entries(skel->maps.ap_mem_ustacks,
+				 cfi ? c->ncpus * AP_MEM_SLOTS : 1);
+	return 0;
+}
+
+/* after load: the slots mapped, the program ready for each event */
+static int ustacks_open(struct ap_collector *c, struct mem_priv *p)
+{
+	size_t len = (size_t)c->ncpus * AP_MEM_SLOTS *
+		     sizeof(struct ap_mem_ustack);
+	void *m;
+
+	_Static_assert(sizeof(struct ap_mem_ustack) % 8 == 0,
+		       "slots are laid out as the array map lays out elements");
+	p->prog_fd = -1;
+	if (c->opts.call_graph != AP_CALL_GRAPH_CFI ||
+	    bpf_program__fd(c->skel->progs.ap_mem_stack) < 0)
+		return 0;
+	len = (len + p->page - 1) & ~(p->page - 1);
+	m = mmap(NULL, len, PROT_READ, MAP_SHARED,
+		 bpf_map__fd(c->skel->maps.ap_mem_ustacks), 0);
+	p->next_seq = calloc(c->ncpus, sizeof(*p->next_seq));
+	if (m == MAP_FAILED || !p->next_seq) {
+		if (m != MAP_FAILED)
+			munmap(m, len);
+		return 0;		/* frame pointers, as before */
+	}
+	p->ustacks = m;
+	p->ustacks_len = len;
+	p->prog_fd = bpf_program__fd(c->skel->progs.ap_mem_stack);
 	return 0;
 }
 
@@ -139,6 +180,8 @@ static void fill_attr(struct mem_priv *p, struct perf_event_attr *attr,
 	attr->comm_exec = 1;
 	attr->watermark = 1;
 	attr->wakeup_watermark = RING_PAGES * p->page / 2;
+	/* enabled once the unwinder is on it (add_event) */
+	attr->disabled = 1;
 }
 
 static int map_ring(struct ap_collector *c, struct mem_priv *p,
@@ -199,6 +242,16 @@ static int add_event(struct ap_collector *c, struct mem_priv *p, int fd,
 		err = ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) ? -errno : 0;
 	if (err)
 		return err;
+	/* the unwinder on each sample; a kernel that refuses it leaves the
+	 * frame-pointer chains */
+	if (p->prog_fd >= 0 && ioctl(fd, PERF_EVENT_IOC_SET_BPF, p->prog_fd)) {
+		ap_collector__notef(c, "mem: the CFI unwinder cannot run on %s samples (%s): user stacks by frame pointers",
+				    p->source == AP_MEM_SRC_IBS_OP ? "IBS" : "page-fault",
+				    strerror(errno));
+		p->prog_fd = -1;
+	}
+	if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0))
+		return -errno;
 	p->fds[p->nr++] = fd;
 	return 0;
 }
@@ -376,6 +429,7 @@ static int mem_attach(struct ap_collector *c, struct aperture_bpf *skel,
 	ap_hmap__init(&p->target_cache);
 	if (!p->rec || !p->ev || !p->rings)
 		return -ENOMEM;
+	ustacks_open(c, p);
 	for (err = 0; err < p->nr_rings; err++)
 		p->rings[err].fd = -1;
 
@@ -454,8 +508,51 @@ static int is_target(struct ap_collector *c, struct mem_priv *p, uint32_t pid)
 	return *v == 1;
 }
 
+/*
+ * The CFI user stack of sample s, read on ring cpu, in place of the
+ * callchain's: the slots of that CPU hold its samples in ring order, so
+ * the sample's is at or after the one the previous sample had; a slot
+ * reused since (the ring was read late) leaves the callchain's frames.
+ */
+static void take_ustack(struct mem_priv *p, int cpu,
+			const struct ap_perf_sample *s, struct ap_stacks *st)
+{
+	const struct ap_mem_ustack *base = p->ustacks +
+					   (size_t)cpu * AP_MEM_SLOTS;
+	uint64_t next = p->next_seq[cpu], ips[AP_MAX_USTACK];
+	uint32_t nk = (uint32_t)st->kstack_sz / 8, k, uflags;
+
+	for (k = 0; k < AP_MEM_SLOTS; k++) {
+		const struct ap_mem_ustack *u =
+			&base[(next + k) % AP_MEM_SLOTS];
+		uint64_t seq = __atomic_load_n(&u->seq, __ATOMIC_ACQUIRE);
+		int32_t sz;
+
+		if (seq == ~0ull || seq < next + k)
+			break;		/* not written yet, or older */
+		if (seq != next + k)
+			continue;	/* reused: further on, maybe */
+		if (u->tid != s->tid || u->ip != s->ip || u->addr != s->addr)
+			continue;	/* a sample the ring lost */
+		sz = u->ustack_sz;
+		uflags = u->uflags;
+		if (sz < 0 || sz > AP_MAX_USTACK * 8 || nk > AP_MAX_KSTACK)
+			break;
+		memcpy(ips, u->ips, (size_t)sz);
+		/* still the same slot: not rewritten while copied */
+		if (__atomic_load_n(&u->seq, __ATOMIC_ACQUIRE) != seq)
+			break;
+		memcpy(&st->ips[nk], ips, (size_t)sz);
+		st->ustack_sz = sz;
+		st->uflags = uflags;
+		p->next_seq[cpu] = seq + 1;
+		return;
+	}
+	p->ustack_miss++;
+}
+
 static int deliver_sample(struct ap_collector *c, struct mem_priv *p,
-			  const void *rec, size_t size)
+			  int cpu, const void *rec, size_t size)
 {
 	struct ap_ev_mem *e = p->ev;
 	struct ap_perf_sample s;
@@ -490,6 +587,8 @@ static int deliver_sample(struct ap_collector *c, struct mem_priv *p,
 			e->data_src = s.data_src;
 	}
 	ap_perf_callchain__split(s.callchain, s.nr_callchain, &e->st);
+	if (p->ustacks)
+		take_ustack(p, cpu, &s, &e->st);
 	return ap_collector__deliver(c, e, sizeof(*e)) ? -EINTR : 1;
 }
 
@@ -562,7 +661,7 @@ static int drain_ring(struct ap_collector *c, struct mem_priv *p,
 			break;		/* tail is at head: nothing misread */
 		switch (h->type) {
 		case PERF_RECORD_SAMPLE:
-			err = deliver_sample(c, p, p->rec, n);
+			err = deliver_sample(c, p, (int)(r - p->rings), p->rec, n);
 			break;
 		case PERF_RECORD_LOST:
 		case PERF_RECORD_LOST_SAMPLES:
@@ -636,6 +735,12 @@ static void mem_close(struct ap_collector *c)
 	if (!p)
 		return;
 	close_all(c, p);
+	if (p->ustack_miss)
+		ap_collector__notef(c, "mem: %llu samples kept their frame-pointer user stacks: read after their CFI stacks were overwritten",
+				    (unsigned long long)p->ustack_miss);
+	if (p->ustacks)
+		munmap(p->ustacks, p->ustacks_len);
+	free(p->next_seq);
 	ap_hmap__free(&p->target_cache);
 	free(p->rings);
 	free(p->fds);

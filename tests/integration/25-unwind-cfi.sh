@@ -5,7 +5,8 @@
 # at least 95 % of the samples (or of the off-CPU, syscall or lock wait
 # time) that end in the mode's leaf: a CPU-bound frameless leaf, 240-deep
 # recursion, a qsort callback from libc, a signal handler, blocking in
-# libc under -e sched, -e syscall --syscall-stacks and -e lock.  Frame
+# libc under -e sched, -e syscall --syscall-stacks and -e lock, page
+# faults under -e mem.  Frame
 # pointers on the same workload miss the chains (the test can fail);
 # --max-stack truncates and says so; the report header says how stacks
 # were unwound.
@@ -82,6 +83,12 @@ rec lock -e lock -- "$W" lock 1
 check lock "$T/lock.data" lock \
 	'(main;mode_lock|start_thread);lock_thread;locker;pthread_mutex_lock' \
 	'futex:mtx'
+
+# page faults (the mem sensor's fallback source): the unwinder runs on
+# each sample of its perf events
+rec fault -e mem -- "$W" fault 1
+check mem "$T/fault.data" mem 'main;mode_fault;chain_fault;leaf_touch( |$)' \
+	';leaf_touch( |$)'
 
 # the header says how, and the JSON carries the counters
 "$APERTURE" report -i "$T/cpu.data" >"$T/cpu.table" || fail "report table"

@@ -10,6 +10,7 @@
  *   signal  main;mode_signal;victim_spin;[signal];on_alarm;handler_spin
  *   sleep   main;mode_sleep;nap;nanosleep...               (blocks in libc)
  *   lock    main;...;locker;pthread_mutex_lock...          (futex waits)
+ *   fault   main;mode_fault;chain_fault;leaf_touch         (page faults)
  *
  * Usage: nofp_chains MODE [SECONDS | nITERATIONS] [DEPTH]; "n500" runs a
  * fixed amount of work (cpu and deep), and NOFP_ELAPSED=1 prints the run
@@ -21,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/time.h>
 #include <time.h>
 
@@ -188,6 +190,38 @@ __attribute__((noinline)) void mode_lock(void)
 	pthread_join(t, NULL);
 }
 
+/* a frameless leaf that takes a page fault per page of fresh memory */
+__attribute__((noinline)) void leaf_touch(volatile char *p, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i += 4096)
+		p[i] = 1;
+}
+
+__attribute__((noinline)) int chain_fault(char *p, size_t len)
+{
+	leaf_touch(p, len);
+	return p[0] + 1;
+}
+
+__attribute__((noinline)) void mode_fault(void)
+{
+	double end = now() + seconds;
+	size_t len = 16 << 20;
+	long i = 0;
+
+	while (more(end, &i)) {
+		char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			break;
+		sink += chain_fault(p, len);
+		munmap(p, len);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "cpu";
@@ -209,8 +243,10 @@ int main(int argc, char **argv)
 		mode_sleep();
 	else if (!strcmp(mode, "lock"))
 		mode_lock();
+	else if (!strcmp(mode, "fault"))
+		mode_fault();
 	else {
-		fprintf(stderr, "usage: nofp_chains cpu|deep|qsort|signal|sleep|lock [SECONDS] [DEPTH]\n");
+		fprintf(stderr, "usage: nofp_chains cpu|deep|qsort|signal|sleep|lock|fault [SECONDS] [DEPTH]\n");
 		return 2;
 	}
 	if (getenv("NOFP_ELAPSED"))
