@@ -874,7 +874,8 @@ int cmd_report(int argc, char **argv)
 		uint32_t mask = 0;
 
 		for (i = 0; i < nr_views; i++)
-			mask |= AP_EVMASK(views[i].ops->tag);
+			mask |= AP_EVMASK(views[i].ops->tag) |
+				views[i].ops->more_tags;
 		sink = ap_evsink__new(o.r.format, mask, &o.r, s, stdout);
 		if (!sink) {
 			ap_err("out of memory");

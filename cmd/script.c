@@ -48,7 +48,7 @@ static const struct argp_option options[] = {
 
 static const char doc[] =
 	"Print every event of a record file made by 'aperture record', one "
-	"line each, in the order the recorder took them: time, command, "
+	"line each, in time order: time, command, "
 	"pid/tid, CPU, the event and its fields, then its stack, as perf "
 	"script does; --format jsonl for machines."
 	"\v"
@@ -153,7 +153,7 @@ static int event_mask(const char *list, uint32_t *mask)
 				tok, ap_view__names(names, sizeof(names)));
 			err = -1;
 		} else {
-			*mask |= AP_EVMASK(v->tag);
+			*mask |= AP_EVMASK(v->tag) | v->more_tags;
 		}
 	}
 	free(dup);

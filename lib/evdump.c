@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "demangle.h"
 #include "escape.h"
+#include "evsort.h"
 #include "export.h"
 #include "ev_gpu.h"
 #include "ev_io.h"
@@ -21,6 +23,8 @@
 #include "session.h"
 #include "stackres.h"
 #include "strtab.h"
+#include "symbolizer.h"
+#include "vec.h"
 #include "syscalls.h"
 #include "view.h"
 #include "io.h"
@@ -233,6 +237,7 @@ static int dec_io(struct ap_evdec *d, const struct ap_frame *f,
 static int dec_gpu(const struct ap_frame *f, struct ap_evrec *r)
 {
 	struct ap_gpu_launch e;
+	int i;
 
 	if (ap_gpu_launch__decode(f->payload, f->len, &e))
 		return -EBADMSG;
@@ -241,6 +246,10 @@ static int dec_gpu(const struct ap_frame *f, struct ap_evrec *r)
 	else
 		snprintf(r->name, sizeof(r->name), "kernel 0x%" PRIx64,
 			 e.kernel);
+	/* named by the sink, which has the symbols */
+	if (!e.name[0] && (e.api == AP_GPU_RUNTIME ||
+			   e.api == AP_GPU_RUNTIME_EXC))
+		r->stub = e.kernel;
 	r->ts = e.ts;
 	r->dur_ns = e.launch_ns;
 	r->slice = 1;
@@ -254,10 +263,79 @@ static int dec_gpu(const struct ap_frame *f, struct ap_evrec *r)
 	field(r, "shared_mem", 1, "%" PRIu64, e.shared_mem);
 	field(r, "stream", 0, "0x%" PRIx64, e.stream);
 	field(r, "launch_ns", 1, "%" PRIu64, e.launch_ns);
+	r->corr[0] = e.corr[0];
+	r->corr[1] = e.corr[1];
+	for (i = 0; i < 2; i++)
+		if (e.corr[i])
+			field(r, i ? "corr_driver" : "corr_runtime", 1, "%u",
+			      e.corr[i]);
 	if (e.device_ns)
 		field(r, "device_ns", 1, "%" PRIu64, e.device_ns);
 	if (e.result)
 		field(r, "result", 1, "%d", e.result);
+	return 0;
+}
+
+/* one record of the device's work (CUPTI), on its device and stream */
+static int dec_gpu_dev(const struct ap_frame *f, struct ap_evrec *r)
+{
+	struct ap_gpu_dev *e = malloc(sizeof(*e));
+	char *dm;
+
+	if (!e)
+		return -ENOMEM;
+	if (ap_gpu_dev__decode(f->payload, f->len, e)) {
+		free(e);
+		return -EBADMSG;
+	}
+	switch (e->kind) {
+	case AP_GPU_KERNEL:
+		/* no name: its launch's, where the sink joins them */
+		dm = ap_demangle(e->name);
+		snprintf(r->name, sizeof(r->name), "%s", dm ? dm : e->name);
+		free(dm);
+		break;
+	case AP_GPU_MEMCPY:
+		snprintf(r->name, sizeof(r->name), "memcpy %s",
+			 ap_gpu_copy_name(e->sub));
+		break;
+	case AP_GPU_SYNC:
+		snprintf(r->name, sizeof(r->name), "sync %s",
+			 ap_gpu_sync_name(e->sub));
+		break;
+	case AP_GPU_MEMSET:
+		snprintf(r->name, sizeof(r->name), "memset");
+		break;
+	default:
+		/* CUPTI's count of records it dropped: no event */
+		free(e);
+		return -ENOMSG;
+	}
+	r->ts = e->ts;
+	r->dur_ns = e->duration_ns;
+	r->slice = 1;
+	r->pid = e->pid;
+	r->tid = e->tid;
+	r->on_device = (int)e->kind;
+	r->device = e->device;
+	r->stream = e->stream;
+	r->corr[0] = e->corr;
+	field(r, "kind", 0, "%s", ap_gpu_dev_kind_name(e->kind));
+	field(r, "device", 1, "%u", e->device);
+	field(r, "stream", 1, "%u", e->stream);
+	field(r, "correlation", 1, "%u", e->corr);
+	field(r, "duration_ns", 1, "%" PRIu64, e->duration_ns);
+	if (e->kind == AP_GPU_KERNEL) {
+		field(r, "grid", 0, "%u,%u,%u", e->grid[0], e->grid[1],
+		      e->grid[2]);
+		field(r, "block", 0, "%u,%u,%u", e->block[0], e->block[1],
+		      e->block[2]);
+		field(r, "static_smem", 1, "%u", e->static_smem);
+		field(r, "dynamic_smem", 1, "%u", e->dynamic_smem);
+	}
+	if (e->kind == AP_GPU_MEMCPY || e->kind == AP_GPU_MEMSET)
+		field(r, "bytes", 1, "%" PRIu64, e->bytes);
+	free(e);
 	return 0;
 }
 
@@ -305,6 +383,8 @@ int ap_evdec__decode(struct ap_evdec *d, const struct ap_frame *f,
 		return dec_io(d, f, r);
 	case AP_TAG_GPU:
 		return dec_gpu(f, r);
+	case AP_TAG_GPU_DEV:
+		return dec_gpu_dev(f, r);
 	case AP_TAG_MEM:
 		return dec_mem(f, r);
 	}
@@ -401,7 +481,17 @@ void ap_evrec__print_jsonl(const struct ap_evrec *r, const char *comm,
 	fputs("}\n", out);
 }
 
+struct launch {				/* a launch call, for its kernels */
+	uint32_t tid;
+	uint64_t mid;			/* the middle of the call, ns */
+	const char *name;		/* interned */
+};
+
 struct ap_evsink {
+	/* pid << 32 | CUPTI correlation id -> index in launches + 1 */
+	struct ap_hmap launch_by;
+	struct launch *launches;
+	size_t nr_launches, cap_launches;
 	int format;
 	uint32_t evmask;
 	const struct ap_report_opts *o;
@@ -409,6 +499,11 @@ struct ap_evsink {
 	FILE *out;
 	struct ap_evdec *dec;
 	struct ap_trace *trace;
+	/* text, jsonl: each event printed into line, put in time order */
+	struct ap_evsort *sort;
+	FILE *line;
+	char *line_buf;
+	size_t line_len;
 	struct ap_strtab *strs;
 	struct ap_stackres res;
 	uint64_t bad;
@@ -429,15 +524,87 @@ struct ap_evsink *ap_evsink__new(int format, uint32_t evmask,
 	k->out = out;
 	k->dec = ap_evdec__new();
 	k->strs = ap_strtab__new();
+	ap_hmap__init(&k->launch_by);
 	if (k->strs)
 		ap_stackres__init(&k->res, k->strs);
-	if (format == AP_FMT_TRACE)
+	if (format == AP_FMT_TRACE) {
 		k->trace = ap_trace__new(s, o->user_only, out);
-	if (!k->dec || !k->strs || (format == AP_FMT_TRACE && !k->trace)) {
+	} else {
+		k->sort = ap_evsort__new(0);
+		k->line = open_memstream(&k->line_buf, &k->line_len);
+	}
+	if (!k->dec || !k->strs || (format == AP_FMT_TRACE && !k->trace) ||
+	    (format != AP_FMT_TRACE && (!k->sort || !k->line))) {
 		ap_evsink__free(k);
 		return NULL;
 	}
 	return k;
+}
+
+/* a runtime launch's kernel: the name of its host stub */
+static void name_stub(struct ap_evsink *k, struct ap_evrec *r)
+{
+	struct ap_addrspace *as = ap_session__event_as(k->s, r->pid);
+	const struct ap_sym_loc *loc;
+
+	if (!as)
+		return;
+	loc = ap_symbolizer__user(ap_session__symbolizer(k->s), as, r->stub,
+				  0);
+	if (loc->nr_frames)
+		ap_sym_loc__format(loc, loc->nr_frames - 1, r->name,
+				   sizeof(r->name));
+}
+
+/* A launch is remembered by its correlation ids until the device's
+ * records name their launch: the kernel's name where CUPTI gave none,
+ * and the launching thread for the timeline's arrow. */
+static int join_launch(struct ap_evsink *k, struct ap_evrec *r)
+{
+	uint64_t *slot;
+	int i;
+
+	if (r->on_device) {
+		slot = r->corr[0] ? ap_hmap__find(&k->launch_by,
+			(uint64_t)r->pid << 32 | r->corr[0]) : NULL;
+		if (slot) {
+			const struct launch *l = &k->launches[*slot - 1];
+
+			r->joined = 1;
+			r->launch_tid = l->tid;
+			r->launch_mid = l->mid;
+			if (!r->name[0])
+				snprintf(r->name, sizeof(r->name), "%s",
+					 l->name);
+			ap_hmap__remove(&k->launch_by, (uint64_t)r->pid << 32 |
+					r->corr[0]);
+		}
+		if (!r->name[0])
+			snprintf(r->name, sizeof(r->name), "[unnamed kernel]");
+		return 0;
+	}
+	if (r->stub)
+		name_stub(k, r);
+	for (i = 0; i < 2; i++) {
+		const char *name;
+
+		if (!r->corr[i])
+			continue;
+		name = ap_strtab__intern(k->strs, r->name, -1);
+		if (!name || ap_grow((void **)&k->launches, &k->cap_launches,
+				     k->nr_launches, sizeof(*k->launches),
+				     256))
+			return -ENOMEM;
+		slot = ap_hmap__upsert(&k->launch_by,
+				       (uint64_t)r->pid << 32 | r->corr[i],
+				       NULL);
+		if (!slot)
+			return -ENOMEM;
+		k->launches[k->nr_launches] = (struct launch){
+			r->tid, r->ts + r->dur_ns / 2, name };
+		*slot = ++k->nr_launches;
+	}
+	return 0;
 }
 
 int ap_evsink__event(struct ap_evsink *k, const struct ap_frame *f)
@@ -453,27 +620,44 @@ int ap_evsink__event(struct ap_evsink *k, const struct ap_frame *f)
 		return 0;
 	if (err)
 		return err;
+	if (r.on_device || r.stub || r.corr[0] || r.corr[1]) {
+		err = join_launch(k, &r);
+		if (err)
+			return err;
+	}
 	if (!ap_report_opts__match(k->o, k->s, r.pid, r.tid))
 		return 0;
 	if (k->trace)
 		return ap_trace__event(k->trace, &r);
+	/* the stack in the address space of the moment: resolved now, in
+	 * file order, printed when its turn in time comes */
 	n = ap_evrec__stack(&r, k->s, &k->res, k->o->user_only);
 	if (n < 0)
 		return (int)n;
+	if (fseeko(k->line, 0, SEEK_SET))
+		return -EIO;
 	if (k->format == AP_FMT_JSONL)
 		ap_evrec__print_jsonl(&r, ap_session__comm(k->s, r.pid, r.tid),
-				      &k->res, n, k->out);
+				      &k->res, n, k->line);
 	else
 		ap_evrec__print_text(&r, ap_session__comm(k->s, r.pid, r.tid),
-				     &k->res, n, k->out);
-	return 0;
+				     &k->res, n, k->line);
+	if (fflush(k->line))
+		return -ENOMEM;
+	return ap_evsort__add(k->sort, r.ts, k->line_buf,
+			      (size_t)ftello(k->line));
 }
 
 int ap_evsink__finish(struct ap_evsink *k)
 {
+	int err;
+
 	if (k->trace)
 		return ap_trace__finish(k->trace);
-	return ferror(k->out) ? -EIO : 0;
+	err = ap_evsort__write(k->sort, k->out);
+	if (!err && (fflush(k->out) || ferror(k->out)))
+		err = -EIO;
+	return err;
 }
 
 void ap_evsink__free(struct ap_evsink *k)
@@ -481,6 +665,12 @@ void ap_evsink__free(struct ap_evsink *k)
 	if (!k)
 		return;
 	ap_trace__free(k->trace);
+	ap_evsort__free(k->sort);
+	if (k->line)
+		fclose(k->line);
+	free(k->line_buf);
+	ap_hmap__free(&k->launch_by);
+	free(k->launches);
 	ap_evdec__free(k->dec);
 	ap_stackres__free(&k->res);
 	ap_strtab__free(k->strs);

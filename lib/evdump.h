@@ -26,12 +26,25 @@ struct ap_evfield {
 
 struct ap_evrec {
 	const char *event;		/* "cpu", "syscall", ... (--events) */
-	char name[192];			/* syscall, lock, kernel, state... */
+	char name[256];			/* syscall, lock, kernel, state... */
 	uint64_t ts;			/* start (CLOCK_MONOTONIC ns) */
 	uint64_t dur_ns;
 	int slice;			/* [ts, ts + dur_ns]; else an instant */
 	uint32_t pid, tid, cpu;
 	uint32_t stack_id;		/* 0: none */
+	/* gpu: a device record (gpu-device) has its AP_GPU_* kind here
+	 * (else 0) and runs on the track of its device and stream;
+	 * launches and device records share CUPTI correlation ids (0:
+	 * none) */
+	int on_device;
+	uint32_t device, stream;
+	uint32_t corr[2];
+	uint64_t stub;			/* runtime launch: the host stub */
+	/* a device record joined to its launch (ap_evsink): the launching
+	 * thread and the middle of the launch call */
+	int joined;
+	uint32_t launch_tid;
+	uint64_t launch_mid;
 	struct ap_evfield f[AP_EVREC_FIELDS];
 	int nr;
 };

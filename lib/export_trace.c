@@ -7,6 +7,11 @@
  * intervals, lock waits and GPU launches as complete slices ("ph": "X"),
  * each with its fields and its stack as args; process and thread names
  * as metadata events.
+ *
+ * The GPU's work (CUPTI's records) goes on a track per device and stream
+ * in its process, after the threads, each kernel joined to the launch
+ * call that started it by a flow arrow (a "s"/"f" pair bound to the two
+ * slices, its id the CUPTI correlation id).
  */
 #include "export.h"
 
@@ -15,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ev_gpu.h"
 #include "evdump.h"
 #include "hmap.h"
 #include "session.h"
@@ -22,12 +28,20 @@
 #include "strtab.h"
 #include "view.h"
 
+/* the tracks of the GPU's streams: tids no thread has (pid_max is at
+ * most 2^22), one per (process, device, stream) */
+#define GPU_TID_BASE	0x40000000u
+
 struct ap_trace {
 	struct ap_session *s;
 	FILE *out;
 	int user_only;
 	uint64_t nr;			/* events written */
 	struct ap_hmap threads;		/* pid << 32 | tid -> 1 */
+	/* pid << 32 | device << 24 | stream -> its track's tid */
+	struct ap_hmap streams;
+	uint32_t nr_streams;
+	uint64_t flows;
 	struct ap_strtab *strs;
 	struct ap_stackres res;
 };
@@ -48,6 +62,7 @@ struct ap_trace *ap_trace__new(struct ap_session *s, int user_only,
 	t->out = out;
 	t->user_only = user_only;
 	ap_hmap__init(&t->threads);
+	ap_hmap__init(&t->streams);
 	ap_stackres__init(&t->res, t->strs);
 	fputs("{\"displayTimeUnit\": \"ns\",\n"
 	      " \"otherData\": {\"tool\": \"aperture " APERTURE_VERSION
@@ -61,17 +76,61 @@ static void us(FILE *out, uint64_t ns)
 	fprintf(out, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
 }
 
+/*
+ * The tid of the track of a device record's device and stream.  The
+ * synchronisations (a host thread waiting for a stream or the device)
+ * have a track of their own per device: on a stream's track they would
+ * overlap its kernels without nesting.
+ */
+#define SYNC_TRACK	0xffffff
+
+static int stream_tid(struct ap_trace *t, const struct ap_evrec *r,
+		      uint32_t *tid)
+{
+	uint32_t stream = r->on_device == AP_GPU_SYNC ? SYNC_TRACK :
+			  r->stream < SYNC_TRACK ? r->stream : SYNC_TRACK - 1;
+	uint64_t key = (uint64_t)r->pid << 32 | (r->device & 0xff) << 24 |
+		       stream;
+	uint64_t *slot;
+	int fresh;
+
+	slot = ap_hmap__upsert(&t->streams, key, &fresh);
+	if (!slot)
+		return -ENOMEM;
+	if (fresh)
+		*slot = GPU_TID_BASE + t->nr_streams++;
+	*tid = (uint32_t)*slot;
+	return 0;
+}
+
+/* the arrow from the launch call to the kernel it started */
+static void flow(struct ap_trace *t, const struct ap_evrec *r, uint32_t tid)
+{
+	t->flows++;
+	fprintf(t->out, ",\n{\"name\": \"launch\", \"cat\": \"gpu\", \"ph\": \"s\", \"id\": %" PRIu64 ", \"pid\": %u, \"tid\": %u, \"ts\": ",
+		t->flows, r->pid, r->launch_tid);
+	us(t->out, r->launch_mid);
+	fprintf(t->out, "},\n{\"name\": \"launch\", \"cat\": \"gpu\", \"ph\": \"f\", \"bp\": \"e\", \"id\": %" PRIu64 ", \"pid\": %u, \"tid\": %u, \"ts\": ",
+		t->flows, r->pid, tid);
+	us(t->out, r->ts + r->dur_ns / 2);
+	fputc('}', t->out);
+}
+
 int ap_trace__event(struct ap_trace *t, const struct ap_evrec *r)
 {
 	FILE *out = t->out;
-	uint64_t *slot;
+	uint32_t tid = r->tid;
 	long n, j;
-	int i, fresh;
+	int i, fresh, err;
 
-	slot = ap_hmap__upsert(&t->threads, (uint64_t)r->pid << 32 | r->tid,
-			       &fresh);
-	if (!slot)
+	if (r->on_device) {
+		err = stream_tid(t, r, &tid);
+		if (err)
+			return err;
+	} else if (!ap_hmap__upsert(&t->threads,
+				    (uint64_t)r->pid << 32 | r->tid, &fresh)) {
 		return -ENOMEM;
+	}
 	n = ap_evrec__stack(r, t->s, &t->res, t->user_only);
 	if (n < 0)
 		return (int)n;
@@ -86,8 +145,11 @@ int ap_trace__event(struct ap_trace *t, const struct ap_evrec *r)
 		fputs(", \"dur\": ", out);
 		us(out, r->dur_ns);
 	}
-	fprintf(out, ", \"pid\": %u, \"tid\": %u, \"args\": {\"cpu\": %u",
-		r->pid, r->tid, r->cpu);
+	fprintf(out, ", \"pid\": %u, \"tid\": %u, \"args\": {", r->pid, tid);
+	if (r->on_device)
+		fprintf(out, "\"tid\": %u", r->tid);
+	else
+		fprintf(out, "\"cpu\": %u", r->cpu);
 	for (i = 0; i < r->nr; i++) {
 		fputs(", ", out);
 		ap_json_str(out, r->f[i].key);
@@ -113,6 +175,8 @@ int ap_trace__event(struct ap_trace *t, const struct ap_evrec *r)
 		fputc(']', out);
 	}
 	fputs("}}", out);
+	if (r->joined)
+		flow(t, r, tid);
 	return 0;
 }
 
@@ -156,6 +220,20 @@ int ap_trace__finish(struct ap_trace *t)
 		fputs("}}", out);
 	}
 	free(keys);
+	/* the GPU's tracks, named and after the threads */
+	for (it = 0; ap_hmap__next(&t->streams, &it, &key, &val);) {
+		uint32_t pid = key >> 32, tid = (uint32_t)val;
+		uint32_t dev = (key >> 24) & 0xff, stream = key & SYNC_TRACK;
+
+		fprintf(out, "%s\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": %u, \"tid\": %u, \"args\": {\"name\": ",
+			t->nr++ ? "," : "", pid, tid);
+		if (stream == SYNC_TRACK)
+			fprintf(out, "\"GPU %u synchronisations\"", dev);
+		else
+			fprintf(out, "\"GPU %u stream %u\"", dev, stream);
+		fprintf(out, "}},\n{\"name\": \"thread_sort_index\", \"ph\": \"M\", \"pid\": %u, \"tid\": %u, \"args\": {\"sort_index\": %u}}",
+			pid, tid, tid);
+	}
 	fputs("\n]}\n", out);
 	return ferror(out) ? -EIO : 0;
 }
@@ -165,6 +243,7 @@ void ap_trace__free(struct ap_trace *t)
 	if (!t)
 		return;
 	ap_hmap__free(&t->threads);
+	ap_hmap__free(&t->streams);
 	ap_stackres__free(&t->res);
 	ap_strtab__free(t->strs);
 	free(t);

@@ -27,6 +27,7 @@
 #include "escape.h"
 #include "ev_gpu.h"
 #include "hmap.h"
+#include "profile.h"
 #include "session.h"
 #include "stackres.h"
 #include "strtab.h"
@@ -49,6 +50,7 @@ struct ident {				/* a kernel as launched */
 struct site {
 	uint32_t ident;
 	uint32_t stack_id;
+	uint32_t pid, tid;
 	const char *comm;		/* interned */
 	double count;
 	double launch_ns;
@@ -84,7 +86,7 @@ struct view_gpu {
 	struct vec idents, sites, shapes, devs;
 	/* interned key -> index in the vec */
 	struct ap_hmap ident_by, site_by, shape_by;
-	/* pid << 32 | correlation id -> ident index + 1 */
+	/* pid << 32 | correlation id -> site index + 1 */
 	struct ap_hmap launch_by;
 	struct ap_report_opts proc_opts;	/* o without --tid */
 	double total, launch_ns;
@@ -240,7 +242,7 @@ static int gpu_event(void *p, const struct ap_frame *f)
 	struct site *st;
 	struct shape *sh;
 	char key[256];
-	long ii, i;
+	long ii, si, i;
 	int fresh;
 
 	if (f->tag == AP_TAG_GPU_DEV)
@@ -267,14 +269,15 @@ static int gpu_event(void *p, const struct ap_frame *f)
 	if (fresh)
 		*id = (struct ident){ as, e.kernel, e.api, name, 0 };
 
-	snprintf(key, sizeof(key), "s/%ld/%u/%p", ii, e.stack_id,
-		 (const void *)comm);
-	i = lookup(v, &v->site_by, &v->sites, key, &fresh);
-	if (i < 0)
-		return (int)i;
-	st = VEC_AT(v->sites, struct site, i);
+	snprintf(key, sizeof(key), "s/%ld/%u/%u/%u/%p", ii, e.stack_id,
+		 e.pid, e.tid, (const void *)comm);
+	si = lookup(v, &v->site_by, &v->sites, key, &fresh);
+	if (si < 0)
+		return (int)si;
+	st = VEC_AT(v->sites, struct site, si);
 	if (fresh)
-		*st = (struct site){ (uint32_t)ii, e.stack_id, comm, 0, 0, 0 };
+		*st = (struct site){ (uint32_t)ii, e.stack_id, e.pid, e.tid,
+				     comm, 0, 0, 0 };
 	st->count += 1;
 	st->launch_ns += e.launch_ns;
 	if (e.result)
@@ -305,7 +308,7 @@ static int gpu_event(void *p, const struct ap_frame *f)
 				       NULL);
 		if (!slot)
 			return -ENOMEM;
-		*slot = (uint64_t)ii + 1;
+		*slot = (uint64_t)si + 1;
 	}
 	v->total += 1;
 	v->launch_ns += e.launch_ns;
@@ -486,6 +489,14 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* the kernel identity of a launch_by value */
+static const struct ident *launch_ident(struct view_gpu *v, uint64_t slot)
+{
+	const struct site *s = VEC_AT(v->sites, struct site, slot - 1);
+
+	return VEC_AT(v->idents, struct ident, s->ident);
+}
+
 /* the row named name, added when new */
 static struct krow *row_by_name(struct rows *rs, struct ap_hmap *by_name,
 				const char *name)
@@ -570,9 +581,7 @@ static int join_devs(struct view_gpu *v, struct rows *rs,
 		}
 		slot = ap_hmap__find(&v->launch_by, d->key);
 		if (slot) {
-			const struct ident *id = VEC_AT(v->idents,
-							struct ident,
-							*slot - 1);
+			const struct ident *id = launch_ident(v, *slot);
 
 			r = &rs->v[id->row];
 			rs->dev_joined += 1;
@@ -1064,6 +1073,115 @@ static int print_folded(struct view_gpu *v, FILE *out)
 	return err;
 }
 
+/* "NAME_[gpu]", the frame a kernel is under its launching stack */
+static const char *kernel_frame(struct view_gpu *v, const char *name)
+{
+	char buf[AP_GPU_DEV_NAME_MAX + 16];
+
+	snprintf(buf, sizeof(buf), "%s_[gpu]", name);
+	return ap_strtab__intern(v->strs, buf, -1);
+}
+
+/*
+ * The exporters' profile: per launching stack and thread, launches, the
+ * host launch calls' time and the device time of the kernels they
+ * started (CUPTI), under the kernel as the leaf; kernels whose launch
+ * was not seen weigh under their name alone.  Flame graphs weigh by
+ * device time where the recording has it, else by launches.
+ */
+static int gpu_profile(void *p, struct ap_profile *pr)
+{
+	struct view_gpu *v = p;
+	struct ap_prof_view pv = {
+		.name = "gpu",
+		.types = { { "launches", "count" },
+			   { "launch", "nanoseconds" },
+			   { "device", "nanoseconds" } },
+		.nr_types = 3,
+	};
+	double *dev = calloc(v->sites.nr ? v->sites.nr : 1, sizeof(*dev));
+	struct ap_hmap by;		/* unjoined: "u/pid/name" -> sample */
+	int idx, err = 0, any = 0;
+	size_t i;
+
+	if (!dev)
+		return -ENOMEM;
+	for (i = 0; i < v->devs.nr; i++) {
+		const struct dev *d = VEC_AT(v->devs, struct dev, i);
+		const uint64_t *slot;
+
+		if (d->kind != AP_GPU_KERNEL)
+			continue;
+		any = 1;
+		slot = ap_hmap__find(&v->launch_by, d->key);
+		if (slot)
+			dev[*slot - 1] += d->dur;
+	}
+	pv.main = any ? 2 : 0;
+	idx = ap_profile__add_view(pr, &pv);
+	if (idx < 0) {
+		free(dev);
+		return idx;
+	}
+	for (i = 0; !err && i < v->sites.nr; i++) {
+		const struct site *s = VEC_AT(v->sites, struct site, i);
+		const struct ident *id = VEC_AT(v->idents, struct ident,
+						s->ident);
+		const char *name = ident_name(v, id);
+		struct ap_prof_sample smp = {
+			.view = idx, .pid = s->pid, .tid = s->tid,
+			.comm = s->comm, .as = id->as,
+			.stack_id = s->stack_id,
+			.v = { (int64_t)s->count, (int64_t)s->launch_ns,
+			       (int64_t)dev[i] },
+		};
+
+		if (s->count <= 0 && !dev[i])
+			continue;
+		smp.leaf = name ? kernel_frame(v, name) : NULL;
+		err = smp.leaf ? ap_profile__add(pr, &smp) : -ENOMEM;
+	}
+	/* kernels run on the device whose launch was not seen (--tid: only
+	 * those of its launches) */
+	ap_hmap__init(&by);
+	for (i = 0; !err && !v->o->nr_tids && i < v->devs.nr; i++) {
+		const struct dev *d = VEC_AT(v->devs, struct dev, i);
+		uint32_t pid = d->key >> 32;
+		struct ap_prof_sample smp = {
+			.view = idx, .pid = pid,
+			.comm = ap_session__comm(v->s, pid, pid),
+		};
+		char key[AP_GPU_DEV_NAME_MAX + 16], *dm;
+		const char *k;
+		uint64_t *slot;
+		int fresh;
+
+		if (d->kind != AP_GPU_KERNEL ||
+		    ap_hmap__find(&v->launch_by, d->key))
+			continue;
+		/* one sample per process and kernel */
+		snprintf(key, sizeof(key), "u/%u/%s", pid, d->name);
+		k = ap_strtab__intern(v->strs, key, -1);
+		slot = k ? ap_hmap__upsert(&by, (uintptr_t)k, &fresh) : NULL;
+		if (!slot) {
+			err = -ENOMEM;
+			break;
+		}
+		if (fresh) {
+			dm = ap_demangle(d->name);
+			smp.leaf = kernel_frame(v, dm ? dm : d->name);
+			free(dm);
+			err = smp.leaf ? ap_profile__add(pr, &smp) : -ENOMEM;
+			*slot = pr->nr - 1;
+		}
+		if (!err)
+			pr->samples[*slot].v[2] += (int64_t)d->dur;
+	}
+	ap_hmap__free(&by);
+	free(dev);
+	return err;
+}
+
 static int gpu_print(void *p, FILE *out)
 {
 	struct view_gpu *v = p;
@@ -1092,4 +1210,5 @@ const struct ap_view_ops ap_view_gpu = {
 	.print = gpu_print,
 	.decay = gpu_decay,
 	.free = gpu_free,
+	.profile = gpu_profile,
 };

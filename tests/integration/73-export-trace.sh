@@ -5,7 +5,8 @@
 # time axis.  offcpu_sleep's truth: one nanosleep per iteration, each
 # blocked interval of sleepy_wait inside its nanosleep slice on the same
 # thread, the blocked time what the workload measured; CPU samples as
-# instants with stacks.
+# instants with stacks.  aperture script puts the same events in time
+# order.
 . tests/integration/lib.sh
 need_bpf
 need_cmd python3
@@ -54,5 +55,20 @@ assert cpu and all(e["ph"] == "i" for e in cpu)
 assert any(any(f.startswith("burn ") for f in e["args"].get("stack", [])) for e in cpu)
 names = {(e["name"], e["args"]["name"]) for e in ev if e["ph"] == "M"}
 assert ("thread_name", "offcpu_sleep") in names, names
+PY
+
+# the event dump in time order, the trace in the file's: there each
+# blocked interval (taken at the switch back in) comes before the
+# nanosleep around it (taken at its exit)
+"$APERTURE" script -i "$T/t.data" --format jsonl >"$T/jsonl" ||
+	fail "script --format jsonl"
+python3 - "$T/trace.json" "$T/jsonl" <<'PY' || fail "script order"
+import json, sys
+tr = [e["ts"] for e in json.load(open(sys.argv[1]))["traceEvents"] if e["ph"] != "M"]
+js = [json.loads(l)["ts"] for l in open(sys.argv[2])]
+back = sum(1 for a, b in zip(tr, tr[1:]) if b < a)
+print("file order: %d steps back in time; script: %d events" % (back, len(js)))
+assert back > 0 and len(js) == len(tr), (back, len(js), len(tr))
+assert js == sorted(js), "script not in time order"
 PY
 exit 0
