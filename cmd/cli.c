@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "cli.h"
 
-#include "collector.h"
-
 #include <errno.h>
 #include <stdint.h>
 #include <stdarg.h>
@@ -11,6 +9,7 @@
 #include <string.h>
 
 #include "collector.h"
+#include "view.h"
 
 void ap_cli_usage_error(struct argp_state *state, const char *fmt, ...)
 {
@@ -169,4 +168,73 @@ error_t ap_cli_key(int key, char *arg, struct argp_state *state)
 		ap_cli_usage_error(state, "unrecognized option '%s'", bad);
 	}
 	return ARGP_ERR_UNKNOWN;
+}
+
+int ap_cli_parse_ids(const char *arg, uint32_t *out, int max)
+{
+	char *dup = strdup(arg), *tok, *save = NULL;
+	unsigned long long v;
+	int n = 0;
+
+	if (!dup)
+		return -ENOMEM;
+	for (tok = strtok_r(dup, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (n == max || ap_parse_u64(tok, 1, UINT32_MAX, &v)) {
+			free(dup);
+			return -EINVAL;
+		}
+		out[n++] = (uint32_t)v;
+	}
+	free(dup);
+	return n ? n : -EINVAL;
+}
+
+error_t ap_cli_read_key(int key, char *arg, struct argp_state *state,
+			struct ap_report_opts *r, int *no_inline)
+{
+	unsigned long long v;
+	int n;
+
+	switch (key) {
+	case AP_OPT_PID:
+		n = ap_cli_parse_ids(arg, r->pids, AP_MAX_FILTER);
+		if (n < 0)
+			ap_cli_usage_error(state, "bad pid list '%s'", arg);
+		r->nr_pids = n;
+		return 0;
+	case AP_OPT_TID:
+		n = ap_cli_parse_ids(arg, r->tids, AP_MAX_FILTER);
+		if (n < 0)
+			ap_cli_usage_error(state, "bad tid list '%s'", arg);
+		r->nr_tids = n;
+		return 0;
+	case AP_OPT_COMM:
+		r->comm = arg;
+		return 0;
+	case AP_OPT_LIMIT:
+		if (ap_parse_u64(arg, 1, 1000000000, &v))
+			ap_cli_usage_error(state, "bad limit '%s': give N >= 1",
+					   arg);
+		r->limit = (long)v;
+		return 0;
+	case AP_OPT_USER_ONLY:
+		r->user_only = 1;
+		return 0;
+	case AP_OPT_NO_INLINE:
+		*no_inline = 1;
+		return 0;
+	}
+	return ARGP_ERR_UNKNOWN;
+}
+
+const struct ap_view_ops *ap_cli_view(const char *cmd, const char *name)
+{
+	const struct ap_view_ops *ops = ap_view__find(name);
+	char names[256];
+
+	if (!ops)
+		fprintf(stderr, "aperture %s: unknown event '%s'; valid events: %s\n",
+			cmd, name, ap_view__names(names, sizeof(names)));
+	return ops;
 }

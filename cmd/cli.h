@@ -54,4 +54,44 @@ unsigned int ap_cli_parse_freq(struct argp_state *state, const char *arg);
 int ap_parse_u64(const char *s, unsigned long long min,
 		 unsigned long long max, unsigned long long *out);
 
+/*
+ * What report, script and diff share in reading a record file: rows for
+ * an option table and their keys, which ap_cli_read_key parses.
+ */
+#define AP_OPT_PID		0x1e0
+#define AP_OPT_TID		0x1e1
+#define AP_OPT_COMM		0x1e2
+#define AP_OPT_LIMIT		0x1e3
+#define AP_OPT_USER_ONLY	0x1e4
+#define AP_OPT_NO_INLINE	0x1e5
+#define AP_CLI_FILTER_OPTIONS(group)					\
+	{ "pid", AP_OPT_PID, "PID[,PID..]", 0, "Only these processes", group }, \
+	{ "tid", AP_OPT_TID, "TID[,TID..]", 0, "Only these threads", group }, \
+	{ "comm", AP_OPT_COMM, "NAME", 0, "Only threads named NAME", group }
+#define AP_CLI_LIMIT_OPTION(group)					\
+	{ "limit", AP_OPT_LIMIT, "N", 0, "Print at most N rows", group }
+#define AP_CLI_USER_ONLY_OPTION(group)					\
+	{ "user-only", AP_OPT_USER_ONLY, NULL, 0, "Hide kernel frames", group }
+#define AP_CLI_NO_INLINE_OPTION(group)					\
+	{ "no-inline", AP_OPT_NO_INLINE, NULL, 0, "Do not expand inlined functions (skips loading DWARF)", group }
+
+struct ap_report_opts;
+/* one of those options into r and *no_inline (a bad value is a usage
+ * error); 0, or ARGP_ERR_UNKNOWN for another key */
+error_t ap_cli_read_key(int key, char *arg, struct argp_state *state,
+			struct ap_report_opts *r, int *no_inline);
+/* "ID[,ID..]" (each 1 to UINT32_MAX) into out[max]: the count, or
+ * -EINVAL (none, too many, a bad one) */
+int ap_cli_parse_ids(const char *arg, uint32_t *out, int max);
+
+struct ap_view_ops;
+/* the view named name, or NULL after "aperture CMD: unknown event..." */
+const struct ap_view_ops *ap_cli_view(const char *cmd, const char *name);
+
+/* aperture diff's work, which report --diff shares: files[0] (old) and
+ * files[1] compared in the view events names (NULL: cpu or the first);
+ * format AP_FMT_TABLE, _JSON, _FOLDED or _SVG in r.  The exit status. */
+int ap_cli_diff(const char *const files[2], const char *events,
+		const struct ap_report_opts *r, int no_inline);
+
 #endif /* APERTURE_CLI_H */

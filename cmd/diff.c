@@ -22,19 +22,16 @@ struct diff_opts {
 enum {
 	OPT_FORMAT = 0x100,
 	OPT_EVENTS,
-	OPT_LIMIT,
-	OPT_USER_ONLY,
-	OPT_NO_INLINE,
-	OPT_COMM,
 };
 
 static const struct argp_option options[] = {
 	{ "events", OPT_EVENTS, "VIEW", 0, "The view to compare: cpu (default when both files hold it), sched, lock, syscall, io, gpu or mem", 1 },
 	{ "format", OPT_FORMAT, "FMT", 0, "table (default), json, folded (difffolded: stack OLD NEW) or svg (differential flame graph)", 1 },
-	{ "limit", OPT_LIMIT, "N", 0, "Print at most N rows", 1 },
-	{ "user-only", OPT_USER_ONLY, NULL, 0, "Hide kernel frames", 1 },
-	{ "no-inline", OPT_NO_INLINE, NULL, 0, "Do not expand inlined functions (skips loading DWARF)", 1 },
-	{ "comm", OPT_COMM, "NAME", 0, "Only threads named NAME", 1 },
+	AP_CLI_LIMIT_OPTION(1),
+	AP_CLI_USER_ONLY_OPTION(1),
+	AP_CLI_NO_INLINE_OPTION(1),
+	{ NULL, 0, NULL, 0, "Filters:", 2 },
+	AP_CLI_FILTER_OPTIONS(2),
 	AP_CLI_HELP_OPTIONS,
 	{ NULL },
 };
@@ -43,7 +40,10 @@ static const char doc[] =
 	"Compare two record files: per symbol, the share of self time in the "
 	"old and the new recording and the change, sorted by the size of the "
 	"change, as perf diff prints; or both recordings' stacks side by side "
-	"for difffolded.pl, or a differential flame graph."
+	"for difffolded.pl, or a differential flame graph.  As perf diff, OLD "
+	"defaults to aperture.data.old (what record kept of the previous "
+	"recording) and NEW to aperture.data; 'aperture report --diff' does "
+	"the same."
 	"\v"
 	"Examples:\n"
 	"  aperture diff before.data after.data\n"
@@ -54,16 +54,11 @@ static const char doc[] =
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct diff_opts *o = state->input;
-	unsigned long long v;
 
 	switch (key) {
 	case OPT_EVENTS:
-		if (!ap_view__find(arg)) {
-			char names[256];
-
-			ap_cli_usage_error(state, "unknown event '%s'; valid events: %s",
-					   arg, ap_view__names(names, sizeof(names)));
-		}
+		if (!ap_cli_view("diff", arg))
+			exit(EXIT_USAGE);
 		o->events = arg;
 		break;
 	case OPT_FORMAT:
@@ -80,55 +75,37 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 					   "unknown format '%s': give table, json, folded or svg",
 					   arg);
 		break;
-	case OPT_LIMIT:
-		if (ap_parse_u64(arg, 1, 1000000000, &v))
-			ap_cli_usage_error(state, "bad limit '%s': give N >= 1",
-					   arg);
-		o->r.limit = (long)v;
-		break;
-	case OPT_USER_ONLY:
-		o->r.user_only = 1;
-		break;
-	case OPT_NO_INLINE:
-		o->no_inline = 1;
-		break;
-	case OPT_COMM:
-		o->r.comm = arg;
-		break;
 	case ARGP_KEY_ARG:
 		if (o->nr_files == 2)
 			ap_cli_usage_error(state, "unexpected argument '%s': give OLD and NEW",
 					   arg);
 		o->files[o->nr_files++] = arg;
 		break;
-	case ARGP_KEY_END:
-		if (o->nr_files != 2)
-			ap_cli_usage_error(state, "give two record files: OLD NEW");
-		break;
 	default:
+		if (ap_cli_read_key(key, arg, state, &o->r, &o->no_inline) == 0)
+			break;
 		return ap_cli_key(key, arg, state);
 	}
 	return 0;
 }
 
-static const struct argp argp = { options, parse_opt, "OLD NEW", doc };
+static const struct argp argp = { options, parse_opt, "[OLD [NEW]]", doc };
 
-int cmd_diff(int argc, char **argv)
+int ap_cli_diff(const char *const files[2], const char *events,
+		const struct ap_report_opts *r, int no_inline)
 {
-	struct diff_opts o = { 0 };
 	struct ap_diff_side *old = NULL, *new = NULL;
 	int err, ret = 1;
 
-	argp_parse(&argp, argc, argv, AP_ARGP_FLAGS, NULL, &o);
-	old = ap_diff_side__load(o.files[0], o.events, &o.r, o.no_inline);
+	old = ap_diff_side__load(files[0], events, r, no_inline);
 	if (!old)
 		goto out;
 	/* the new file's view: the one the old file gave */
-	new = ap_diff_side__load(o.files[1], ap_diff_side__view(old), &o.r,
-				 o.no_inline);
+	new = ap_diff_side__load(files[1], ap_diff_side__view(old), r,
+				 no_inline);
 	if (!new)
 		goto out;
-	err = ap_diff__print(old, new, o.r.format, o.r.limit, stdout);
+	err = ap_diff__print(old, new, r->format, r->limit, stdout);
 	if (err)
 		ap_err("diff: %s", strerror(-err));
 	else
@@ -137,4 +114,18 @@ out:
 	ap_diff_side__free(old);
 	ap_diff_side__free(new);
 	return ret;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	struct diff_opts o = { 0 };
+	const char *files[2] = { "aperture.data.old", "aperture.data" };
+
+	argp_parse(&argp, argc, argv, AP_ARGP_FLAGS, NULL, &o);
+	/* perf diff's defaults: one file is the old one */
+	if (o.nr_files > 0)
+		files[0] = o.files[0];
+	if (o.nr_files > 1)
+		files[1] = o.files[1];
+	return ap_cli_diff(files, o.events, &o.r, o.no_inline);
 }

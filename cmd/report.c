@@ -15,6 +15,7 @@
 #include "evdump.h"
 #include "export.h"
 #include "format.h"
+#include "input.h"
 #include "reader.h"
 #include "profile.h"
 #include "session.h"
@@ -35,24 +36,19 @@ struct report_opts {
 	int no_debuginfod;
 	const char *events;		/* NULL: what the file holds */
 	const char *format_name;	/* as given to --format */
+	const char *diff;		/* --diff: the old file */
 	struct ap_report_opts r;
 };
 
 enum {
 	OPT_FORMAT = 0x100,
 	OPT_SORT,
-	OPT_PID,
-	OPT_TID,
-	OPT_COMM,
-	OPT_LIMIT,
 	OPT_NO_CHILDREN,
-	OPT_USER_ONLY,
 	OPT_EVENTS,
 	OPT_PER_THREAD,
 	OPT_LOCK_CLASS,
 	OPT_ERRORS,
 	OPT_HIST,
-	OPT_NO_INLINE,
 	OPT_INLINE,
 	OPT_NO_DEMANGLE,
 	OPT_NO_PARAMS,
@@ -63,11 +59,13 @@ enum {
 	OPT_BUILDID_DIR,
 	OPT_FOLDED_SRCLINE,
 	OPT_NO_DEBUGINFOD,
+	OPT_DIFF,
 };
 
 static const struct argp_option options[] = {
 	{ "input", 'i', "FILE", 0, "Read FILE (default: aperture.data); - for standard input", 1 },
 	{ "events", OPT_EVENTS, "LIST", 0, "Views to print (default: every event the file holds)", 1 },
+	{ "diff", OPT_DIFF, "OLD", OPTION_ARG_OPTIONAL, "Compare with OLD (default: aperture.data.old) as 'aperture diff OLD FILE' does: --events VIEW, --format table, json, folded or svg", 1 },
 	{ NULL, 0, NULL, 0, "Output:", 2 },
 	{ "format", OPT_FORMAT, "FMT", 0, "table (default), folded (flamegraph.pl input), json, pprof (gzipped profile.proto), speedscope, svg (flame graph), trace (Perfetto timeline), events (one line per event)", 2 },
 	{ "icicle", OPT_ICICLE, NULL, 0, "svg: roots at the top (an icicle graph)", 2 },
@@ -75,10 +73,10 @@ static const struct argp_option options[] = {
 	{ "folded-srcline", OPT_FOLDED_SRCLINE, NULL, 0, "folded: frames as 'sym (file.c:12)' where the line is known", 2 },
 	{ "show-nr-samples", 'n', NULL, 0, "cpu: a Samples column (sample counts)", 2 },
 	{ "percent-limit", OPT_PERCENT_LIMIT, "PCT", 0, "cpu: only rows with at least PCT percent (children, else self)", 2 },
-	{ "limit", OPT_LIMIT, "N", 0, "Print at most N rows", 2 },
+	AP_CLI_LIMIT_OPTION(2),
 	{ "no-children", OPT_NO_CHILDREN, NULL, 0, "Omit the inclusive (children) column", 2 },
-	{ "user-only", OPT_USER_ONLY, NULL, 0, "Hide kernel frames", 2 },
-	{ "no-inline", OPT_NO_INLINE, NULL, 0, "Do not expand inlined functions (skips loading DWARF)", 2 },
+	AP_CLI_USER_ONLY_OPTION(2),
+	AP_CLI_NO_INLINE_OPTION(2),
 	{ "inline", OPT_INLINE, NULL, 0, "cpu: inlined functions get rows of their own (default: rows are ELF functions)", 2 },
 	{ "no-demangle", OPT_NO_DEMANGLE, NULL, 0, "Print C++ names as the symbol table has them", 2 },
 	{ "no-params", OPT_NO_PARAMS, NULL, 0, "C++ names without their parameter lists", 2 },
@@ -90,9 +88,7 @@ static const struct argp_option options[] = {
 	{ "errors", OPT_ERRORS, NULL, 0, "syscall: errno breakdown per syscall", 2 },
 	{ "hist", OPT_HIST, NULL, 0, "syscall: log2 latency histogram per syscall", 2 },
 	{ NULL, 0, NULL, 0, "Filters:", 3 },
-	{ "pid", OPT_PID, "PID[,PID..]", 0, "Only these processes", 3 },
-	{ "tid", OPT_TID, "TID[,TID..]", 0, "Only these threads", 3 },
-	{ "comm", OPT_COMM, "NAME", 0, "Only threads named NAME", 3 },
+	AP_CLI_FILTER_OPTIONS(3),
 	{ "percentage", OPT_PERCENTAGE, "HOW", 0, "cpu: filtered percentages of all samples (absolute, default) or of the filtered ones (relative)", 3 },
 	AP_CLI_HELP_OPTIONS,
 	{ NULL },
@@ -107,28 +103,8 @@ static const char doc[] =
 	"  aperture report\n"
 	"  aperture report --sort comm,sym --limit 20\n"
 	"  aperture report --format folded | flamegraph.pl > cpu.svg\n"
-	"  aperture report -i old.data --format json --pid 1234\n";
-
-static int parse_list(const char *arg, uint32_t *out, int max)
-{
-	char *dup = strdup(arg), *tok, *save = NULL;
-	int n = 0;
-
-	if (!dup)
-		return -ENOMEM;
-	for (tok = strtok_r(dup, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		unsigned long long v;
-
-		if (n == max || ap_parse_u64(tok, 1, UINT32_MAX, &v)) {
-			free(dup);
-			return -EINVAL;
-		}
-		out[n++] = (uint32_t)v;
-	}
-	free(dup);
-	return n ? n : -EINVAL;
-}
+	"  aperture report -i old.data --format json --pid 1234\n"
+	"  aperture report --diff=before.data -i after.data\n";
 
 static int parse_sort(const char *arg, struct ap_report_opts *r)
 {
@@ -163,9 +139,7 @@ static int parse_sort(const char *arg, struct ap_report_opts *r)
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct report_opts *o = state->input;
-	unsigned long long v;
 	char *end;
-	int n;
 
 	switch (key) {
 	case 'i':
@@ -199,35 +173,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 					   "bad sort keys '%s': give comma-separated comm, pid, tid, dso, sym, srcline",
 					   arg);
 		break;
-	case OPT_PID:
-		n = parse_list(arg, o->r.pids, AP_MAX_FILTER);
-		if (n < 0)
-			ap_cli_usage_error(state, "bad pid list '%s'", arg);
-		o->r.nr_pids = n;
-		break;
-	case OPT_TID:
-		n = parse_list(arg, o->r.tids, AP_MAX_FILTER);
-		if (n < 0)
-			ap_cli_usage_error(state, "bad tid list '%s'", arg);
-		o->r.nr_tids = n;
-		break;
-	case OPT_COMM:
-		o->r.comm = arg;
-		break;
-	case OPT_LIMIT:
-		if (ap_parse_u64(arg, 1, 1000000000, &v))
-			ap_cli_usage_error(state, "bad limit '%s': give N >= 1",
-					   arg);
-		o->r.limit = (long)v;
-		break;
 	case OPT_NO_CHILDREN:
 		o->r.no_children = 1;
-		break;
-	case OPT_USER_ONLY:
-		o->r.user_only = 1;
-		break;
-	case OPT_NO_INLINE:
-		o->no_inline = 1;
 		break;
 	case OPT_INLINE:
 		o->r.inline_rows = 1;
@@ -278,24 +225,20 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_HIST:
 		o->r.hist = 1;
 		break;
+	case OPT_DIFF:
+		o->diff = arg ? arg : "aperture.data.old";
+		break;
 	case ARGP_KEY_ARG:
 		ap_cli_usage_error(state, "unexpected argument '%s'", arg);
 	default:
+		if (ap_cli_read_key(key, arg, state, &o->r, &o->no_inline) == 0)
+			break;
 		return ap_cli_key(key, arg, state);
 	}
 	return 0;
 }
 
 static const struct argp argp = { options, parse_opt, NULL, doc };
-
-static void warn_cb(void *ctx, const char *msg)
-{
-	char esc[2048];
-
-	/* warnings quote paths and names from the file */
-	ap_escape(esc, sizeof(esc), msg, 0);
-	fprintf(stderr, "aperture: warning: %s\n", esc);
-}
 
 /*
  * A table on a terminal: lines cut to its width (COLUMNS, else the
@@ -754,6 +697,25 @@ static int export_views(struct view_inst *vi, int nr, struct report_opts *o,
 	return err;
 }
 
+/* --diff[=OLD]: aperture diff OLD FILE */
+static int report_diff(struct report_opts *o)
+{
+	const char *files[2] = { o->diff, o->input };
+
+	switch (o->r.format) {
+	case AP_FMT_TABLE:
+	case AP_FMT_JSON:
+	case AP_FMT_FOLDED:
+	case AP_FMT_SVG:
+		break;
+	default:
+		fprintf(stderr, "aperture report: --diff prints table, json, folded or svg, not %s\n",
+			o->format_name);
+		return EXIT_USAGE;
+	}
+	return ap_cli_diff(files, o->events, &o->r, o->no_inline);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = { .input = "aperture.data",
@@ -762,13 +724,13 @@ int cmd_report(int argc, char **argv)
 	const struct ap_read_stats *st;
 	/* source lines only for an output that prints them: .debug_line of
 	 * a big library is costly to inflate */
-	struct ap_symbolizer_opts so = { .warn = warn_cb, .no_srcline = 1 };
-	struct ap_symbolizer *sym = NULL;
+	struct ap_symbolizer_opts so = { .no_srcline = 1 };
 	struct ap_evsink *sink = NULL;
-	struct ap_session *s = NULL;
+	struct ap_input in = { 0 };
+	struct ap_session *s;
 	struct ap_reader *rd;
 	struct ap_frame f;
-	char errbuf[512], names[256], bid_dir[AP_PATH_MAX];
+	char names[256], bid_dir[AP_PATH_MAX];
 	int nr_views = 0, i, err, ret = 1;
 	struct tty_cut tc = { 0 };
 	FILE *out;
@@ -778,6 +740,8 @@ int cmd_report(int argc, char **argv)
 	o.r.keys[2] = AP_KEY_SYM;
 	o.r.nr_keys = 3;
 	argp_parse(&argp, argc, argv, AP_ARGP_FLAGS, NULL, &o);
+	if (o.diff)
+		return report_diff(&o);
 
 	so.no_inline = o.no_inline;
 	so.no_demangle = o.no_demangle;
@@ -804,18 +768,10 @@ int cmd_report(int argc, char **argv)
 		unsetenv("DEBUGINFOD_URLS");
 	if (!ap_bidcache__dir(o.buildid_dir, bid_dir, sizeof(bid_dir)))
 		so.buildid_dir = bid_dir;
-	rd = ap_reader__open(o.input, &err, errbuf, sizeof(errbuf));
-	if (!rd) {
-		ap_err("%s", errbuf);
+	if (ap_input__open(&in, o.input, &so))
 		return 1;
-	}
-	ap_reader__set_warn(rd, warn_cb, NULL);
-	sym = ap_symbolizer__new(&so);
-	s = sym ? ap_session__new(sym) : NULL;
-	if (!s) {
-		ap_err("out of memory");
-		goto out;
-	}
+	rd = in.rd;
+	s = in.s;
 	ap_session__escape_names(s, o.r.format != AP_FMT_JSON);
 
 	if (o.events) {
@@ -959,8 +915,6 @@ out:
 	ap_evsink__free(sink);
 	for (i = 0; i < nr_views; i++)
 		views[i].ops->free(views[i].v);
-	ap_session__free(s);
-	ap_symbolizer__free(sym);
-	ap_reader__close(rd);
+	ap_input__close(&in);
 	return ret;
 }

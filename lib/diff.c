@@ -9,6 +9,7 @@
 
 #include "export.h"
 #include "hmap.h"
+#include "input.h"
 #include "profile.h"
 #include "reader.h"
 #include "session.h"
@@ -20,18 +21,12 @@
 struct ap_diff_side {
 	const char *path;
 	struct ap_report_opts o;
-	struct ap_symbolizer *sym;
-	struct ap_session *s;
+	struct ap_input in;
 	const struct ap_view_ops *ops;
 	void *v;
 	struct ap_profile p;
 	int type;			/* the value compared */
 };
-
-static void warn_cb(void *ctx, const char *msg)
-{
-	fprintf(stderr, "aperture: warning: %s\n", msg);
-}
 
 void ap_diff_side__free(struct ap_diff_side *d)
 {
@@ -40,8 +35,7 @@ void ap_diff_side__free(struct ap_diff_side *d)
 	ap_profile__free(&d->p);
 	if (d->v)
 		d->ops->free(d->v);
-	ap_session__free(d->s);
-	ap_symbolizer__free(d->sym);
+	ap_input__close(&d->in);
 	free(d);
 }
 
@@ -54,13 +48,11 @@ struct ap_diff_side *ap_diff_side__load(const char *path, const char *view,
 					const struct ap_report_opts *o,
 					int no_inline)
 {
-	struct ap_symbolizer_opts so = { .warn = warn_cb, .no_srcline = 1,
+	struct ap_symbolizer_opts so = { .no_srcline = 1,
 					 .no_inline = no_inline };
 	struct ap_diff_side *d = calloc(1, sizeof(*d));
 	const struct ap_header *h;
-	struct ap_reader *rd = NULL;
 	struct ap_frame f;
-	char errbuf[512];
 	int err;
 
 	if (!d)
@@ -68,13 +60,9 @@ struct ap_diff_side *ap_diff_side__load(const char *path, const char *view,
 	d->path = path;
 	d->o = *o;
 	d->o.format = AP_FMT_TABLE;
-	rd = ap_reader__open(path, &err, errbuf, sizeof(errbuf));
-	if (!rd) {
-		fprintf(stderr, "aperture: %s\n", errbuf);
+	if (ap_input__open(&d->in, path, &so))
 		goto fail;
-	}
-	ap_reader__set_warn(rd, warn_cb, NULL);
-	h = ap_reader__header(rd);
+	h = ap_reader__header(d->in.rd);
 	if (!view)
 		view = (h->events_requested & AP_EVMASK(AP_TAG_CPU)) ||
 		       !h->events_requested ? "cpu" :
@@ -86,28 +74,25 @@ struct ap_diff_side *ap_diff_side__load(const char *path, const char *view,
 		goto fail;
 	}
 	d->o.freq = h->freq;
-	d->sym = ap_symbolizer__new(&so);
-	d->s = d->sym ? ap_session__new(d->sym) : NULL;
-	d->v = d->s ? d->ops->new(&d->o, d->s) : NULL;
+	d->v = d->ops->new(&d->o, d->in.s);
 	if (!d->v)
 		goto oom;
-	while ((err = ap_reader__next(rd, &f)) > 0)
-		if (ap_session__feed(d->s, &f) == 1 && f.tag == d->ops->tag)
+	while ((err = ap_reader__next(d->in.rd, &f)) > 0)
+		if (ap_session__feed(d->in.s, &f) == 1 &&
+		    ap_view__wants(d->ops, f.tag))
 			d->ops->event(d->v, &f);
 	if (err < 0)
 		fprintf(stderr, "aperture: reading '%s': %s; comparing what was read\n",
 			path, strerror(-err));
-	ap_profile__init(&d->p, d->s);
+	ap_profile__init(&d->p, d->in.s);
 	d->p.user_only = o->user_only;
 	if (d->ops->profile(d->v, &d->p))
 		goto oom;
 	d->type = d->p.nr_views ? d->p.views[0].main : 0;
-	ap_reader__close(rd);
 	return d;
 oom:
 	fprintf(stderr, "aperture: out of memory\n");
 fail:
-	ap_reader__close(rd);
 	ap_diff_side__free(d);
 	return NULL;
 }

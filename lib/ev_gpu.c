@@ -24,21 +24,62 @@ _Static_assert(AP_GPU_KERNEL == AP_GPU_DEV_KERNEL &&
 	       AP_GPU_DROPPED == AP_GPU_DEV_DROPPED, "device kinds");
 _Static_assert(AP_GPU_DEV_NAME_MAX == AP_GPU_DEV_NAME_LEN, "name length");
 
-void ap_gpu_launch__encode(const struct ap_gpu_launch *e, struct ap_buf *b)
+/* what launches and device records both carry: when and who, a kernel's
+ * shape, a name */
+static void put_head(struct ap_buf *b, uint64_t ts, uint32_t pid,
+		     uint32_t tid)
 {
-	size_t mark, n = strnlen(e->name, sizeof(e->name));
+	ap_buf__u64(b, ts);
+	ap_buf__u32(b, pid);
+	ap_buf__u32(b, tid);
+}
+
+static void get_head(struct ap_cur *c, uint64_t *ts, uint32_t *pid,
+		     uint32_t *tid)
+{
+	*ts = ap_cur__u64(c);
+	*pid = ap_cur__u32(c);
+	*tid = ap_cur__u32(c);
+}
+
+static void put_shape(struct ap_buf *b, const uint32_t grid[3],
+		      const uint32_t block[3])
+{
 	int i;
 
+	for (i = 0; i < 3; i++)
+		ap_buf__u32(b, grid[i]);
+	for (i = 0; i < 3; i++)
+		ap_buf__u32(b, block[i]);
+}
+
+static void get_shape(struct ap_cur *c, uint32_t grid[3], uint32_t block[3])
+{
+	int i;
+
+	for (i = 0; i < 3; i++)
+		grid[i] = ap_cur__u32(c);
+	for (i = 0; i < 3; i++)
+		block[i] = ap_cur__u32(c);
+}
+
+static void put_name(struct ap_buf *b, const char *name, size_t max)
+{
+	size_t n = strnlen(name, max);
+
+	ap_buf__u16(b, (uint16_t)n);
+	ap_buf__put(b, name, n);
+}
+
+void ap_gpu_launch__encode(const struct ap_gpu_launch *e, struct ap_buf *b)
+{
+	size_t mark;
+
 	ap_frame__begin(b, AP_TAG_GPU, &mark);
-	ap_buf__u64(b, e->ts);
-	ap_buf__u32(b, e->pid);
-	ap_buf__u32(b, e->tid);
+	put_head(b, e->ts, e->pid, e->tid);
 	ap_buf__u64(b, e->kernel);
 	ap_buf__u32(b, e->api);
-	for (i = 0; i < 3; i++)
-		ap_buf__u32(b, e->grid[i]);
-	for (i = 0; i < 3; i++)
-		ap_buf__u32(b, e->block[i]);
+	put_shape(b, e->grid, e->block);
 	ap_buf__u64(b, e->shared_mem);
 	ap_buf__u64(b, e->stream);
 	ap_buf__u64(b, e->launch_ns);
@@ -46,8 +87,7 @@ void ap_gpu_launch__encode(const struct ap_gpu_launch *e, struct ap_buf *b)
 	ap_buf__u32(b, e->stack_id);
 	ap_buf__u32(b, e->cpu);
 	ap_buf__u32(b, (uint32_t)e->result);
-	ap_buf__u16(b, (uint16_t)n);
-	ap_buf__put(b, e->name, n);
+	put_name(b, e->name, sizeof(e->name));
 	ap_buf__u32(b, e->corr[0]);
 	ap_buf__u32(b, e->corr[1]);
 	ap_frame__end(b, mark);
@@ -56,19 +96,13 @@ void ap_gpu_launch__encode(const struct ap_gpu_launch *e, struct ap_buf *b)
 int ap_gpu_launch__decode(const void *p, size_t len, struct ap_gpu_launch *e)
 {
 	struct ap_cur c;
-	int i;
 
 	memset(e, 0, sizeof(*e));
 	ap_cur__init(&c, p, len);
-	e->ts = ap_cur__u64(&c);
-	e->pid = ap_cur__u32(&c);
-	e->tid = ap_cur__u32(&c);
+	get_head(&c, &e->ts, &e->pid, &e->tid);
 	e->kernel = ap_cur__u64(&c);
 	e->api = ap_cur__u32(&c);
-	for (i = 0; i < 3; i++)
-		e->grid[i] = ap_cur__u32(&c);
-	for (i = 0; i < 3; i++)
-		e->block[i] = ap_cur__u32(&c);
+	get_shape(&c, e->grid, e->block);
 	e->shared_mem = ap_cur__u64(&c);
 	e->stream = ap_cur__u64(&c);
 	e->launch_ns = ap_cur__u64(&c);
@@ -87,13 +121,10 @@ int ap_gpu_launch__decode(const void *p, size_t len, struct ap_gpu_launch *e)
 
 void ap_gpu_dev__encode(const struct ap_gpu_dev *e, struct ap_buf *b)
 {
-	size_t mark, n = strnlen(e->name, sizeof(e->name));
-	int i;
+	size_t mark;
 
 	ap_frame__begin(b, AP_TAG_GPU_DEV, &mark);
-	ap_buf__u64(b, e->ts);
-	ap_buf__u32(b, e->pid);
-	ap_buf__u32(b, e->tid);
+	put_head(b, e->ts, e->pid, e->tid);
 	ap_buf__u32(b, e->kind);
 	ap_buf__u32(b, e->corr);
 	ap_buf__u64(b, e->duration_ns);
@@ -102,27 +133,20 @@ void ap_gpu_dev__encode(const struct ap_gpu_dev *e, struct ap_buf *b)
 	ap_buf__u32(b, e->stream);
 	ap_buf__u32(b, e->sub);
 	ap_buf__u64(b, e->bytes);
-	for (i = 0; i < 3; i++)
-		ap_buf__u32(b, e->grid[i]);
-	for (i = 0; i < 3; i++)
-		ap_buf__u32(b, e->block[i]);
+	put_shape(b, e->grid, e->block);
 	ap_buf__u32(b, e->static_smem);
 	ap_buf__u32(b, e->dynamic_smem);
-	ap_buf__u16(b, (uint16_t)n);
-	ap_buf__put(b, e->name, n);
+	put_name(b, e->name, sizeof(e->name));
 	ap_frame__end(b, mark);
 }
 
 int ap_gpu_dev__decode(const void *p, size_t len, struct ap_gpu_dev *e)
 {
 	struct ap_cur c;
-	int i;
 
 	memset(e, 0, sizeof(*e));
 	ap_cur__init(&c, p, len);
-	e->ts = ap_cur__u64(&c);
-	e->pid = ap_cur__u32(&c);
-	e->tid = ap_cur__u32(&c);
+	get_head(&c, &e->ts, &e->pid, &e->tid);
 	e->kind = ap_cur__u32(&c);
 	e->corr = ap_cur__u32(&c);
 	e->duration_ns = ap_cur__u64(&c);
@@ -131,10 +155,7 @@ int ap_gpu_dev__decode(const void *p, size_t len, struct ap_gpu_dev *e)
 	e->stream = ap_cur__u32(&c);
 	e->sub = ap_cur__u32(&c);
 	e->bytes = ap_cur__u64(&c);
-	for (i = 0; i < 3; i++)
-		e->grid[i] = ap_cur__u32(&c);
-	for (i = 0; i < 3; i++)
-		e->block[i] = ap_cur__u32(&c);
+	get_shape(&c, e->grid, e->block);
 	e->static_smem = ap_cur__u32(&c);
 	e->dynamic_smem = ap_cur__u32(&c);
 	ap_cur__str(&c, e->name, sizeof(e->name));

@@ -4,7 +4,8 @@
 # against offcpu_sleep moves burn_60's share (about 60 %) to zero and
 # burn's from zero, sorted by the size of the change; difffolded lines
 # carry both recordings' counts; the differential SVG is well-formed,
-# shrinking frames blue and growing ones red.
+# shrinking frames blue and growing ones red.  With no files, perf
+# diff's defaults; report --diff is the same command.
 . tests/integration/lib.sh
 need_bpf
 need_cmd python3
@@ -57,6 +58,24 @@ grep -q '>Differential flame graph<' "$T/diff.svg" || fail "svg title"
 grep -q 'data-n="burn"><title>[^<]*</title><rect [^>]*fill="rgb(255,' \
 	"$T/diff.svg" || fail "burn (grew) is not red"
 
-"$APERTURE" diff "$T/old.data" 2>/dev/null
-[ $? -eq 64 ] || fail "one file: not a usage error"
+# perf diff's defaults: OLD is aperture.data.old, NEW aperture.data; and
+# report --diff[=OLD] -i NEW is the same command
+cp "$T/old.data" "$T/aperture.data.old"
+cp "$T/new.data" "$T/aperture.data"
+grep -v '^#' "$T/table" >"$T/rows"
+(cd "$T" && "$APERTURE" diff --user-only) >"$T/t0" || fail "diff, no files"
+(cd "$T" && "$APERTURE" diff --user-only old.data) >"$T/t1" || fail "diff OLD"
+(cd "$T" && "$APERTURE" report --diff --user-only) >"$T/t2" ||
+	fail "report --diff"
+"$APERTURE" report --diff="$T/old.data" -i "$T/new.data" --user-only \
+	>"$T/t3" || fail "report --diff=OLD -i NEW"
+for t in t0 t1 t2 t3; do
+	grep -v '^#' "$T/$t" | cmp -s - "$T/rows" ||
+		fail "$t differs from diff OLD NEW: $(head -8 "$T/$t")"
+done
+grep -q "^# old: aperture.data.old, " "$T/t0" || fail "default OLD: $(head -3 "$T/t0")"
+"$APERTURE" report --diff -i "$T/new.data" --format trace 2>/dev/null
+[ $? -eq 64 ] || fail "report --diff --format trace: not a usage error"
+"$APERTURE" diff "$T/a" "$T/b" "$T/c" 2>/dev/null
+[ $? -eq 64 ] || fail "three files: not a usage error"
 exit 0
