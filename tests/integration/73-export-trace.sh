@@ -65,7 +65,8 @@ PY
 python3 - "$T/trace.json" "$T/jsonl" <<'PY' || fail "script order"
 import json, sys
 tr = [e["ts"] for e in json.load(open(sys.argv[1]))["traceEvents"] if e["ph"] != "M"]
-js = [json.loads(l)["ts"] for l in open(sys.argv[2])]
+# (bytes of names read as they come: the order is what is checked here)
+js = [json.loads(l)["ts"] for l in open(sys.argv[2], errors="replace")]
 back = sum(1 for a, b in zip(tr, tr[1:]) if b < a)
 print("file order: %d steps back in time; script: %d events" % (back, len(js)))
 assert back > 0 and len(js) == len(tr), (back, len(js), len(tr))
