@@ -106,7 +106,30 @@ struct ap_uw_state {
 	__u32 max;
 	__u32 flags;		/* AP_USTACK_* */
 	__u32 exact_pc;		/* pc is not a return address (leaf, signal) */
+	__u64 tramp;		/* the uretprobe trampoline; 0: none */
+	__u64 ri;		/* the task's uretprobe return instances */
 };
+
+/*
+ * A return address the kernel replaced with its uretprobe trampoline
+ * (a uretprobe, ours or another tool's, on a function of the stack): the
+ * original one, from the task's return instance whose stack slot it is.
+ */
+static __always_inline __u64 ap_uw_uretprobe(struct ap_uw_state *s, __u64 ra,
+					     __u64 slot)
+{
+	struct return_instance *ri = (void *)s->ri;
+	int i;
+
+	if (!s->tramp || ra != s->tramp)
+		return ra;
+	for (i = 0; i < 8 && ri; i++) {
+		if (BPF_CORE_READ(ri, stack) == slot)
+			return BPF_CORE_READ(ri, orig_ret_vaddr);
+		ri = BPF_CORE_READ(ri, next);
+	}
+	return ra;
+}
 
 /* the mapping of pc, or NULL: the last one starting at or below pc */
 static __always_inline const struct ap_umap *
@@ -243,7 +266,7 @@ static __always_inline long ap_uw_fp_step(struct ap_uw_state *s)
 		return 1;
 	if (ap_uw_read(&ra, bp + 8, s) || ap_uw_read(&nbp, bp, s))
 		return 1;
-	s->pc = ra;
+	s->pc = ap_uw_uretprobe(s, ra, bp + 8);
 	s->sp = bp + 16;
 	s->bp = nbp;
 	s->exact_pc = 0;
@@ -339,6 +362,7 @@ static long ap_uw_step(__u32 i, void *ctx)
 	}
 	if (ap_uw_read(&ra, cfa - 8, s))
 		return 1;
+	ra = ap_uw_uretprobe(s, ra, cfa - 8);
 	bp = s->bp;
 	if (row->rbp && ap_uw_read(&bp, cfa + 8 * (__s64)row->rbp, s))
 		return 1;
@@ -396,6 +420,8 @@ static __always_inline long ap_user_stack(void *ctx, __u64 *dst, __u32 max,
 	s.sp = BPF_CORE_READ(regs, sp);
 	s.bp = BPF_CORE_READ(regs, bp);
 	s.exact_pc = 1;
+	s.tramp = BPF_CORE_READ(task, mm, uprobes_state.xol_area, vaddr);
+	s.ri = (__u64)BPF_CORE_READ(task, utask, return_instances);
 	s.max = max < ap_max_ustack ? max : ap_max_ustack;
 	s.pid = bpf_get_current_pid_tgid() >> 32;
 	up = bpf_map_lookup_elem(&ap_uw_procs, &s.pid);

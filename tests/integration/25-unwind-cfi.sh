@@ -86,6 +86,19 @@ check lock "$T/lock.data" lock \
 	'(main;mode_lock|start_thread);lock_thread;locker;pthread_mutex_lock' \
 	'futex:mtx'
 
+# with lock:pthread's uretprobe on __lll_lock_wait, the return address
+# in its frame is the kernel's trampoline: the unwinder takes the
+# original from the task's return instances
+rec lockp -e lock,lock:pthread -- "$W" lock 1
+if ! "$APERTURE" report -i "$T/lockp.data" --format folded | grep -q 'pthread:mtx'; then
+	# (its probes need the libc's debug file: libc6-dbg)
+	echo "no lock:pthread waits: $(grep lock:pthread "$T/lockp.err")"
+else
+	check lockp "$T/lockp.data" lock \
+		'(main;mode_lock|start_thread);lock_thread;locker;pthread_mutex_lock[^;]*;([^;]*;)*futex_wait;futex:mtx' \
+		'futex:mtx'
+fi
+
 # page faults (the mem sensor's fallback source): the unwinder runs on
 # each sample of its perf events
 rec fault -e mem -- "$W" fault 1
