@@ -113,6 +113,7 @@ int ap_io_enter(struct io_sys_enter *ctx)
 		return 0;
 	in.sys = sys;
 	in.nr = nr;
+	in.start = bpf_ktime_get_ns();
 	in.fd = (__s32)ctx->args[0];
 	in.fd_out = -1;
 	switch (sys) {
@@ -390,9 +391,11 @@ static __always_inline int sum_call(const struct ap_ev_io *e)
 	return 0;
 }
 
-static __noinline int emit(int fd, __u32 dir, __u32 sys, __s64 ret,
-			   __u32 flags)
+/* in: the call (its number and entry time), on the caller's stack */
+static __noinline int emit(const struct ap_io_inflight *in, int fd,
+			   __u32 dir, __s64 ret, __u32 flags)
 {
+	__u32 sys = in->sys;
 	struct file *f = fd_file(fd);
 	struct io_seen_key key = {};
 	int want_path = 0;
@@ -417,6 +420,8 @@ static __noinline int emit(int fd, __u32 dir, __u32 sys, __s64 ret,
 		if (!p)
 			return 0;
 		fill_common(&p->io, fd, dir, sys, ret, flags | AP_IO_F_PATH, f);
+		p->io.hdr.ts = in->end;
+		p->io.start = in->start;
 		fill_path(p, f);
 		ap_submit(p, sizeof(*p));
 		/* only once it is on its way: a dropped record is re-sent */
@@ -429,6 +434,8 @@ static __noinline int emit(int fd, __u32 dir, __u32 sys, __s64 ret,
 		if (!e)
 			return 0;
 		fill_common(e, fd, dir, sys, ret, flags, f);
+		e->hdr.ts = in->end;
+		e->start = in->start;
 		if (sum_call(e))
 			ap_output(e, sizeof(*e));
 	} else {
@@ -437,6 +444,8 @@ static __noinline int emit(int fd, __u32 dir, __u32 sys, __s64 ret,
 		if (!e)
 			return 0;
 		fill_common(e, fd, dir, sys, ret, flags, f);
+		e->hdr.ts = in->end;
+		e->start = in->start;
 		ap_submit(e, sizeof(*e));
 	}
 	return 0;
@@ -489,6 +498,9 @@ int ap_io_exit(struct io_sys_exit *ctx)
 	if (!pin)
 		return 0;
 	in = *pin;
+	/* the call's end: before this program's own work (the path walk
+	 * of a file seen first takes microseconds) */
+	in.end = bpf_ktime_get_ns();
 	bpf_map_delete_elem(&io_inflight, &tid);
 	/* left by a syscall whose exit was never seen */
 	if (in.nr != nr)
@@ -514,19 +526,19 @@ int ap_io_exit(struct io_sys_exit *ctx)
 				flags |= AP_IO_F_PARTIAL;
 			ret = s->bytes;
 		}
-		emit(in.fd, in.sys == AP_IO_SYS_RECVMMSG ? AP_IO_READ :
-							   AP_IO_WRITE,
-		     in.sys, ret, flags);
+		emit(&in, in.fd, in.sys == AP_IO_SYS_RECVMMSG ? AP_IO_READ :
+								AP_IO_WRITE,
+		     ret, flags);
 		return 0;
 	case AP_IO_SYS_SPLICE:
 	case AP_IO_SYS_SENDFILE:
 	case AP_IO_SYS_COPY_FILE_RANGE:
-		emit(in.fd, AP_IO_READ, in.sys, ret, 0);
-		emit(in.fd_out, AP_IO_WRITE, in.sys, ret, 0);
+		emit(&in, in.fd, AP_IO_READ, ret, 0);
+		emit(&in, in.fd_out, AP_IO_WRITE, ret, 0);
 		return 0;
 	}
 	/* the odd numbers read, the even ones write */
-	emit(in.fd, in.sys & 1 ? AP_IO_READ : AP_IO_WRITE, in.sys, ret, 0);
+	emit(&in, in.fd, in.sys & 1 ? AP_IO_READ : AP_IO_WRITE, ret, 0);
 	return 0;
 }
 

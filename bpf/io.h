@@ -92,6 +92,7 @@ struct ap_ev_io {
 	__u8 raddr[16];
 	__u32 path_len;		/* bytes used in path[] */
 	__u32 pad;
+	__u64 start;		/* the call's entry; hdr.ts is its exit */
 	char comm[AP_COMM_LEN];
 };
 
@@ -108,6 +109,8 @@ struct ap_io_inflight {
 	__s32 fd_out;		/* splice, sendfile, copy_file_range: write side */
 	__u32 sys;		/* AP_IO_SYS_* */
 	__s32 nr;		/* native syscall number */
+	__u64 start;		/* bpf_ktime_get_ns() at entry */
+	__u64 end;		/* at exit, in the exit program's copy */
 };
 
 /*

@@ -53,6 +53,8 @@ void ap_io__encode(const struct ap_io *e, struct ap_buf *b)
 		ap_buf__u64(b, e->bytes);
 		ap_buf__u64(b, e->errors);
 		ap_buf__u64(b, e->partial);
+	} else {
+		ap_buf__u64(b, e->duration_ns);
 	}
 	ap_frame__end(b, mark);
 }
@@ -96,6 +98,9 @@ int ap_io__decode(const void *p, size_t len, struct ap_io *e)
 		e->bytes = ap_cur__u64(&c);
 		e->errors = ap_cur__u64(&c);
 		e->partial = ap_cur__u64(&c);
+	} else if (!c.err && ap_cur__left(&c) >= 8) {
+		/* minor 4 */
+		e->duration_ns = ap_cur__u64(&c);
 	}
 	return c.err;
 }
@@ -165,6 +170,8 @@ int ap_rec_io(struct ap_recorder *r, const void *data, size_t size)
 	memset(&f, 0, offsetof(struct ap_io, name));
 	f.name[0] = '\0';
 	f.calls = f.bytes = f.errors = f.partial = 0;
+	f.duration_ns = e->start && e->start < e->hdr.ts ?
+			e->hdr.ts - e->start : 0;
 	f.ts = e->hdr.ts;
 	f.pid = e->hdr.pid;
 	f.tid = e->hdr.tid;
@@ -203,6 +210,7 @@ int ap_rec_io(struct ap_recorder *r, const void *data, size_t size)
 		const struct ap_ev_io_sum *se = data;
 
 		f.ret = 0;
+		f.duration_ns = 0;
 		f.calls = se->sum.calls;
 		f.bytes = se->sum.bytes;
 		f.errors = se->sum.errors;

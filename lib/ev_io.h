@@ -55,6 +55,9 @@ struct ap_io {
 	uint64_t bytes;
 	uint64_t errors;
 	uint64_t partial;
+	/* one call (no AP_IO_F_SUM, format 1.4): its entry to its exit
+	 * (ts); 0: not known (older files) */
+	uint64_t duration_ns;
 };
 
 void ap_io__encode(const struct ap_io *e, struct ap_buf *b);

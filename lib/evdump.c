@@ -103,12 +103,27 @@ static int dec_syscall(const struct ap_frame *f, struct ap_evrec *r)
 	snprintf(r->name, sizeof(r->name), "%s",
 		 ap_syscall__name(e.id, buf, sizeof(buf)));
 	r->ts = e.ts;
-	r->dur_ns = e.duration_ns;
-	r->slice = 1;
 	r->pid = e.pid;
 	r->tid = e.tid;
-	r->cpu = e.cpu;
 	r->stack_id = e.stack_id;
+	if (e.flags & AP_SYSCALL_SUMMARY) {
+		uint64_t errs = 0;
+		uint32_t i;
+
+		/* the totals of many calls, as they were read: no slice of
+		 * time of their own (a timeline would draw one as long as
+		 * their sum) */
+		for (i = 0; i < e.nr_errs && i < AP_SYSCALL_SUM_ERRS; i++)
+			errs += e.errs[i].count;
+		field(r, "calls", 1, "%" PRIu64, e.calls);
+		field(r, "errors", 1, "%" PRIu64, errs);
+		field(r, "total_ns", 1, "%" PRIu64, e.duration_ns);
+		field(r, "max_ns", 1, "%" PRIu64, e.max_ns);
+		return 0;
+	}
+	r->dur_ns = e.duration_ns;
+	r->slice = 1;
+	r->cpu = e.cpu;
 	field(r, "ret", 1, "%" PRId64, e.ret);
 	if (e.ret < 0 && e.ret >= -4095)
 		field(r, "errno", 0, "%s", strerrorname_np((int)-e.ret) ?
@@ -214,7 +229,11 @@ static int dec_io(struct ap_evdec *d, const struct ap_frame *f,
 	}
 	ap_io_describe(e, path ? path : "", what, sizeof(what));
 	snprintf(r->name, sizeof(r->name), "%s", ap_io_sys_name(e->sys));
-	r->ts = e->ts;
+	/* a slice from the call's entry where the file has its duration
+	 * (minor 3), else an instant at its end */
+	r->ts = e->ts - (e->duration_ns < e->ts ? e->duration_ns : 0);
+	r->dur_ns = e->duration_ns;
+	r->slice = e->duration_ns > 0;
 	r->pid = e->pid;
 	r->tid = e->tid;
 	r->cpu = e->cpu;
@@ -230,6 +249,8 @@ static int dec_io(struct ap_evdec *d, const struct ap_frame *f,
 	}
 	field(r, "type", 0, "%s", ap_io_type_name(e->type));
 	field(r, "resource", 0, "%s", what);
+	if (e->duration_ns)
+		field(r, "duration_ns", 1, "%" PRIu64, e->duration_ns);
 	free(e);
 	return 0;
 }

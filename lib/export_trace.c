@@ -3,7 +3,7 @@
  * The timeline: Chrome's trace-event JSON, which Perfetto
  * (ui.perfetto.dev) and chrome://tracing load.  One track per thread on
  * the recording's clock (CLOCK_MONOTONIC, in microseconds): CPU samples
- * and memory accesses and I/O calls as instants, syscalls, off-CPU
+ * and memory accesses as instants, syscalls, I/O calls, off-CPU
  * intervals, lock waits and GPU launches as complete slices ("ph": "X"),
  * each with its fields and its stack as args; process and thread names
  * as metadata events.
@@ -29,8 +29,10 @@
 #include "view.h"
 
 /* the tracks of the GPU's streams: tids no thread has (pid_max is at
- * most 2^22), one per (process, device, stream) */
+ * most 2^22), one per (process, device, stream); and a track per thread
+ * for its I/O calls */
 #define GPU_TID_BASE	0x40000000u
+#define IO_TID_BASE	0x50000000u
 
 struct ap_trace {
 	struct ap_session *s;
@@ -41,6 +43,9 @@ struct ap_trace {
 	/* pid << 32 | device << 24 | stream -> its track's tid */
 	struct ap_hmap streams;
 	uint32_t nr_streams;
+	/* pid << 32 | tid -> the tid of its I/O track */
+	struct ap_hmap io_tracks;
+	uint32_t nr_io;
 	uint64_t flows;
 	struct ap_strtab *strs;
 	struct ap_stackres res;
@@ -63,6 +68,7 @@ struct ap_trace *ap_trace__new(struct ap_session *s, int user_only,
 	t->user_only = user_only;
 	ap_hmap__init(&t->threads);
 	ap_hmap__init(&t->streams);
+	ap_hmap__init(&t->io_tracks);
 	ap_stackres__init(&t->res, t->strs);
 	fputs("{\"displayTimeUnit\": \"ns\",\n"
 	      " \"otherData\": {\"tool\": \"aperture " APERTURE_VERSION
@@ -103,6 +109,27 @@ static int stream_tid(struct ap_trace *t, const struct ap_evrec *r,
 	return 0;
 }
 
+/*
+ * An I/O call's slice goes on a track of its own beside its thread's:
+ * the syscall sensor's slice of the same call is timed by another
+ * program, a microsecond or so apart at each end, and the two would
+ * overlap without nesting on one track.
+ */
+static int io_tid(struct ap_trace *t, const struct ap_evrec *r, uint32_t *tid)
+{
+	uint64_t *slot;
+	int fresh;
+
+	slot = ap_hmap__upsert(&t->io_tracks, (uint64_t)r->pid << 32 | r->tid,
+			       &fresh);
+	if (!slot)
+		return -ENOMEM;
+	if (fresh)
+		*slot = IO_TID_BASE + t->nr_io++;
+	*tid = (uint32_t)*slot;
+	return 0;
+}
+
 /* the arrow from the launch call to the kernel it started */
 static void flow(struct ap_trace *t, const struct ap_evrec *r, uint32_t tid)
 {
@@ -130,6 +157,10 @@ int ap_trace__event(struct ap_trace *t, const struct ap_evrec *r)
 	} else if (!ap_hmap__upsert(&t->threads,
 				    (uint64_t)r->pid << 32 | r->tid, &fresh)) {
 		return -ENOMEM;
+	} else if (r->slice && !strcmp(r->event, "io")) {
+		err = io_tid(t, r, &tid);
+		if (err)
+			return err;
 	}
 	n = ap_evrec__stack(r, t->s, &t->res, t->user_only);
 	if (n < 0)
@@ -146,7 +177,7 @@ int ap_trace__event(struct ap_trace *t, const struct ap_evrec *r)
 		us(out, r->dur_ns);
 	}
 	fprintf(out, ", \"pid\": %u, \"tid\": %u, \"args\": {", r->pid, tid);
-	if (r->on_device)
+	if (tid != r->tid)
 		fprintf(out, "\"tid\": %u", r->tid);
 	else
 		fprintf(out, "\"cpu\": %u", r->cpu);
@@ -234,6 +265,11 @@ int ap_trace__finish(struct ap_trace *t)
 		fprintf(out, "}},\n{\"name\": \"thread_sort_index\", \"ph\": \"M\", \"pid\": %u, \"tid\": %u, \"args\": {\"sort_index\": %u}}",
 			pid, tid, tid);
 	}
+	for (it = 0; ap_hmap__next(&t->io_tracks, &it, &key, &val);)
+		fprintf(out, "%s\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": %u, \"tid\": %u, \"args\": {\"name\": \"I/O of %u\"}},\n{\"name\": \"thread_sort_index\", \"ph\": \"M\", \"pid\": %u, \"tid\": %u, \"args\": {\"sort_index\": %u}}",
+			t->nr++ ? "," : "", (uint32_t)(key >> 32),
+			(uint32_t)val, (uint32_t)key, (uint32_t)(key >> 32),
+			(uint32_t)val, (uint32_t)val);
 	fputs("\n]}\n", out);
 	return ferror(out) ? -EIO : 0;
 }
@@ -244,6 +280,7 @@ void ap_trace__free(struct ap_trace *t)
 		return;
 	ap_hmap__free(&t->threads);
 	ap_hmap__free(&t->streams);
+	ap_hmap__free(&t->io_tracks);
 	ap_stackres__free(&t->res);
 	ap_strtab__free(t->strs);
 	free(t);

@@ -7,7 +7,8 @@
 # the boost clock), records it with `aperture record -e gpu`, and checks
 # names, counts, the join to launches and device times within 5 % of the
 # nominal times and of the program's own cudaEvent timings; one 64 MiB
-# host-to-device copy by direction and size.  Prints the figures.
+# host-to-device copy by direction and size; the timeline's kernels on
+# their stream's track, each joined to its launch.  Prints the figures.
 #
 # Usage: tests/device/gpu-device.sh [BUILD]   (run as root, from the repo)
 set -e
@@ -140,5 +141,24 @@ if not h or h["copies"] != 1 or h["bytes"] != 64 << 20:
 else:
     print("HtoD: 1 copy, %d bytes, %d ns (%.1f GB/s)" % (h["bytes"], h["device_ns"], h["bytes"] / h["device_ns"]))
 sys.exit(0 if ok else 1)
+PY
+# the timeline: each kernel on its stream's track, joined to its launch
+"$APERTURE" report -i "$T/g.data" --events gpu --format trace \
+	>"$T/trace.json" || fail "report --format trace"
+python3 - "$T/trace.json" "$T/g.json" <<'PY' || fail "timeline"
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+g = json.load(open(sys.argv[2]))["gpu"]
+track = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev
+         if e["ph"] == "M" and e["name"] == "thread_name"}
+kern = [e for e in ev if e.get("cat") == "gpu-device" and e["args"]["kind"] == "kernel"]
+flows = sum(1 for e in ev if e["ph"] == "f")
+tracks = sorted({track[(e["pid"], e["tid"])] for e in kern})
+total = sum(e["args"]["duration_ns"] for e in kern)
+print("timeline: %d kernels on %s, %d flows from their launches, %d ns"
+      % (len(kern), tracks, flows, total))
+assert len(kern) == g["device_kernels"] == flows, (len(kern), flows)
+assert all(t.startswith("GPU ") and " stream " in t for t in tracks), tracks
+assert total == sum(k["device_ns"] or 0 for k in g["kernels"]), total
 PY
 echo "PASS: gpu device times"

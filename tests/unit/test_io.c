@@ -60,6 +60,7 @@ static void fill(struct ap_io *e)
 		e->raddr[i] = 0xf0 + i;
 	}
 	strcpy(e->name, "/srv/data/file.bin");
+	e->duration_ns = 123456789;
 }
 
 START_TEST(test_roundtrip)
@@ -73,10 +74,11 @@ START_TEST(test_roundtrip)
 	ck_assert_int_eq(b.err, 0);
 	ck_assert_uint_eq(ap_get_le32(b.data), AP_TAG_IO);
 	ck_assert_uint_eq(ap_get_le32(b.data + 4),
-			  FIXED_LEN + 2 + strlen(in.name));
+			  FIXED_LEN + 2 + strlen(in.name) + 8);
 	ck_assert_int_eq(ap_io__decode(b.data + 8, b.len - 8, &out), 0);
 	ck_assert_int_eq(memcmp(&in, &out, offsetof(struct ap_io, name)), 0);
 	ck_assert_str_eq(out.name, in.name);
+	ck_assert_uint_eq(out.duration_ns, in.duration_ns);
 	ap_buf__free(&b);
 }
 END_TEST
@@ -155,21 +157,28 @@ START_TEST(test_pinned_bytes)
 	ck_assert_uint_eq(p[113], 0xff);
 	ck_assert_uint_eq(ap_get_le16(p + FIXED_LEN), strlen(e.name));
 	ck_assert_int_eq(memcmp(p + FIXED_LEN + 2, e.name, strlen(e.name)), 0);
+	ck_assert_uint_eq(ap_get_le64(p + FIXED_LEN + 2 + strlen(e.name)),
+			  e.duration_ns);
 	ap_buf__free(&b);
 }
 END_TEST
 
+/* cut before the end of the name: refused; a file of minor 2 ends there
+ * and has no duration */
 START_TEST(test_short_refused)
 {
 	struct ap_io e;
 	struct ap_buf b;
-	size_t len;
+	size_t len, old;
 
 	fill(&e);
 	ap_buf__init(&b);
 	ap_io__encode(&e, &b);
-	for (len = 0; len < b.len - 8; len++)
+	old = FIXED_LEN + 2 + strlen(e.name);
+	for (len = 0; len < old; len++)
 		ck_assert_int_eq(ap_io__decode(b.data + 8, len, &e), -EBADMSG);
+	ck_assert_int_eq(ap_io__decode(b.data + 8, old, &e), 0);
+	ck_assert_uint_eq(e.duration_ns, 0);
 	ap_buf__free(&b);
 }
 END_TEST
