@@ -101,12 +101,16 @@ endif
 .DELETE_ON_ERROR:
 .SECONDARY:
 .PHONY: cupti all clean check unit integration demo bench deps install uninstall tests \
-	fuzz fuzz-build
+	fuzz fuzz-build FORCE
 
 all: aperture cupti
 
-aperture: $(O)/aperture
-	$(Q)cp $< $@
+# always from the $(O) of this make: after a build in another O, ./aperture
+# is newer than this one's binary and would otherwise stay the other build
+aperture: $(O)/aperture FORCE
+	$(Q)cmp -s $< $@ || cp $< $@
+
+FORCE:
 
 # next to ./aperture too: aperture looks for it beside its own binary
 cupti: $(CUPTI_TARGETS)

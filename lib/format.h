@@ -22,10 +22,11 @@
 
 #define AP_FILE_MAGIC		"APERTURE"	/* 8 bytes, no NUL */
 #define AP_FORMAT_MAJOR		1
-#define AP_FORMAT_MINOR		4	/* 1: syscall summary frames; 2: gpu-device
+#define AP_FORMAT_MINOR		5	/* 1: syscall summary frames; 2: gpu-device
 					 * frames, launch correlation ids, ap_stack.flags;
 					 * 3: io summary frames (AP_IO_F_SUM);
-					 * 4: an io call's duration */
+					 * 4: an io call's duration;
+					 * 5: the header CRC covers the version */
 #define AP_FRAME_HDR_LEN	8
 
 /* frame tags; 0-3 keep the reference event model's order */

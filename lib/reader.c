@@ -135,7 +135,7 @@ static long reader__header(struct ap_reader *r, const char *path,
 {
 	const uint8_t *m = r->map;
 	size_t n = r->size < 8 ? r->size : 8;
-	uint32_t hlen;
+	uint32_t hlen, stored;
 	uint16_t major, minor;
 	int err;
 
@@ -148,20 +148,23 @@ static long reader__header(struct ap_reader *r, const char *path,
 		goto out_short;
 	major = ap_get_le16(m + 8);
 	minor = ap_get_le16(m + 10);
+	hlen = ap_get_le32(m + 12);
+	if (r->size - AP_FILE_HDR_FIXED < (size_t)hlen + 4)
+		goto out_short;
+	stored = ap_get_le32(m + AP_FILE_HDR_FIXED + hlen);
+	/* 1.5 on: version, length and payload; 1.0 to 1.4: the payload */
+	if (crc(m + 8, AP_FILE_HDR_FIXED - 8 + (size_t)hlen) != stored &&
+	    (major != 1 || minor >= 5 ||
+	     crc(m + AP_FILE_HDR_FIXED, hlen) != stored)) {
+		set_err(errbuf, errlen,
+			"%s: header CRC mismatch: the file is corrupt", path);
+		return -EBADMSG;
+	}
 	if (major > AP_FORMAT_MAJOR) {
 		set_err(errbuf, errlen,
 			"%s: format version %u.%u is newer than this aperture (%d.%d); upgrade aperture",
 			path, major, minor, AP_FORMAT_MAJOR, AP_FORMAT_MINOR);
 		return -EPROTONOSUPPORT;
-	}
-	hlen = ap_get_le32(m + 12);
-	if (r->size - AP_FILE_HDR_FIXED < (size_t)hlen + 4)
-		goto out_short;
-	if (crc(m + AP_FILE_HDR_FIXED, hlen) !=
-	    ap_get_le32(m + AP_FILE_HDR_FIXED + hlen)) {
-		set_err(errbuf, errlen,
-			"%s: header CRC mismatch: the file is corrupt", path);
-		return -EBADMSG;
 	}
 	err = ap_header__decode(m + AP_FILE_HDR_FIXED, hlen, &r->hdr);
 	if (err) {

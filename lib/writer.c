@@ -199,8 +199,10 @@ struct ap_writer *ap_writer__create(const char *path,
 		goto out_close;
 	}
 	ap_put_le32(b.data + lenpos, (uint32_t)(b.len - lenpos - 4));
-	p = b.data + lenpos + 4;
-	ap_buf__u32(&b, crc(p, b.len - lenpos - 4));
+	/* from 1.5 on the CRC covers the version and length too: a flipped
+	 * version bit is corruption, not another format */
+	p = b.data + 8;
+	ap_buf__u32(&b, crc(p, b.len - 8));
 	if (b.err) {
 		ret = b.err;
 		goto out_close;

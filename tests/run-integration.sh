@@ -5,6 +5,18 @@
 # package provides is missing) is always a skip.  Prints one closing line:
 # "integration: N passed, N failed, N skipped".
 build=${1:-build}
+# a binary older than the sources it is built from is not the code under
+# test (make O=DIR tests, then this script with another or no directory)
+if [ ! -x "$build/aperture" ]; then
+	echo "FAIL: no $build/aperture: run make O=$build tests" >&2
+	exit 1
+fi
+for f in lib/*.[ch] cmd/*.[ch] bpf/*.[ch]; do
+	if [ "$f" -nt "$build/aperture" ]; then
+		echo "FAIL: $build/aperture is older than $f: run make O=$build tests" >&2
+		exit 1
+	fi
+done
 passed=0
 failed=0
 skipped=0

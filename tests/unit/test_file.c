@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "format.h"
 #include "reader.h"
@@ -420,6 +421,50 @@ START_TEST(test_bad_trailer)
 }
 END_TEST
 
+/* a file of malformed summary frames: one warning and a count, not one
+ * warning per frame */
+START_TEST(test_bad_summaries_once)
+{
+	struct ap_header h;
+	struct ap_writer *w;
+	struct ap_reader *r;
+	struct ap_frame f;
+	struct warns wn = { 0 };
+	struct ap_buf b;
+	char path[64];
+	size_t mark;
+	int i, n = 0, err = 0;
+
+	tmp_path(path, sizeof(path));
+	fill_header(&h);
+	ap_buf__init(&b);
+	for (i = 0; i < 1000; i++) {
+		ap_frame__begin(&b, AP_TAG_SUMMARY, &mark);
+		ap_buf__put(&b, "short", 5);
+		ap_frame__end(&b, mark);
+	}
+	ck_assert_int_eq(b.err, 0);
+	w = ap_writer__create(path, &h, &err);
+	ck_assert_ptr_nonnull(w);
+	ck_assert_int_eq(ap_writer__append(w, b.data, b.len), 0);
+	ck_assert_int_eq(ap_writer__close(w, NULL), 0);
+	ap_buf__free(&b);
+
+	r = ap_reader__open(path, &err, NULL, 0);
+	ck_assert_ptr_nonnull(r);
+	ap_reader__set_warn(r, collect_warn, &wn);
+	while (ap_reader__next(r, &f) == 1)
+		n++;
+	ck_assert_int_eq(n, 1000);
+	ck_assert_int_eq(ap_reader__stats(r)->has_summary, 0);
+	ap_reader__close(r);
+	ck_assert_int_eq(wn.n, 2);
+	ck_assert_str_eq(wn.all, "malformed summary frame (5 bytes)\n"
+				 "1000 malformed summary frames in all\n");
+	unlink(path);
+}
+END_TEST
+
 START_TEST(test_unknown_tag)
 {
 	struct ap_cpu_sample a = { 1, 2, 3, 4, 5 }, c = { 6, 7, 8, 9, 10 };
@@ -512,16 +557,84 @@ START_TEST(test_open_not_aperture)
 }
 END_TEST
 
+/*
+ * Sets the version of the file at path and its header CRC as a writer of
+ * that version would: over version, length and payload (1.5 on) or over
+ * the payload only (1.0 to 1.4, payload_crc).
+ */
+static void set_version(const char *path, uint16_t major, uint16_t minor,
+			int payload_crc)
+{
+	uint8_t h[16 + 4096];
+	uint32_t len, c;
+	int fd = open(path, O_RDWR);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pread(fd, h, sizeof(h), 0), (ssize_t)sizeof(h));
+	ap_put_le16(h + 8, major);
+	ap_put_le16(h + 10, minor);
+	len = ap_get_le32(h + 12);
+	ck_assert_uint_le(len, sizeof(h) - 20);
+	c = payload_crc ? crc32(crc32(0, Z_NULL, 0), h + 16, len) :
+			  crc32(crc32(0, Z_NULL, 0), h + 8, 8 + len);
+	ap_put_le32(h + 16 + len, c);
+	ck_assert_int_eq(pwrite(fd, h, 20 + len, 0), (ssize_t)(20 + len));
+	close(fd);
+}
+
 START_TEST(test_open_newer_major)
 {
 	char path[64], msg[128];
 
-	copy_variant(master, path, sizeof(path), master_size, 8);
-	/* byte 8 is the low byte of major: 1 ^ 0x55 = 0x54 */
+	copy_variant(master, path, sizeof(path), master_size, UINT64_MAX);
+	set_version(path, 84, AP_FORMAT_MINOR, 0);
 	snprintf(msg, sizeof(msg),
 		 ": format version 84.%d is newer than this aperture (1.%d); upgrade aperture",
 		 AP_FORMAT_MINOR, AP_FORMAT_MINOR);
 	expect_open_err(path, -EPROTONOSUPPORT, msg);
+	unlink(path);
+}
+END_TEST
+
+/* a flipped bit in the version is corruption, not another version */
+START_TEST(test_open_version_flipped)
+{
+	char path[64];
+
+	copy_variant(master, path, sizeof(path), master_size, 8 + _i);
+	expect_open_err(path, -EBADMSG, "header CRC mismatch");
+	unlink(path);
+}
+END_TEST
+
+/* files of 1.0 to 1.4, whose header CRC covers the payload only, are read;
+ * a 1.5 file with such a CRC is not */
+START_TEST(test_open_old_minor)
+{
+	static uint64_t got[MAXFRAMES];
+	struct ap_read_stats st;
+	struct ap_reader *r;
+	struct warns wn;
+	char path[64];
+	int err = 0;
+	size_t n;
+
+	copy_variant(master, path, sizeof(path), master_size, UINT64_MAX);
+	set_version(path, 1, 2, 1);
+	r = ap_reader__open(path, &err, NULL, 0);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(ap_reader__header(r)->minor, 2);
+	ap_reader__close(r);
+	n = read_all(path, got, &wn, &st);
+	expect_blocks(got, n, -1, NBLOCKS);
+	ck_assert_int_eq(wn.n, 0);
+	set_version(path, 1, 4, 1);
+	r = ap_reader__open(path, &err, NULL, 0);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(ap_reader__header(r)->minor, 4);
+	ap_reader__close(r);
+	set_version(path, 1, 5, 1);
+	expect_open_err(path, -EBADMSG, "header CRC mismatch");
 	unlink(path);
 }
 END_TEST
@@ -536,11 +649,12 @@ START_TEST(test_open_newer_minor)
 	int err = 0;
 	size_t n;
 
-	copy_variant(master, path, sizeof(path), master_size, 10);
+	copy_variant(master, path, sizeof(path), master_size, UINT64_MAX);
+	set_version(path, 1, AP_FORMAT_MINOR + 84, 0);
 	r = ap_reader__open(path, &err, NULL, 0);
 	ck_assert_ptr_nonnull(r);
 	ck_assert_uint_eq(ap_reader__header(r)->major, 1);
-	ck_assert_uint_eq(ap_reader__header(r)->minor, AP_FORMAT_MINOR ^ 0x55);
+	ck_assert_uint_eq(ap_reader__header(r)->minor, AP_FORMAT_MINOR + 84);
 	ap_reader__close(r);
 	n = read_all(path, got, &wn, &st);
 	expect_blocks(got, n, -1, NBLOCKS);
@@ -943,6 +1057,7 @@ static Suite *file_suite(void)
 	tcase_add_test(tc, test_append_invalid);
 	tcase_add_test(tc, test_append_autoflush);
 	tcase_add_test(tc, test_unknown_tag);
+	tcase_add_test(tc, test_bad_summaries_once);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("writer__flush");
@@ -959,6 +1074,8 @@ static Suite *file_suite(void)
 	tcase_add_test(tc, test_open_not_aperture);
 	tcase_add_test(tc, test_open_newer_major);
 	tcase_add_test(tc, test_open_newer_minor);
+	tcase_add_loop_test(tc, test_open_version_flipped, 0, 4);
+	tcase_add_test(tc, test_open_old_minor);
 	tcase_add_test(tc, test_open_empty);
 	/* 1 .. the header's length - 1, the header being under 256 bytes */
 	tcase_add_loop_test(tc, test_open_header_cut, 1, 256);
