@@ -47,6 +47,7 @@ struct ap_session {
 	int has_unwind;
 	uint64_t first_ts, last_ts;
 	uint64_t event_ts;		/* of the event frame fed last */
+	uint64_t epoch;			/* metadata frames fed */
 	uint64_t *ips;			/* scratch for stack decoding */
 };
 
@@ -82,6 +83,11 @@ void ap_session__free(struct ap_session *s)
 	free(s->procs);
 	free(s->ips);
 	free(s);
+}
+
+uint64_t ap_session__epoch(const struct ap_session *s)
+{
+	return s->epoch;
 }
 
 struct ap_symbolizer *ap_session__symbolizer(struct ap_session *s)
@@ -301,6 +307,7 @@ int ap_session__feed(struct ap_session *s, const struct ap_frame *f)
 		}
 		return 1;
 	}
+	s->epoch++;
 	switch (f->tag) {
 	case AP_TAG_TASK:
 		err = ap_task__decode(f->payload, f->len, &u.task);

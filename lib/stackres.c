@@ -21,6 +21,14 @@ void ap_stackres__init(struct ap_stackres *r, struct ap_strtab *strs)
 {
 	memset(r, 0, sizeof(*r));
 	r->strs = strs;
+	ap_hmap__init(&r->cache);
+}
+
+static void cache_reset(struct ap_stackres *r)
+{
+	ap_hmap__free(&r->cache);
+	ap_hmap__init(&r->cache);
+	r->nr_ents = r->nr_pool = 0;
 }
 
 void ap_stackres__free(struct ap_stackres *r)
@@ -30,11 +38,19 @@ void ap_stackres__free(struct ap_stackres *r)
 	free(r->frames);
 	r->frames = NULL;
 	r->nr = r->cap = 0;
+	r->last_valid = 0;
+	ap_hmap__free(&r->cache);
+	free(r->ents);
+	free(r->pool);
+	r->ents = NULL;
+	r->pool = NULL;
+	r->nr_ents = r->cap_ents = r->nr_pool = r->cap_pool = 0;
 }
 
 void ap_stackres__clear(struct ap_stackres *r)
 {
 	r->nr = 0;
+	r->last_valid = 0;
 }
 
 int ap_stackres__push(struct ap_stackres *r, const char *sym, const char *dso,
@@ -43,6 +59,7 @@ int ap_stackres__push(struct ap_stackres *r, const char *sym, const char *dso,
 	if (ap_grow((void **)&r->frames, &r->cap, r->nr, sizeof(*r->frames),
 		    256))
 		return -ENOMEM;
+	r->last_valid = 0;
 	sym = ap_strtab__intern(r->strs, sym, -1);
 	dso = ap_strtab__intern(r->strs, dso, -1);
 	if (!sym || !dso)
@@ -190,13 +207,104 @@ long ap_stackres__resolve_stack(struct ap_stackres *r, struct ap_session *s,
 	return (long)r->nr;
 }
 
+static int same_key(const struct ap_stackres_key *a,
+		    const struct ap_stackres_key *b)
+{
+	return a->as == b->as && a->stack_id == b->stack_id &&
+	       a->flags == b->flags;
+}
+
+static uint64_t key_hash(const struct ap_stackres_key *k)
+{
+	uint64_t h = ap_hash64((uintptr_t)k->as ^
+			       ap_hash64((uint64_t)k->stack_id << 8 |
+					 (uint64_t)(k->flags & 0xff)));
+
+	return h == AP_HMAP_EMPTY ? 0 : h;
+}
+
+/* the cached frames of k into r; 1 when there were some */
+static int cache_get(struct ap_stackres *r, const struct ap_stackres_key *k)
+{
+	uint64_t *slot = ap_hmap__find(&r->cache, key_hash(k));
+	const struct ap_stackres_ent *e;
+
+	if (!slot)
+		return 0;
+	e = &r->ents[*slot];
+	if (!same_key(&e->key, k))
+		return 0;
+	if (e->nr > r->cap) {
+		struct ap_rframe *f = realloc(r->frames, e->nr * sizeof(*f));
+
+		if (!f)
+			return 0;
+		r->frames = f;
+		r->cap = e->nr;
+	}
+	if (e->nr)
+		memcpy(r->frames, r->pool + e->off, e->nr * sizeof(*r->frames));
+	r->nr = e->nr;
+	r->cut = e->cut;
+	return 1;
+}
+
+/* keeps the frames of the last resolve under k, within the budget; a
+ * key whose hash is taken by another stays out */
+static void cache_put(struct ap_stackres *r, const struct ap_stackres_key *k)
+{
+	uint64_t *slot;
+	int fresh;
+
+	if (r->nr > AP_STACKRES_CACHE - r->nr_pool)
+		return;
+	if (ap_grow((void **)&r->ents, &r->cap_ents, r->nr_ents,
+		    sizeof(*r->ents), 64))
+		return;
+	if (r->nr_pool + r->nr > r->cap_pool) {
+		size_t cap = r->cap_pool ? r->cap_pool : 1024;
+		struct ap_rframe *p;
+
+		while (cap < r->nr_pool + r->nr)
+			cap *= 2;
+		p = realloc(r->pool, cap * sizeof(*p));
+		if (!p)
+			return;
+		r->pool = p;
+		r->cap_pool = cap;
+	}
+	slot = ap_hmap__upsert(&r->cache, key_hash(k), &fresh);
+	if (!slot || !fresh)
+		return;
+	*slot = r->nr_ents;
+	r->ents[r->nr_ents++] = (struct ap_stackres_ent){
+		.key = *k, .off = r->nr_pool, .nr = r->nr, .cut = r->cut,
+	};
+	if (r->nr)
+		memcpy(r->pool + r->nr_pool, r->frames,
+		       r->nr * sizeof(*r->frames));
+	r->nr_pool += r->nr;
+}
+
 long ap_stackres__resolve(struct ap_stackres *r, struct ap_session *s,
 			  struct ap_addrspace *as, uint32_t stack_id,
 			  int flags)
 {
+	struct ap_stackres_key k = { as, stack_id, flags };
+	uint64_t epoch = ap_session__epoch(s);
 	struct ap_stack st;
+	long n;
 	int err;
 
+	/* what the session learnt since may change any stack's frames */
+	if (r->cache_s != s || r->cache_epoch != epoch) {
+		cache_reset(r);
+		r->last_valid = 0;
+		r->cache_s = s;
+		r->cache_epoch = epoch;
+	}
+	if (r->last_valid && same_key(&r->last, &k))
+		return (long)r->nr;
 	if (!stack_id || ap_session__stack(s, stack_id, &st)) {
 		ap_stackres__clear(r);
 		if (!(flags & AP_STACKRES_UNKNOWN))
@@ -204,7 +312,16 @@ long ap_stackres__resolve(struct ap_stackres *r, struct ap_session *s,
 		err = ap_stackres__push(r, "[unknown]", "[unknown]", 0);
 		return err ? err : (long)r->nr;
 	}
-	return ap_stackres__resolve_stack(r, s, as, &st, flags);
+	if (!cache_get(r, &k)) {
+		n = ap_stackres__resolve_stack(r, s, as, &st, flags);
+		if (n < 0)
+			return n;
+		r->resolved++;
+		cache_put(r, &k);
+	}
+	r->last = k;
+	r->last_valid = 1;
+	return (long)r->nr;
 }
 
 int ap_fbuf__add(struct ap_fbuf *b, const char *sep, const char *s,

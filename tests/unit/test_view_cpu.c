@@ -261,6 +261,92 @@ START_TEST(test_table_self_children)
 }
 END_TEST
 
+/*
+ * A deep stack shared by many threads of one process: symbolized once,
+ * not once per thread, and one folded line (a 131,070-frame stack of
+ * 10,000 threads took over 40 minutes).  Counted in symbolizer lookups,
+ * not timed.
+ */
+#define DEEP_FRAMES	1000
+#define DEEP_THREADS	1000
+
+START_TEST(test_deep_stack_many_threads)
+{
+	struct ap_symbolizer_opts so = { .warn = quiet };
+	struct ap_task t = { .ts = 1, .pid = 10, .start_ticks = 5,
+			     .kind = AP_TASK_SNAPSHOT };
+	struct ap_mmap *m = calloc(1, sizeof(*m));
+	uint64_t *ips = calloc(DEEP_FRAMES, sizeof(*ips));
+	struct ap_stack st = { .id = 1, .nr_user = DEEP_FRAMES, .ips = ips };
+	struct ap_symbolizer_stats ss;
+	struct ap_report_opts o;
+	struct fixture fx;
+	uint64_t before;
+	char *out, want[64];
+	int i;
+
+	ck_assert_ptr_nonnull(m);
+	ck_assert_ptr_nonnull(ips);
+	fx.sym = ap_symbolizer__new(&so);
+	fx.s = ap_session__new(fx.sym);
+	ap_buf__init(&fx.b);
+	strcpy(t.comm, "deep");
+	m->pid = 10;
+	m->start = 0x400000;
+	m->end = 0x500000;
+	m->prot = 5;
+	strcpy(m->path, "/nonexistent/libdeep.so");
+	for (i = 0; i < DEEP_FRAMES; i++)
+		ips[i] = 0x400100 + 16 * (uint64_t)i;
+	ap_task__encode(&t, &fx.b);
+	ap_mmap__encode(m, &fx.b);
+	ap_stack__encode(&st, &fx.b);
+	for (i = 0; i < DEEP_THREADS; i++) {
+		struct ap_cpu_sample e = { .ts = 100 + i, .pid = 10,
+					   .tid = 10 + i, .stack_id = 1 };
+
+		ap_cpu_sample__encode(&e, &fx.b);
+	}
+	ck_assert_int_eq(fx.b.err, 0);
+	feed(&fx);
+
+	default_keys(&o);
+	ap_symbolizer__stats(fx.sym, &ss);
+	before = ss.lookups + ss.cache_hits;
+	out = render(&fx, &o);
+	ap_symbolizer__stats(fx.sym, &ss);
+	/* each frame looked up once (twice: a caller with no symbol is
+	 * looked up at ip - 1, then at ip), not once per thread */
+	ck_assert_uint_le(ss.lookups + ss.cache_hits - before, 2 * DEEP_FRAMES);
+	ck_assert_ptr_nonnull(strstr(out, "libdeep.so+0x100"));
+	free(out);
+
+	o.format = AP_FMT_FOLDED;
+	before = ss.lookups + ss.cache_hits;
+	out = render(&fx, &o);
+	ap_symbolizer__stats(fx.sym, &ss);
+	ck_assert_uint_le(ss.lookups + ss.cache_hits - before, 2 * DEEP_FRAMES);
+	/* one line: every thread is "deep" */
+	ck_assert_ptr_eq(strchr(out, '\n'), out + strlen(out) - 1);
+	snprintf(want, sizeof(want), ";libdeep.so+0x100 %d\n", DEEP_THREADS);
+	ck_assert_ptr_nonnull(strstr(out, want));
+	ck_assert(!strncmp(out, "deep;libdeep.so+0x", 18));
+	free(out);
+
+	/* keyed by pid: the threads are one group too */
+	o.format = AP_FMT_TABLE;
+	o.keys[0] = AP_KEY_PID;
+	before = ss.lookups + ss.cache_hits;
+	out = render(&fx, &o);
+	ap_symbolizer__stats(fx.sym, &ss);
+	ck_assert_uint_le(ss.lookups + ss.cache_hits - before, 2 * DEEP_FRAMES);
+	free(out);
+	free(ips);
+	free(m);
+	teardown_fixture(&fx);
+}
+END_TEST
+
 /* thread contexts: one per (pid, tid, comm, address space), found again
  * without making a key string per lookup */
 START_TEST(test_ctxtab_binary_key)
@@ -306,10 +392,13 @@ static Suite *view_cpu_suite(void)
 	tcase_add_test(tc, test_folded_user_only_and_filters);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("table");
+	/* the deep stack case under ASan on a loaded machine */
+	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_table_self_children);
 	tcase_add_test(tc, test_percentage_absolute_relative);
 	tcase_add_test(tc, test_narrow_width_keeps_symbol);
 	tcase_add_test(tc, test_ctxtab_binary_key);
+	tcase_add_test(tc, test_deep_stack_many_threads);
 	suite_add_tcase(s, tc);
 	return s;
 }
