@@ -30,6 +30,7 @@
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -42,6 +43,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "bidcache.h"
 #include "debuginfod.h"
@@ -262,9 +264,119 @@ struct ap_symbolizer {
 /* what an address resolves to when nothing is known about it */
 static const struct ap_sym_loc unknown_loc;
 
+/* fd is the debug file of a module with build-id bid (n bytes), or,
+ * without one, of debuglink CRC crc */
+static int debugfile_matches(int fd, const unsigned char *bid, int n,
+			     GElf_Word crc)
+{
+	Elf *elf;
+	int ok = 0;
+
+	if (n > 0) {
+		const void *id;
+
+		elf = elf_begin(fd, ELF_C_READ, NULL);
+		if (!elf)
+			return 0;
+		ok = dwelf_elf_gnu_build_id(elf, &id) == n &&
+		     !memcmp(id, bid, (size_t)n);
+		elf_end(elf);
+		return ok;
+	} else {
+		unsigned char buf[65536];
+		uLong c = crc32(0L, Z_NULL, 0);
+		off_t off = 0;
+		ssize_t got;
+
+		while ((got = pread(fd, buf, sizeof(buf), off)) > 0) {
+			c = crc32(c, buf, (uInt)got);
+			off += got;
+		}
+		return !got && (GElf_Word)c == crc;
+	}
+}
+
+static int try_debugfile(const char *path, const unsigned char *bid, int n,
+			 GElf_Word crc, char **name)
+{
+	int fd = ap_open_regular(path, 0);
+
+	if (fd < 0)
+		return -1;
+	if (!debugfile_matches(fd, bid, n, crc)) {
+		close(fd);
+		return -1;
+	}
+	*name = strdup(path);
+	return fd;
+}
+
+/*
+ * libdwfl's standard search for a module's debug file, done through
+ * ap_open_regular: it opens what a debuglink names (next to the module,
+ * in its .debug directory) with a plain open(), and a FIFO planted there
+ * by whoever can write that directory hung report.  The build-id
+ * directory, then the debuglink in the module's directory, its .debug,
+ * and under /usr/lib/debug; a candidate must carry the module's build-id
+ * (or the debuglink's CRC where the module has none).
+ */
+static int safe_find_debuginfo(Dwfl_Module *mod, void **userdata,
+			       const char *modname, Dwarf_Addr base,
+			       const char *file_name,
+			       const char *debuglink_file,
+			       GElf_Word debuglink_crc,
+			       char **debuginfo_file_name)
+{
+	static const char *const fmts[] = {
+		"%.*s/%s", "%.*s/.debug/%s", "/usr/lib/debug%.*s/%s",
+	};
+	const unsigned char *bid = NULL;
+	char path[AP_PATH_MAX + 64];
+	const char *slash;
+	GElf_Addr vaddr;
+	int n, i, fd, dirlen;
+	size_t off;
+
+	n = dwfl_module_build_id(mod, &bid, &vaddr);
+	if (n > 0) {
+		off = (size_t)snprintf(path, sizeof(path),
+				       "/usr/lib/debug/.build-id/%02x/",
+				       bid[0]);
+		for (i = 1; i < n && off + 3 < sizeof(path); i++)
+			off += (size_t)snprintf(path + off, sizeof(path) - off,
+						"%02x", bid[i]);
+		snprintf(path + off, sizeof(path) - off, ".debug");
+		fd = try_debugfile(path, bid, n, 0, debuginfo_file_name);
+		if (fd >= 0)
+			return fd;
+	}
+	if (!debuglink_file || !file_name || !debuglink_file[0] ||
+	    strchr(debuglink_file, '/')) {
+		errno = ENOENT;
+		return -1;
+	}
+	slash = strrchr(file_name, '/');
+	dirlen = slash ? (int)(slash - file_name) : 0;
+	for (i = 0; i < (int)(sizeof(fmts) / sizeof(fmts[0])); i++) {
+		if ((size_t)snprintf(path, sizeof(path), fmts[i], dirlen,
+				     file_name, debuglink_file) >=
+		    sizeof(path))
+			continue;
+		/* the module itself is not its debug file */
+		if (!strcmp(path, file_name))
+			continue;
+		fd = try_debugfile(path, bid, n, debuglink_crc,
+				   debuginfo_file_name);
+		if (fd >= 0)
+			return fd;
+	}
+	errno = ENOENT;
+	return -1;
+}
+
 static const Dwfl_Callbacks dwfl_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = safe_find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = NULL,		/* libdw's default search path */
 };

@@ -540,6 +540,75 @@ START_TEST(test_user_build_id_mismatch)
 }
 END_TEST
 
+/* a fixture over the file at path instead of a workload */
+static void fixture__init_path(struct fixture *fx, const char *path)
+{
+	struct ap_symbolizer_opts o = { 0 };
+
+	memset(fx, 0, sizeof(*fx));
+	snprintf(fx->path, sizeof(fx->path), "%s", path);
+	fx->id_len = ap_read_build_id(fx->path, fx->id, sizeof(fx->id));
+	ck_assert_int_gt(fx->id_len, 0);
+	fx->base = elf_base(fx->path);
+	o.warn = warn_cb;
+	o.warn_ctx = &fx->warn;
+	fx->s = ap_symbolizer__new(&o);
+	ck_assert_ptr_nonnull(fx->s);
+	fx->as = ap_symbolizer__addrspace(fx->s, 4242, 777);
+	ck_assert_ptr_nonnull(fx->as);
+	map_file(fx->as, fx->path, fx->base, fx->id, fx->id_len);
+}
+
+/*
+ * A debuglink names a file next to the library or in its .debug
+ * directory, places a user who maps the library controls: FIFOs there
+ * must not hang the symbolizer (libdwfl's own search opens them with a
+ * plain open()).  A real debug file there is still found.
+ */
+START_TEST(test_user_debuglink_fifo)
+{
+	char dir[] = "/tmp/aperture-dbg-XXXXXX", src[4096], cmd[9000];
+	char path[4200], keep[4200], fifo[4200];
+	const struct ap_sym_loc *loc;
+	struct fixture fx;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	build_path("symtest", src, sizeof(src));
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s && objcopy --only-keep-debug '%s' st.debug && "
+		 "objcopy --strip-debug --add-gnu-debuglink=st.debug '%s' st && "
+		 "mv st.debug keep.debug && mkdir .debug && "
+		 "mkfifo st.debug .debug/st.debug", dir, src, src);
+	ck_assert_int_eq(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/st", dir);
+	snprintf(keep, sizeof(keep), "%s/keep.debug", dir);
+	snprintf(fifo, sizeof(fifo), "%s/st.debug", dir);
+
+	fixture__init_path(&fx, path);
+	loc = ap_symbolizer__user(fx.s, fx.as,
+				  sym_addr(&fx, "symtest_alpha_mark"), 0);
+	ck_assert_str_eq(last_frame(loc)->sym, "symtest_alpha");
+	ck_assert_int_eq(last_frame(loc)->line, 0);
+	fixture__fini(&fx);
+
+	ck_assert_int_eq(unlink(fifo), 0);
+	ck_assert_int_eq(rename(keep, fifo), 0);
+	fixture__init_path(&fx, path);
+	loc = ap_symbolizer__user(fx.s, fx.as,
+				  sym_addr(&fx, "symtest_alpha_mark"), 0);
+	ck_assert_str_eq(last_frame(loc)->sym, "symtest_alpha");
+	ck_assert_msg(loc->frames[0].file &&
+		      ends_with(loc->frames[0].file, "/symtest.c"),
+		      "no source line from the debuglink's file");
+	ck_assert_int_eq(loc->frames[0].line,
+			 marker_line("SYMTEST_MARK_ALPHA"));
+	fixture__fini(&fx);
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 START_TEST(test_user_missing_file)
 {
 	struct ap_mmap *m = calloc(1, sizeof(*m));
@@ -1233,6 +1302,7 @@ static Suite *symbolizer_suite(void)
 	tcase_add_test(tc, test_user_unknown);
 	tcase_add_test(tc, test_user_build_id_mismatch);
 	tcase_add_test(tc, test_user_missing_file);
+	tcase_add_test(tc, test_user_debuglink_fifo);
 	tcase_add_loop_test(tc, test_user_special, 0, NR(special_cases));
 	tcase_add_loop_test(tc, test_user_cxx, 0, NR(cxx_cases));
 	tcase_add_loop_test(tc, test_demangle_strip_params, 0, NR(strip_cases));
