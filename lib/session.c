@@ -182,9 +182,11 @@ static int on_task(struct ap_session *s, const struct ap_task *t)
 	case AP_TASK_NEW:
 		/* same identity seen again: keep it; else a new process */
 		if (!p || p->start_ticks != t->start_ticks || p->exited) {
-			struct ap_proc_info *parent = get_proc(s, t->ppid);
+			struct ap_proc_info *parent;
 
 			p = new_proc(s, t->pid, t->start_ticks);
+			/* after new_proc, which may move the table */
+			parent = get_proc(s, t->ppid);
 			/* a forked child starts with its parent's mappings
 			 * as they were at the fork, until it execs */
 			if (p && parent && t->kind == AP_TASK_NEW &&

@@ -209,6 +209,27 @@ START_TEST(test_session_exec_and_fork)
 }
 END_TEST
 
+/* thousands of children of one parent: the table of processes moves as
+ * it grows, and each child still starts with its parent's mappings (the
+ * parent was looked up before the move: report of a recording of 5,000
+ * short processes crashed) */
+START_TEST(test_session_many_children)
+{
+	struct fixture fx;
+	uint32_t pid;
+
+	fx_init(&fx);
+	task(&fx, AP_TASK_SNAPSHOT, 20, 1, 0);
+	mmap_at(&fx, 20, 10, 0x1000, 0x2000, "/bin/sh");
+	for (pid = 1000; pid < 6000; pid++)
+		task(&fx, AP_TASK_NEW, pid, 20, 50 + pid);
+	for (pid = 1000; pid < 6000; pid += 499)
+		ck_assert_str_eq(path_at(&fx, pid, 60 + pid, 0x1100),
+				 "/bin/sh");
+	fx_free(&fx);
+}
+END_TEST
+
 START_TEST(test_ctxtab_keys_on_version)
 {
 	struct ap_strtab *strs = ap_strtab__new();
@@ -345,6 +366,7 @@ static Suite *addrspace_suite(void)
 	tcase_add_test(tc, test_clone_shares_then_diverges);
 	tcase_add_test(tc, test_session_library_over_library);
 	tcase_add_test(tc, test_session_exec_and_fork);
+	tcase_add_test(tc, test_session_many_children);
 	tcase_add_test(tc, test_ctxtab_keys_on_version);
 	tcase_add_test(tc, test_perf_sb_parse);
 	suite_add_tcase(s, tc);
