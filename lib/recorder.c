@@ -38,6 +38,10 @@
 /* kernel mapping records of processes not known yet (a child whose fork
  * record is still in the ring, or under -a one without an event yet) */
 #define PEND_MAX		2048
+/* exited processes kept (their exit code, their identity for records
+ * still in the rings); older ones are forgotten, so that the recorder's
+ * memory does not grow with every process it ever saw */
+#define EXITED_KEEP		1024
 
 struct proc {
 	uint32_t pid;
@@ -52,7 +56,8 @@ struct proc {
 	uint32_t exec_kmaps, exec_bpf;
 	int exit_code;
 	int exited;
-	struct ap_addrspace *as;
+	uint64_t exit_seq;		/* order of exit, from 1 */
+	struct ap_addrspace *as;	/* NULL once exited */
 	/* its perf map (/tmp/perf-PID.map, JIT code), read as it grows */
 	uint64_t jit_read_ns;
 	uint64_t jit_off;
@@ -71,6 +76,7 @@ struct ap_recorder {
 	struct proc *procs;
 	size_t nr_procs, cap_procs;
 	struct ap_hmap by_pid;		/* pid -> index in procs */
+	uint64_t nr_exited, exit_seq;	/* exited in procs; exits so far */
 	struct ap_hmap comm_of;		/* tid -> hash of its last comm */
 	struct ap_record_counts counts;
 	int vdso_done;			/* its image written */
@@ -403,6 +409,42 @@ static void write_comm(struct ap_recorder *r, uint32_t pid, uint32_t tid,
 	c.tid = tid;
 	snprintf(c.comm, sizeof(c.comm), "%.*s", AP_COMM_MAX - 1, comm);
 	ap_comm__encode(&c, &r->buf);
+}
+
+/*
+ * The table without the processes that exited before the last
+ * EXITED_KEEP exits: their mappings went at their exit, their entry, pid
+ * and comm go now.  Amortized: runs when twice as many are held.
+ */
+static void forget_exited(struct ap_recorder *r)
+{
+	size_t i, n = 0;
+
+	if (r->nr_exited < 2 * EXITED_KEEP)
+		return;
+	for (i = 0; i < r->nr_procs; i++) {
+		struct proc *p = &r->procs[i];
+
+		if (p->exited && p->exit_seq + EXITED_KEEP <= r->exit_seq) {
+			uint64_t *idx = ap_hmap__find(&r->by_pid, p->pid);
+
+			if (idx && *idx == i) {
+				ap_hmap__remove(&r->by_pid, p->pid);
+				ap_hmap__remove(&r->comm_of, p->pid);
+			}
+			r->nr_exited--;
+			continue;
+		}
+		if (n != i) {
+			uint64_t *idx = ap_hmap__find(&r->by_pid, p->pid);
+
+			if (idx && *idx == i)
+				*idx = n;
+			r->procs[n] = *p;
+		}
+		n++;
+	}
+	r->nr_procs = n;
 }
 
 /* ---- kernel mapping records of processes not known yet ---- */
@@ -1027,14 +1069,21 @@ static int on_task(struct ap_recorder *r, const void *data, size_t size)
 		p = find_proc(r, e->hdr.pid);
 		if (!p)
 			return 0;
-		if (!p->exited)
+		if (!p->exited) {
 			r->counts.exited++;
+			r->nr_exited++;
+			p->exit_seq = ++r->exit_seq;
+		}
 		p->exited = 1;
 		p->exit_code = e->exit_code;
 		if (r->collector)
 			ap_collector__image_gone(r->collector, p->pid);
 		write_task(r, p, AP_TASK_EXITED, e->ppid, comm, e->hdr.ts,
 			   e->exit_code);
+		/* nothing resolves in it any more: what it mapped goes */
+		ap_symbolizer__drop_addrspace(r->maps, p->as);
+		p->as = NULL;
+		forget_exited(r);
 		break;
 	case AP_TASK_COMM:
 		if (find_proc(r, e->hdr.pid))

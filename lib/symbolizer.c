@@ -129,6 +129,22 @@ static int htab__insert(struct htab *h, struct hnode *n, uint64_t hash)
 	return 0;
 }
 
+static void htab__remove(struct htab *h, struct hnode *n)
+{
+	struct hnode **pp;
+
+	if (!h->nr_buckets)
+		return;
+	for (pp = &h->buckets[n->hash & (h->nr_buckets - 1)]; *pp;
+	     pp = &(*pp)->next) {
+		if (*pp == n) {
+			*pp = n->next;
+			h->nr--;
+			return;
+		}
+	}
+}
+
 static struct hnode *htab__bucket(const struct htab *h, uint64_t hash)
 {
 	return h->nr_buckets ? h->buckets[hash & (h->nr_buckets - 1)] : NULL;
@@ -573,6 +589,15 @@ struct ap_addrspace *ap_symbolizer__addrspace(struct ap_symbolizer *s,
 		return NULL;
 	}
 	return as;
+}
+
+void ap_symbolizer__drop_addrspace(struct ap_symbolizer *s,
+				   struct ap_addrspace *as)
+{
+	if (!s || !as || as->s != s)
+		return;
+	htab__remove(&s->spaces, &as->node);
+	addrspace__free(&as->node);
 }
 
 static void as_map__put(struct as_map *map)

@@ -70,6 +70,12 @@ struct ap_addrspace *ap_symbolizer__addrspace(struct ap_symbolizer *s,
 					      uint32_t pid,
 					      uint64_t start_ticks);
 void ap_addrspace__reset(struct ap_addrspace *as);
+/* Frees the address space of a process that is gone, its mappings with
+ * it (a recorder keeps nothing of exited processes); as is not valid
+ * afterwards, and the next ap_symbolizer__addrspace of its identity
+ * makes a new one.  Not for versions made by ap_addrspace__clone. */
+void ap_symbolizer__drop_addrspace(struct ap_symbolizer *s,
+				   struct ap_addrspace *as);
 /* A new version of as (same process), owned by the symbolizer: with as's
  * mappings (shared, copy-on-write) when keep_maps, else empty.  Changing
  * one version never changes another: a stack keeps resolving against the
