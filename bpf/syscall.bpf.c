@@ -26,7 +26,8 @@ const volatile __s64 ap_sc_nr_execveat = -1;
  */
 __u32 ap_sc_preexec_tgid = 0;
 
-/* tid -> entry; sized by user space (1 entry when the sensor is off) */
+/* tid -> entry; sized by user space to the threads the machine can have
+ * (1 entry when the sensor is off) */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, AP_SC_INFLIGHT_MAX);

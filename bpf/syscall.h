@@ -13,8 +13,10 @@
 #define AP_SC_INFLIGHT		1	/* not finished when recording stopped */
 #define AP_SC_NORETURN		2	/* exit, exit_group: never returns */
 
-/* entries of the in-flight table: one per thread inside a syscall */
-#define AP_SC_INFLIGHT_MAX	16384
+/* entries of the in-flight table: one per thread inside a syscall, as
+ * many as the machine can have threads (lib/sensor_syscall.c); up to
+ * this many preallocated */
+#define AP_SC_INFLIGHT_MAX	65536
 
 /*
  * In-kernel totals (the default, without per-call records): one entry

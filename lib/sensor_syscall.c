@@ -254,18 +254,56 @@ static void syscall_close(struct ap_collector *c)
 	c->priv[idx] = NULL;
 }
 
+static uint64_t read_sysctl(const char *path, uint64_t dflt)
+{
+	unsigned long long v;
+	FILE *f = fopen(path, "re");
+	int ok;
+
+	if (!f)
+		return dflt;
+	ok = fscanf(f, "%llu", &v) == 1;
+	fclose(f);
+	return ok && v ? v : dflt;
+}
+
+/*
+ * Entries of the in-flight table: one per thread inside a syscall, so as
+ * many as there can be threads (pid_max, threads-max): one user's 16,400
+ * sleeping threads filled a table of 16,384 and everyone else's calls
+ * were lost.  Beyond AP_SC_INFLIGHT_MAX the entries are allocated as
+ * they are used, not all at load.
+ */
+static uint32_t inflight_size(int *prealloc)
+{
+	uint64_t n = read_sysctl("/proc/sys/kernel/pid_max", 4194304);
+	uint64_t t = read_sysctl("/proc/sys/kernel/threads-max", n);
+
+	if (t < n)
+		n = t;
+	if (n > (1u << 22))
+		n = 1u << 22;		/* PID_MAX_LIMIT */
+	*prealloc = n <= AP_SC_INFLIGHT_MAX;
+	return (uint32_t)n;
+}
+
 static int syscall_prepare(struct ap_collector *c, struct aperture_bpf *skel,
 			   int enabled)
 {
+	int prealloc = 1;
+	uint32_t inflight = enabled ? inflight_size(&prealloc) : 1;
 	int sums = enabled && !c->opts.syscall_stacks &&
 		   !c->opts.syscall_calls;
 	int err;
 
 	bpf_program__set_autoload(skel->progs.ap_syscall_enter, enabled);
 	bpf_program__set_autoload(skel->progs.ap_syscall_exit, enabled);
-	/* the table is preallocated: keep it small when unused */
-	err = bpf_map__set_max_entries(skel->maps.ap_sc_inflight,
-				       enabled ? AP_SC_INFLIGHT_MAX : 1);
+	/* preallocated up to AP_SC_INFLIGHT_MAX: 1 entry when unused */
+	err = bpf_map__set_max_entries(skel->maps.ap_sc_inflight, inflight);
+	if (!err && !prealloc)
+		err = bpf_map__set_map_flags(skel->maps.ap_sc_inflight,
+			bpf_map__map_flags(skel->maps.ap_sc_inflight) |
+			BPF_F_NO_PREALLOC);
 	if (err)
 		return err;
 	err = bpf_map__set_max_entries(skel->maps.ap_sc_sums,

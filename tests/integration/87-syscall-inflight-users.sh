@@ -1,0 +1,48 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# 17,000 threads of an unprivileged user asleep in pause() while record -a
+# traces syscalls: a root process's read and write calls are all counted.
+# The in-flight table held 16,384 entries for the whole machine; one
+# user's sleeping threads filled it and everyone else's calls were lost
+# (counted, but lost).  It is now as large as the machine has threads.
+. tests/integration/lib.sh
+need_bpf
+need_cmd setpriv
+
+n=17000
+N=20000
+[ "$(cat /proc/sys/kernel/pid_max)" -gt $((n + 4000)) ] ||
+	skip_tool "pid_max $(cat /proc/sys/kernel/pid_max) leaves no room for $n threads"
+chmod 711 "$T"
+mkdir "$T/u" && chmod 1777 "$T/u"
+cp "$WL/sleepers" "$T/u/sleepers" && chmod 755 "$T/u/sleepers"
+
+# the command starts once the probes are attached
+cat >"$T/run.sh" <<EOF
+setpriv --reuid=nobody --regid=nogroup --clear-groups \
+	"$T/u/sleepers" $n "$T/u/ready" &
+sl=\$!
+while [ ! -e "$T/u/ready" ]; do
+	kill -0 \$sl 2>/dev/null || exit 1
+	sleep 0.1
+done
+"$WL/syscall_exact" $N 0 &
+echo \$! >"$T/pid"
+wait \$!
+rc=\$?
+kill \$sl
+exit \$rc
+EOF
+"$APERTURE" record -a -e syscall -o "$T/sc.data" -- sh "$T/run.sh" \
+	2>"$T/rec.err" || fail "record: $(cat "$T/rec.err")"
+pid=$(cat "$T/pid")
+"$APERTURE" report -i "$T/sc.data" --events syscall --pid "$pid" \
+	>"$T/table" 2>"$T/rep.err" || fail "report: $(cat "$T/rep.err")"
+calls() { awk -v s="$1" '$1 == s { print $2 }' "$T/table"; }
+echo "syscall_exact (pid $pid): read $(calls read), write $(calls write) of $N each"
+grep '^# Lost' "$T/table"
+[ "$(calls read)" = $N ] || fail "read calls $(calls read), want $N"
+[ "$(calls write)" = $N ] || fail "write calls $(calls write), want $N"
+grep -q '^# Lost: 0 calls (in-flight table full)' "$T/table" ||
+	fail "losses: $(grep '^# Lost' "$T/table")"
+exit 0
