@@ -447,6 +447,35 @@ static void forget_exited(struct ap_recorder *r)
 	r->nr_procs = n;
 }
 
+/*
+ * p is not the process that pid names now: the pid was reused (p's exit
+ * was missed, or is still on its way from another buffer).  start: the
+ * start time (ticks) an event gave, 0 to ask /proc.  Unknown start times
+ * say nothing.
+ */
+static int pid_reused(const struct proc *p, uint64_t start)
+{
+	if (!start && ap_proc_stat(p->pid, &start, NULL, NULL, 0))
+		return 0;
+	return p->start_ticks && start && p->start_ticks != start;
+}
+
+/* p's pid went to another process: p is gone (its exit, if it comes, is
+ * another identity's and not applied to the new one) */
+static void proc_gone(struct ap_recorder *r, struct proc *p)
+{
+	if (p->exited)
+		return;
+	r->counts.exited++;
+	r->nr_exited++;
+	p->exit_seq = ++r->exit_seq;
+	p->exited = 1;
+	if (r->collector)
+		ap_collector__image_gone(r->collector, p->pid);
+	ap_symbolizer__drop_addrspace(r->maps, p->as);
+	p->as = NULL;
+}
+
 /* ---- kernel mapping records of processes not known yet ---- */
 
 static int pend_add(struct ap_recorder *r, const struct ap_rec_kmap *rec)
@@ -536,27 +565,33 @@ static void inherit(struct ap_recorder *r, struct proc *child,
 }
 
 static struct proc *learn_proc_depth(struct ap_recorder *r, uint32_t pid,
-				     uint32_t kind, uint64_t ts, int depth);
+				     uint32_t kind, uint64_t ts, int depth,
+				     uint64_t start);
 
 /* a process first seen: identity, comm, mappings */
 static struct proc *learn_proc(struct ap_recorder *r, uint32_t pid,
 			       uint32_t kind, uint64_t ts)
 {
-	return learn_proc_depth(r, pid, kind, ts, 0);
+	return learn_proc_depth(r, pid, kind, ts, 0, 0);
 }
 
+/* start: its start time (ticks) as an event said, 0: not known */
 static struct proc *learn_proc_depth(struct ap_recorder *r, uint32_t pid,
-				     uint32_t kind, uint64_t ts, int depth)
+				     uint32_t kind, uint64_t ts, int depth,
+				     uint64_t start)
 {
 	char comm[AP_COMM_MAX] = "";
 	const struct ap_rec_kmap *fork;
 	struct proc *p, *parent = NULL;
-	uint64_t start = 0, born = 0;
+	uint64_t now_start = 0, born = 0;
 	pid_t ppid = 0;
 
-	/* a process that is already gone keeps start 0: its samples still
-	 * count, its mappings are what the kernel's records said */
-	ap_proc_stat(pid, &start, &ppid, comm, sizeof(comm));
+	/* a process that is already gone keeps start 0 (or the one its
+	 * event gave): its samples still count, its mappings are what the
+	 * kernel's records said */
+	if (!ap_proc_stat(pid, &now_start, &ppid, comm, sizeof(comm)) &&
+	    (!start || now_start == start))
+		start = now_start;
 	fork = pend_fork(r, pid);
 	if (fork) {
 		/* forked during the recording: from its parent (learnt
@@ -566,7 +601,7 @@ static struct proc *learn_proc_depth(struct ap_recorder *r, uint32_t pid,
 		parent = find_proc(r, ppid);
 		if ((!parent || parent->exited) && !depth && (uint32_t)ppid != pid)
 			parent = learn_proc_depth(r, ppid, AP_TASK_SNAPSHOT,
-						  0, depth + 1);
+						  0, depth + 1, 0);
 		if (parent && parent->exited)
 			parent = NULL;
 	}
@@ -994,6 +1029,15 @@ static int on_kmap(struct ap_recorder *r, const void *data, size_t size)
 	if (rec->kind == AP_PERF_SB_MMAP && size < sizeof(*rec))
 		return 0;
 	p = find_proc(r, rec->hdr.pid);
+	/* the kernel's exec record of a process that took the pid of one
+	 * whose exit is still in the ring: not that one calling exec */
+	if (p && !p->exited && rec->kind == AP_PERF_SB_EXEC &&
+	    pid_reused(p, 0)) {
+		proc_gone(r, p);
+		p = learn_proc(r, rec->hdr.pid, AP_TASK_SNAPSHOT, 0);
+		if (!p)
+			return -ENOMEM;
+	}
 	if (p && !p->exited) {
 		/* the child is known already when its BPF record came first */
 		if (rec->kind == AP_PERF_SB_FORK)
@@ -1051,8 +1095,14 @@ static int on_task(struct ap_recorder *r, const void *data, size_t size)
 		break;
 	case AP_TASK_EXEC:
 		p = find_proc(r, e->hdr.pid);
+		/* another process under a pid known before: not it calling
+		 * exec (identity is pid and start time) */
+		if (p && !p->exited &&
+		    pid_reused(p, ap_ns_to_ticks(e->start_ns)))
+			proc_gone(r, p);
 		if (!p || p->exited)
-			p = learn_proc(r, e->hdr.pid, AP_TASK_SNAPSHOT, 0);
+			p = learn_proc_depth(r, e->hdr.pid, AP_TASK_SNAPSHOT,
+					     0, 0, ap_ns_to_ticks(e->start_ns));
 		if (!p)
 			return -ENOMEM;
 		if (p->exec_kmaps > p->exec_bpf) {
@@ -1067,22 +1117,14 @@ static int on_task(struct ap_recorder *r, const void *data, size_t size)
 		break;
 	case AP_TASK_EXIT:
 		p = find_proc(r, e->hdr.pid);
-		if (!p)
+		/* the exit of a process known under another identity */
+		if (!p || (p->start_ticks && e->start_ns &&
+			   p->start_ticks != ap_ns_to_ticks(e->start_ns)))
 			return 0;
-		if (!p->exited) {
-			r->counts.exited++;
-			r->nr_exited++;
-			p->exit_seq = ++r->exit_seq;
-		}
-		p->exited = 1;
+		proc_gone(r, p);
 		p->exit_code = e->exit_code;
-		if (r->collector)
-			ap_collector__image_gone(r->collector, p->pid);
 		write_task(r, p, AP_TASK_EXITED, e->ppid, comm, e->hdr.ts,
 			   e->exit_code);
-		/* nothing resolves in it any more: what it mapped goes */
-		ap_symbolizer__drop_addrspace(r->maps, p->as);
-		p->as = NULL;
 		forget_exited(r);
 		break;
 	case AP_TASK_COMM:

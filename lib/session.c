@@ -197,7 +197,11 @@ static int on_task(struct ap_session *s, const struct ap_task *t)
 		}
 		break;
 	case AP_TASK_EXECED:
-		if (!p)
+		/* identity is (pid, start time): a process that took the pid
+		 * of another is not that one calling exec */
+		if (!p || p->exited ||
+		    (p->start_ticks && t->start_ticks &&
+		     p->start_ticks != t->start_ticks))
 			p = new_proc(s, t->pid, t->start_ticks);
 		else {
 			p->generation++;

@@ -13,10 +13,13 @@
 #include <sys/mman.h>
 #include <linux/perf_event.h>
 
+#include "aperture.h"
 #include "codec.h"
 #include "ctxtab.h"
 #include "format.h"
 #include "perf_decode.h"
+#include "procfs.h"
+#include "recorder.h"
 #include "session.h"
 #include "strtab.h"
 #include "symbolizer.h"
@@ -230,6 +233,117 @@ START_TEST(test_session_many_children)
 }
 END_TEST
 
+/* a process that took the pid of one that exited execs: a new process,
+ * not the old one calling exec (identity is pid and start time) */
+START_TEST(test_session_pid_reuse_exec)
+{
+	struct fixture fx;
+	const struct ap_proc_info *p;
+	struct ap_task t;
+
+	fx_init(&fx);
+	task(&fx, AP_TASK_SNAPSHOT, 40, 1, 0);		/* start 140 */
+	mmap_at(&fx, 40, 10, 0x1000, 0x2000, "/bin/old");
+	/* its exit was never written; another process has pid 40 now */
+	memset(&t, 0, sizeof(t));
+	t.ts = 100;
+	t.pid = 40;
+	t.ppid = 1;
+	t.start_ticks = 999;
+	t.kind = AP_TASK_EXECED;
+	ap_task__encode(&t, &fx.b);
+	feed(&fx);
+	p = ap_session__proc(fx.s, 40);
+	ck_assert_uint_eq(p->start_ticks, 999);
+	ck_assert_uint_eq(p->generation, 0);
+	ck_assert_str_eq(path_at(&fx, 40, 50, 0x1100), "(none)");
+	/* the same identity execing is an exec */
+	t.ts = 200;
+	ap_task__encode(&t, &fx.b);
+	feed(&fx);
+	ck_assert_uint_eq(ap_session__proc(fx.s, 40)->generation, 1);
+	fx_free(&fx);
+}
+END_TEST
+
+/* what the recorder writes for pid reuse, from the task events' start
+ * times (a pid /proc does not have: only the events say who it is) */
+struct rsink {
+	struct ap_buf b;
+};
+
+static int rsink_put(void *ctx, const void *frames, size_t len)
+{
+	ap_buf__put(&((struct rsink *)ctx)->b, frames, len);
+	return 0;
+}
+
+static void rec_task(struct ap_recorder *r, uint32_t kind, uint32_t pid,
+		     uint64_t start_ns, uint64_t ts)
+{
+	struct ap_ev_task e;
+
+	memset(&e, 0, sizeof(e));
+	e.hdr.type = AP_EV_TASK;
+	e.hdr.pid = pid;
+	e.hdr.tid = pid;
+	e.hdr.ts = ts;
+	e.kind = kind;
+	e.ppid = 1;
+	e.start_ns = start_ns;
+	strcpy(e.comm, "x");
+	ck_assert_int_eq(ap_recorder__event(r, &e, sizeof(e)), 0);
+}
+
+START_TEST(test_recorder_pid_reuse)
+{
+	const uint32_t pid = 4194305;	/* over PID_MAX_LIMIT: no /proc */
+	uint64_t s1 = 5000000000ull, s2 = 9000000000ull;
+	char got[256] = "";
+	struct rsink sk;
+	struct ap_recorder *r;
+	size_t off = 0;
+
+	ap_buf__init(&sk.b);
+	r = ap_recorder__new(rsink_put, &sk);
+	ck_assert_ptr_nonnull(r);
+	rec_task(r, AP_TASK_EXEC, pid, s1, 10);
+	/* another process under the pid (the first one's exit missed) */
+	rec_task(r, AP_TASK_EXEC, pid, s2, 20);
+	/* the first one's exit, late: not the second one's */
+	rec_task(r, AP_TASK_EXIT, pid, s1, 30);
+	rec_task(r, AP_TASK_EXIT, pid, s2, 40);
+	ck_assert_int_eq(ap_recorder__flush(r), 0);
+	while (off + AP_FRAME_HDR_LEN <= sk.b.len) {
+		uint32_t tag = ap_get_le32(sk.b.data + off);
+		uint32_t len = ap_get_le32(sk.b.data + off + 4);
+		struct ap_task t;
+		size_t n = strlen(got);
+
+		if (tag == AP_TAG_TASK) {
+			ck_assert_int_eq(ap_task__decode(sk.b.data + off + 8,
+							 len, &t), 0);
+			snprintf(got + n, sizeof(got) - n, "%u:%llu ", t.kind,
+				 (unsigned long long)t.start_ticks);
+		}
+		off += AP_FRAME_HDR_LEN + len;
+	}
+	{
+		char want[256];
+		unsigned long long t1 = ap_ns_to_ticks(s1);
+		unsigned long long t2 = ap_ns_to_ticks(s2);
+
+		snprintf(want, sizeof(want), "%u:%llu %u:%llu %u:%llu %u:%llu %u:%llu ",
+			 AP_TASK_SNAPSHOT, t1, AP_TASK_EXECED, t1,
+			 AP_TASK_SNAPSHOT, t2, AP_TASK_EXECED, t2,
+			 AP_TASK_EXITED, t2);
+		ck_assert_str_eq(got, want);
+	}
+	ap_recorder__free(r);
+	ap_buf__free(&sk.b);
+}
+END_TEST
+
 START_TEST(test_ctxtab_keys_on_version)
 {
 	struct ap_strtab *strs = ap_strtab__new();
@@ -367,6 +481,8 @@ static Suite *addrspace_suite(void)
 	tcase_add_test(tc, test_session_library_over_library);
 	tcase_add_test(tc, test_session_exec_and_fork);
 	tcase_add_test(tc, test_session_many_children);
+	tcase_add_test(tc, test_session_pid_reuse_exec);
+	tcase_add_test(tc, test_recorder_pid_reuse);
 	tcase_add_test(tc, test_ctxtab_keys_on_version);
 	tcase_add_test(tc, test_perf_sb_parse);
 	suite_add_tcase(s, tc);
