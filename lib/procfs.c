@@ -9,8 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "hmap.h"
 #include "symbolizer.h"
 
 int ap_proc_stat(pid_t pid, uint64_t *start_ticks, pid_t *ppid,
@@ -142,6 +144,65 @@ int ap_parse_maps_line(const char *line, struct ap_mmap *m)
 	return 0;
 }
 
+/*
+ * Build-ids read, by the file's device and inode and checked against its
+ * size and modification time: a process that maps one file 20,000 times,
+ * or every process mapping libc, costs one read of its ELF notes, not
+ * one per mapping and scan.  Direct-mapped: a collision reads again.
+ */
+#define BID_CACHE	512
+
+static struct bid_ent {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	uint8_t id[AP_BUILD_ID_MAX];
+	int len;			/* < 0: not an ELF file with one */
+	int used;
+} bid_cache[BID_CACHE];
+static uint64_t bid_reads;
+
+uint64_t ap_proc_build_id_reads(void)
+{
+	return bid_reads;
+}
+
+static int read_build_id(const char *path, uint8_t *id, size_t len)
+{
+	struct bid_ent *e;
+	struct stat st;
+	int n;
+
+	/* stat does not open: a FIFO there does not block it */
+	if (stat(path, &st) || !S_ISREG(st.st_mode)) {
+		bid_reads++;
+		return ap_read_build_id(path, id, len);
+	}
+	e = &bid_cache[(ap_hash64((uint64_t)st.st_dev * 0x9e3779b97f4a7c15ull ^
+				  (uint64_t)st.st_ino)) % BID_CACHE];
+	if (e->used && e->dev == st.st_dev && e->ino == st.st_ino &&
+	    e->size == st.st_size &&
+	    e->mtime.tv_sec == st.st_mtim.tv_sec &&
+	    e->mtime.tv_nsec == st.st_mtim.tv_nsec) {
+		if (e->len > 0)
+			memcpy(id, e->id, (size_t)e->len < len ?
+					  (size_t)e->len : len);
+		return e->len;
+	}
+	bid_reads++;
+	n = ap_read_build_id(path, id, len);
+	e->used = 1;
+	e->dev = st.st_dev;
+	e->ino = st.st_ino;
+	e->size = st.st_size;
+	e->mtime = st.st_mtim;
+	e->len = n > (int)sizeof(e->id) ? -1 : n;
+	if (n > 0 && n <= (int)sizeof(e->id))
+		memcpy(e->id, id, (size_t)n);
+	return n;
+}
+
 int ap_proc_maps(pid_t pid, int exec_only, ap_mmap_fn fn, void *ctx)
 {
 	return ap_proc_maps_new(pid, exec_only, NULL, fn, ctx);
@@ -180,11 +241,11 @@ int ap_proc_maps_new(pid_t pid, int exec_only, ap_mmap_fn known, ap_mmap_fn fn,
 			/* through the target's root: containers, chroots */
 			snprintf(elf, sizeof(elf), "/proc/%d/root%s", (int)pid,
 				 m->path);
-			n = ap_read_build_id(elf, m->build_id,
-					     sizeof(m->build_id));
+			n = read_build_id(elf, m->build_id,
+					  sizeof(m->build_id));
 			if (n <= 0)
-				n = ap_read_build_id(m->path, m->build_id,
-						     sizeof(m->build_id));
+				n = read_build_id(m->path, m->build_id,
+						  sizeof(m->build_id));
 			m->build_id_len = n > 0 ? n : 0;
 		}
 		err = fn(ctx, m);

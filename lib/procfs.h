@@ -28,6 +28,9 @@ int ap_proc_maps(pid_t pid, int exec_only, ap_mmap_fn fn, void *ctx);
  * sees m before its build-id is read, build_id_len 0) */
 int ap_proc_maps_new(pid_t pid, int exec_only, ap_mmap_fn known, ap_mmap_fn fn,
 		     void *ctx);
+/* ELF files whose build-id the two above read so far: once per file
+ * (device, inode, size, mtime), however many mappings and scans name it */
+uint64_t ap_proc_build_id_reads(void);
 /* parses one /proc/PID/maps line; 0 or -EINVAL */
 int ap_parse_maps_line(const char *line, struct ap_mmap *m);
 

@@ -5,6 +5,8 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -177,6 +179,71 @@ START_TEST(test_proc_stat_self)
 }
 END_TEST
 
+/* one file mapped 2,000 times: its build-id is read once, for every
+ * mapping and every scan (a process with 20,000 executable mappings made
+ * the recorder read them all again on each rescan) */
+#define MANY_MAPS	2000
+
+struct many {
+	const char *path;
+	int n, with_id;
+};
+
+static int count_many(void *ctx, const struct ap_mmap *m)
+{
+	struct many *mc = ctx;
+
+	if (strcmp(m->path, mc->path))
+		return 0;
+	mc->n++;
+	mc->with_id += m->build_id_len > 0;
+	return 0;
+}
+
+START_TEST(test_proc_maps_build_id_once)
+{
+	const char *build = getenv("APERTURE_TEST_BUILD");
+	char src[4096], path[] = "/tmp/aperture-maps-XXXXXX", cmd[8400];
+	static void *maps[MANY_MAPS];
+	struct many mc;
+	uint64_t before;
+	int fd, i;
+
+	snprintf(src, sizeof(src), "%s/tests/workloads/cpu_split",
+		 build ? build : "build");
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", src, path);
+	ck_assert_int_eq(system(cmd), 0);
+	fd = open(path, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	/* what this process maps already: read now, not counted */
+	mc = (struct many){ path, 0, 0 };
+	ck_assert_int_eq(ap_proc_maps(getpid(), 1, count_many, &mc), 0);
+	for (i = 0; i < MANY_MAPS; i++) {
+		maps[i] = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE,
+			       fd, 0);
+		ck_assert(maps[i] != MAP_FAILED);
+	}
+	before = ap_proc_build_id_reads();
+	mc = (struct many){ path, 0, 0 };
+	ck_assert_int_eq(ap_proc_maps(getpid(), 1, count_many, &mc), 0);
+	ck_assert_int_eq(mc.n, MANY_MAPS);
+	ck_assert_int_eq(mc.with_id, MANY_MAPS);
+	ck_assert_uint_eq(ap_proc_build_id_reads() - before, 1);
+	/* a second scan reads nothing again */
+	mc = (struct many){ path, 0, 0 };
+	ck_assert_int_eq(ap_proc_maps(getpid(), 1, count_many, &mc), 0);
+	ck_assert_int_eq(mc.with_id, MANY_MAPS);
+	ck_assert_uint_eq(ap_proc_build_id_reads() - before, 1);
+	for (i = 0; i < MANY_MAPS; i++)
+		munmap(maps[i], 4096);
+	close(fd);
+	unlink(path);
+}
+END_TEST
+
 START_TEST(test_events_parse)
 {
 	struct ap_collect_opts o = { 0 };
@@ -213,6 +280,7 @@ static Suite *core_suite(void)
 	tcase_add_loop_test(tc, test_parse_maps_line, 0,
 			    sizeof(maps_lines) / sizeof(maps_lines[0]));
 	tcase_add_test(tc, test_proc_stat_self);
+	tcase_add_test(tc, test_proc_maps_build_id_once);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("events");
 	tcase_add_test(tc, test_events_parse);
