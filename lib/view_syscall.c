@@ -31,6 +31,8 @@
 struct srow {
 	uint32_t id;
 	uint32_t pid, tid;		/* --per-thread rows */
+	uint64_t start;			/* with pid: the process's identity */
+	uint32_t thr;			/* index in view_sc.thrs */
 	const char *comm;		/* --per-thread: the thread's name */
 	double calls;			/* finished calls, exit included */
 	double errors;
@@ -56,6 +58,14 @@ struct view_sc {
 	struct srow *rows;
 	size_t nr, cap;
 	struct ap_hmap by_key;		/* row key -> index */
+	/* --per-thread: threads by (pid, start time, tid), not by tid:
+	 * two processes under one pid are two */
+	struct thr_id {
+		uint32_t pid, tid;
+		uint64_t start;
+	} *thrs;
+	size_t nr_thrs, cap_thrs;
+	struct ap_hmap thr_idx;		/* hash of a thr_id -> index */
 	struct ap_hmap errs;		/* row << 16 | errno -> count */
 	struct ap_ctxtab ctxs;		/* who made a call, for stacks */
 	double calls, errors, inflight;
@@ -73,6 +83,7 @@ static void *sc_new(const struct ap_report_opts *o, struct ap_session *s)
 	v->o = o;
 	v->s = s;
 	ap_hmap__init(&v->by_key);
+	ap_hmap__init(&v->thr_idx);
 	ap_hmap__init(&v->errs);
 	v->strs = ap_strtab__new();
 	/* names from other users: escaped but in JSON, which escapes */
@@ -101,19 +112,58 @@ static void sc_free(void *p)
 	free(v->rows);
 	ap_ctxtab__free(&v->ctxs);
 	ap_hmap__free(&v->by_key);
+	ap_hmap__free(&v->thr_idx);
+	free(v->thrs);
 	ap_hmap__free(&v->errs);
 	ap_stackres__free(&v->res);
 	ap_strtab__free(v->strs);
 	free(v);
 }
 
+/* the index of thread (pid as the session knows it now, tid) */
+static long thr_index(struct view_sc *v, uint32_t pid, uint32_t tid,
+		      uint64_t *start)
+{
+	const struct ap_proc_info *p = ap_session__proc(v->s, pid);
+	struct thr_id id = { pid, tid, p ? p->start_ticks : 0 };
+	uint64_t h = ap_hash_bytes(&id, sizeof(id), 11), *slot;
+	int fresh;
+
+	*start = id.start;
+	for (;; h = ap_hash64(h)) {
+		if (h == AP_HMAP_EMPTY)
+			continue;
+		slot = ap_hmap__upsert(&v->thr_idx, h, &fresh);
+		if (!slot)
+			return -ENOMEM;
+		if (fresh)
+			break;
+		if (!memcmp(&v->thrs[*slot], &id, sizeof(id)))
+			return (long)*slot;
+	}
+	if (ap_grow((void **)&v->thrs, &v->cap_thrs, v->nr_thrs,
+		    sizeof(*v->thrs), 64)) {
+		ap_hmap__remove(&v->thr_idx, h);
+		return -ENOMEM;
+	}
+	v->thrs[v->nr_thrs] = id;
+	*slot = v->nr_thrs;
+	return (long)v->nr_thrs++;
+}
+
 static long row_index(struct view_sc *v, const struct ap_syscall *e)
 {
-	uint64_t key = v->o->per_thread ? (uint64_t)e->tid << 32 | e->id :
-					  e->id;
-	uint64_t *slot;
+	uint64_t key = e->id, *slot, start = 0;
 	struct srow *r;
+	long thr = 0;
 	int fresh;
+
+	if (v->o->per_thread) {
+		thr = thr_index(v, e->pid, e->tid, &start);
+		if (thr < 0)
+			return thr;
+		key |= (uint64_t)thr << 32;
+	}
 
 	slot = ap_hmap__upsert(&v->by_key, key, &fresh);
 	if (!slot)
@@ -129,6 +179,8 @@ static long row_index(struct view_sc *v, const struct ap_syscall *e)
 	r->id = e->id;
 	r->pid = e->pid;
 	r->tid = e->tid;
+	r->start = start;
+	r->thr = (uint32_t)thr;
 	r->comm = ap_session__comm(v->s, e->pid, e->tid);
 	ap_hmap__init(&r->stacks);
 	ap_hmap__init(&r->stack_calls);
@@ -376,6 +428,8 @@ static int by_tid_then_total(const void *a, const void *b)
 
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
 	return by_total(a, b);
 }
 
@@ -417,7 +471,7 @@ static int build_order(struct view_sc *v, struct order *ord)
 		struct thread *t = ord->nr_threads ?
 				   &ord->threads[ord->nr_threads - 1] : NULL;
 
-		if (!t || t->tid != r->tid) {
+		if (!t || ord->rows[i - 1]->thr != r->thr) {
 			t = &ord->threads[ord->nr_threads++];
 			t->pid = r->pid;
 			t->tid = r->tid;

@@ -458,6 +458,50 @@ START_TEST(test_view_per_thread)
 }
 END_TEST
 
+/* pid 10 exits and another process takes the pid: its thread 10 is
+ * another thread, not more calls of the first one's */
+START_TEST(test_view_per_thread_pid_reuse)
+{
+	struct ap_task gone = { .ts = 200, .pid = 10, .start_ticks = 5,
+				.kind = AP_TASK_EXITED };
+	struct ap_task again = { .ts = 300, .pid = 10, .start_ticks = 9,
+				 .kind = AP_TASK_SNAPSHOT };
+	struct ap_comm c = { .ts = 300, .pid = 10, .tid = 10 };
+	struct fixture fx;
+	struct ap_buf b;
+	const char *out;
+	size_t off = 0;
+	int i;
+
+	setup(&fx, AP_FMT_TABLE, 1);
+	ap_buf__init(&b);
+	strcpy(again.comm, "again");
+	strcpy(c.comm, "again");
+	ap_task__encode(&gone, &b);
+	ap_task__encode(&again, &b);
+	ap_comm__encode(&c, &b);
+	for (i = 0; i < 4; i++)
+		add_call(&b, 10, SYS_write, 1000000, 1, 0, 0);
+	while (off + AP_FRAME_HDR_LEN <= b.len) {
+		struct ap_frame f;
+
+		f.tag = ap_get_le32(b.data + off);
+		f.len = ap_get_le32(b.data + off + 4);
+		f.payload = b.data + off + AP_FRAME_HDR_LEN;
+		if (ap_session__feed(fx.s, &f) == 1)
+			ck_assert_int_eq(fx.ops->event(fx.v, &f), 0);
+		off += AP_FRAME_HDR_LEN + f.len;
+	}
+	ap_buf__free(&b);
+	out = print(&fx);
+	ck_assert_msg(strstr(out, "# Thread 10 (prog, pid 10): 103 calls, 5.06 ms\n"),
+		      "%s", out);
+	ck_assert_msg(strstr(out, "# Thread 10 (again, pid 10): 4 calls, 4.00 ms\n"),
+		      "%s", out);
+	teardown(&fx);
+}
+END_TEST
+
 START_TEST(test_view_json)
 {
 	struct fixture fx;
@@ -583,6 +627,7 @@ static Suite *syscall_suite(void)
 	tcase_add_test(tc, test_view_table);
 	tcase_add_test(tc, test_view_hist);
 	tcase_add_test(tc, test_view_per_thread);
+	tcase_add_test(tc, test_view_per_thread_pid_reuse);
 	tcase_add_test(tc, test_view_json);
 	tcase_add_test(tc, test_view_folded);
 	tcase_add_test(tc, test_view_filter);
