@@ -240,10 +240,12 @@ static int same_mapping(const struct ap_mmap *a, const struct ap_mmap *b)
 }
 
 /*
- * A mapping over others (a library loaded where another one was) starts a
+ * A mapping over code (a library loaded where another one was) starts a
  * new version at its time, so that events before it keep the code they
- * ran; a mapping over nothing changes nothing an earlier event could have
- * used and goes into the current version.
+ * ran; a mapping over nothing, or over data only (a thread's stack and
+ * its guard page), changes nothing an earlier event could have resolved
+ * and goes into the current version.  (Each of 17,000 thread stacks made
+ * a version, each a copy of every mapping: report took minutes.)
  */
 static int on_mmap(struct ap_session *s, const struct ap_mmap *m)
 {
@@ -260,7 +262,8 @@ static int on_mmap(struct ap_session *s, const struct ap_mmap *m)
 	known = ap_addrspace__find(p->as, m->start);
 	if (known && same_mapping(known, m))
 		return 0;
-	if (m->start < m->end && ap_addrspace__overlaps(p->as, m->start, m->end) &&
+	if (m->start < m->end &&
+	    ap_addrspace__overlaps_code(p->as, m->start, m->end) &&
 	    m->ts > pp->versions[pp->nr_versions - 1].from_ts) {
 		int err = push_version(pp, m->ts,
 				       ap_addrspace__clone(p->as, 1));

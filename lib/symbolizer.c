@@ -808,6 +808,20 @@ int ap_addrspace__overlaps(const struct ap_addrspace *as, uint64_t start,
 	return i < as->nr && as->maps[i]->m.start < end;
 }
 
+int ap_addrspace__overlaps_code(const struct ap_addrspace *as,
+				uint64_t start, uint64_t end)
+{
+	size_t i;
+
+	if (!as)
+		return 0;
+	for (i = addrspace__lower(as, start);
+	     i < as->nr && as->maps[i]->m.start < end; i++)
+		if (as->maps[i]->m.prot & PROT_EXEC)
+			return 1;
+	return 0;
+}
+
 const struct ap_mmap *ap_addrspace__find(const struct ap_addrspace *as,
 					 uint64_t addr)
 {

@@ -93,6 +93,9 @@ const struct ap_mmap *ap_addrspace__at(const struct ap_addrspace *as,
 /* 1 when a mapping covers part of [start, end) */
 int ap_addrspace__overlaps(const struct ap_addrspace *as, uint64_t start,
 			   uint64_t end);
+/* the same for executable mappings only */
+int ap_addrspace__overlaps_code(const struct ap_addrspace *as,
+				uint64_t start, uint64_t end);
 /* Adds (or replaces, when it overlaps) one mapping. */
 int ap_addrspace__add_mapping(struct ap_addrspace *as, const struct ap_mmap *m);
 /* The mapping covering addr, or NULL. */

@@ -233,6 +233,40 @@ START_TEST(test_session_many_children)
 }
 END_TEST
 
+/* thread stacks and their guard pages (data over data) make no versions:
+ * 17,000 of them made as many copies of every mapping */
+START_TEST(test_session_data_over_data)
+{
+	struct fixture fx;
+	struct ap_addrspace *first;
+	struct ap_mmap *m;
+	uint64_t i, base = 0x7f0000000000ull;
+
+	fx_init(&fx);
+	task(&fx, AP_TASK_SNAPSHOT, 60, 1, 0);
+	mmap_at(&fx, 60, 10, 0x1000, 0x2000, "/bin/x");
+	first = ap_session__addrspace(fx.s, 60, 10);
+	for (i = 0; i < 5000; i++) {
+		m = mapping(60, 20 + i, base + i * 0x20000,
+			    base + i * 0x20000 + 0x10000, "");
+		m->prot = PROT_READ | PROT_WRITE;
+		ap_mmap__encode(m, &fx.b);
+		m = mapping(60, 20 + i, base + i * 0x20000,
+			    base + i * 0x20000 + 0x1000, "");
+		m->prot = PROT_NONE;
+		ap_mmap__encode(m, &fx.b);
+		feed(&fx);
+	}
+	ck_assert_ptr_eq(ap_session__addrspace(fx.s, 60, 100000), first);
+	ck_assert_uint_eq(ap_addrspace__count(first), 1 + 2 * 5000);
+	/* code over code still makes one */
+	mmap_at(&fx, 60, 200000, 0x1000, 0x2000, "/bin/y");
+	ck_assert_ptr_ne(ap_session__addrspace(fx.s, 60, 200001), first);
+	ck_assert_str_eq(path_at(&fx, 60, 100000, 0x1100), "/bin/x");
+	fx_free(&fx);
+}
+END_TEST
+
 /* a process that took the pid of one that exited execs: a new process,
  * not the old one calling exec (identity is pid and start time) */
 START_TEST(test_session_pid_reuse_exec)
@@ -481,6 +515,7 @@ static Suite *addrspace_suite(void)
 	tcase_add_test(tc, test_session_library_over_library);
 	tcase_add_test(tc, test_session_exec_and_fork);
 	tcase_add_test(tc, test_session_many_children);
+	tcase_add_test(tc, test_session_data_over_data);
 	tcase_add_test(tc, test_session_pid_reuse_exec);
 	tcase_add_test(tc, test_recorder_pid_reuse);
 	tcase_add_test(tc, test_ctxtab_keys_on_version);
