@@ -367,10 +367,8 @@ static int safe_find_debuginfo(Dwfl_Module *mod, void **userdata,
 			return fd;
 	}
 	if (!debuglink_file || !file_name || !debuglink_file[0] ||
-	    strchr(debuglink_file, '/')) {
-		errno = ENOENT;
-		return -1;
-	}
+	    strchr(debuglink_file, '/'))
+		goto out_servers;
 	slash = strrchr(file_name, '/');
 	dirlen = slash ? (int)(slash - file_name) : 0;
 	for (i = 0; i < (int)(sizeof(fmts) / sizeof(fmts[0])); i++) {
@@ -386,6 +384,16 @@ static int safe_find_debuginfo(Dwfl_Module *mod, void **userdata,
 		if (fd >= 0)
 			return fd;
 	}
+out_servers:
+	/* the debuginfod servers (DEBUGINFOD_URLS) through libdwfl, which
+	 * asks them last: with them set, its local search runs again, with
+	 * its plain open() */
+	if (ap_debuginfod__enabled())
+		return dwfl_standard_find_debuginfo(mod, userdata, modname,
+						    base, file_name,
+						    debuglink_file,
+						    debuglink_crc,
+						    debuginfo_file_name);
 	errno = ENOENT;
 	return -1;
 }
