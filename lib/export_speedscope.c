@@ -145,7 +145,7 @@ int ap_export_speedscope(const struct ap_profile *p, const char *name,
 {
 	struct ss x = { .p = p };
 	size_t *order = NULL, i, from;
-	int64_t sum, best = -1;
+	int64_t sum = 0, best = -1;
 	int err = -ENOMEM, nr = 0, active = 0;
 
 	x.strs = ap_strtab__new();
