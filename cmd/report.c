@@ -37,6 +37,7 @@ struct report_opts {
 	const char *events;		/* NULL: what the file holds */
 	const char *format_name;	/* as given to --format */
 	const char *diff;		/* --diff: the old file */
+	int g_bare;			/* -g came without its order */
 	struct ap_report_opts r;
 };
 
@@ -60,6 +61,7 @@ enum {
 	OPT_FOLDED_SRCLINE,
 	OPT_NO_DEBUGINFOD,
 	OPT_DIFF,
+	OPT_TIME,
 };
 
 static const struct argp_option options[] = {
@@ -69,8 +71,10 @@ static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Output:", 2 },
 	{ "format", OPT_FORMAT, "FMT", 0, "table (default), folded (flamegraph.pl input), json, pprof (gzipped profile.proto), speedscope, svg (flame graph), trace (Perfetto timeline), events (one line per event)", 2 },
 	{ "icicle", OPT_ICICLE, NULL, 0, "svg: roots at the top (an icicle graph)", 2 },
-	{ "sort", 's', "KEYS", 0, "Row keys, comma-separated: comm, pid, tid, dso, sym (or symbol), srcline (file:line) (default: comm,dso,sym)", 2 },
+	{ "sort", 's', "KEYS", 0, "Row keys, comma-separated: comm, pid, tid, cpu, dso, sym (or symbol), srcline (file:line) (default: comm,dso,sym); children or self among them orders cpu rows (default: self)", 2 },
 	{ "folded-srcline", OPT_FOLDED_SRCLINE, NULL, 0, "folded: frames as 'sym (file.c:12)' where the line is known", 2 },
+	{ "call-graph", 'g', "ORDER", OPTION_ARG_OPTIONAL, "cpu: a call graph under each row: callee (default: the row's callers, up to the roots) or caller (what the row calls)", 2 },
+	{ "inverted", 'G', NULL, 0, "cpu: the call graph in caller order (as -g caller)", 2 },
 	{ "show-nr-samples", 'n', NULL, 0, "cpu: a Samples column (sample counts)", 2 },
 	{ "percent-limit", OPT_PERCENT_LIMIT, "PCT", 0, "cpu: only rows with at least PCT percent (children, else self)", 2 },
 	AP_CLI_LIMIT_OPTION(2),
@@ -89,6 +93,9 @@ static const struct argp_option options[] = {
 	{ "hist", OPT_HIST, NULL, 0, "syscall: log2 latency histogram per syscall", 2 },
 	{ NULL, 0, NULL, 0, "Filters:", 3 },
 	AP_CLI_FILTER_OPTIONS(3),
+	{ "dsos", 'd', "LIST", 0, "cpu: only rows of these shared objects (as the table names them, or a path), comma-separated", 3 },
+	{ "symbols", 'S', "LIST", 0, "cpu: only rows of these symbols, comma-separated", 3 },
+	{ "time", OPT_TIME, "START,END", 0, "cpu: only samples taken from START to END, in seconds as 'aperture script' prints them (either may be left out)", 3 },
 	{ "percentage", OPT_PERCENTAGE, "HOW", 0, "cpu: filtered percentages of all samples (absolute, default) or of the filtered ones (relative)", 3 },
 	AP_CLI_HELP_OPTIONS,
 	{ NULL },
@@ -112,6 +119,7 @@ static int parse_sort(const char *arg, struct ap_report_opts *r)
 		[AP_KEY_COMM] = "comm", [AP_KEY_PID] = "pid",
 		[AP_KEY_TID] = "tid", [AP_KEY_DSO] = "dso",
 		[AP_KEY_SYM] = "sym", [AP_KEY_SRCLINE] = "srcline",
+		[AP_KEY_CPU] = "cpu",
 	};
 	char *dup = strdup(arg), *tok, *save = NULL;
 	int k, err = 0;
@@ -121,6 +129,15 @@ static int parse_sort(const char *arg, struct ap_report_opts *r)
 	r->nr_keys = 0;
 	for (tok = strtok_r(dup, ",", &save); tok && !err;
 	     tok = strtok_r(NULL, ",", &save)) {
+		/* orders, not keys: the cpu view's sort_names */
+		if (!strcmp(tok, "self") || !strcmp(tok, "overhead")) {
+			r->top_sort = 0;
+			continue;
+		}
+		if (!strcmp(tok, "children")) {
+			r->top_sort = 1;
+			continue;
+		}
 		/* perf spells it "symbol" */
 		if (!strcmp(tok, "symbol"))
 			tok = "sym";
@@ -133,13 +150,96 @@ static int parse_sort(const char *arg, struct ap_report_opts *r)
 			r->keys[r->nr_keys++] = k;
 	}
 	free(dup);
-	return err || !r->nr_keys ? -EINVAL : 0;
+	if (!err && !r->nr_keys) {
+		/* only an order: the default keys */
+		r->keys[0] = AP_KEY_COMM;
+		r->keys[1] = AP_KEY_DSO;
+		r->keys[2] = AP_KEY_SYM;
+		r->nr_keys = 3;
+	}
+	return err;
+}
+
+/* comma-separated names into list (pointers into a copy kept for the
+ * run); -EINVAL when empty or too many */
+static int parse_names(const char *arg, const char **list, int *nr)
+{
+	char *dup = strdup(arg), *tok, *save = NULL;
+
+	if (!dup)
+		return -ENOMEM;
+	*nr = 0;
+	for (tok = strtok_r(dup, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (*nr == AP_MAX_FILTER)
+			return -EINVAL;
+		list[(*nr)++] = tok;
+	}
+	/* dup stays: list points into it until the process ends */
+	return *nr ? 0 : -EINVAL;
+}
+
+/* "SECONDS[.FRACTION]" (up to nanoseconds) of len bytes into ns */
+static int parse_secs(const char *s, size_t len, uint64_t *ns)
+{
+	uint64_t sec = 0, frac = 0, scale = 1000000000ull;
+	size_t i = 0;
+
+	if (!len)
+		return -EINVAL;
+	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+		if (sec > UINT64_MAX / 10000000000ull)
+			return -ERANGE;
+		sec = sec * 10 + (s[i] - '0');
+	}
+	if (i < len && s[i] == '.') {
+		for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+			if (scale > 1) {
+				scale /= 10;
+				frac += (s[i] - '0') * scale;
+			}
+		}
+	}
+	if (i != len || (len == 1 && s[0] == '.'))
+		return -EINVAL;
+	*ns = sec * 1000000000ull + frac;
+	return 0;
+}
+
+/* --time START,END as perf's: either side may be empty */
+static int parse_time(const char *arg, uint64_t *lo, uint64_t *hi)
+{
+	const char *comma = strchr(arg, ',');
+
+	if (!comma || strchr(comma + 1, ','))
+		return -EINVAL;
+	*lo = 0;
+	*hi = 0;
+	if (comma > arg && parse_secs(arg, comma - arg, lo))
+		return -EINVAL;
+	if (comma[1] && parse_secs(comma + 1, strlen(comma + 1), hi))
+		return -EINVAL;
+	if (comma == arg && !comma[1])
+		return -EINVAL;
+	if (*hi && *hi < *lo)
+		return -ERANGE;
+	return 0;
+}
+
+static int parse_call_graph(const char *arg)
+{
+	if (!arg || !strcmp(arg, "callee") || !strcmp(arg, "graph"))
+		return AP_CG_CALLEE;
+	if (!strcmp(arg, "caller"))
+		return AP_CG_CALLER;
+	return -EINVAL;
 }
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct report_opts *o = state->input;
 	char *end;
+	int n;
 
 	switch (key) {
 	case 'i':
@@ -170,7 +270,43 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 's':
 		if (parse_sort(arg, &o->r))
 			ap_cli_usage_error(state,
-					   "bad sort keys '%s': give comma-separated comm, pid, tid, dso, sym, srcline",
+					   "bad sort keys '%s': give comma-separated comm, pid, tid, cpu, dso, sym, srcline, and children or self",
+					   arg);
+		break;
+	case 'g':
+		o->r.call_graph = parse_call_graph(arg);
+		if (o->r.call_graph < 0)
+			ap_cli_usage_error(state,
+					   "bad --call-graph '%s': give callee or caller",
+					   arg);
+		/* "-g caller" as perf users spell it: report takes no
+		 * other argument, so the order word may follow */
+		o->g_bare = !arg;
+		break;
+	case 'G':
+		o->r.call_graph = AP_CG_CALLER;
+		break;
+	case 'd':
+		if (parse_names(arg, o->r.dsos, &o->r.nr_dsos))
+			ap_cli_usage_error(state,
+					   "bad --dsos '%s': give up to %d comma-separated names",
+					   arg, AP_MAX_FILTER);
+		break;
+	case 'S':
+		if (parse_names(arg, o->r.symbols, &o->r.nr_symbols))
+			ap_cli_usage_error(state,
+					   "bad --symbols '%s': give up to %d comma-separated names",
+					   arg, AP_MAX_FILTER);
+		break;
+	case OPT_TIME:
+		n = parse_time(arg, &o->r.time_lo, &o->r.time_hi);
+		if (n == -ERANGE)
+			ap_cli_usage_error(state,
+					   "bad --time '%s': END is before START",
+					   arg);
+		if (n)
+			ap_cli_usage_error(state,
+					   "bad --time '%s': give START,END in seconds (START, or ,END for an open end)",
 					   arg);
 		break;
 	case OPT_NO_CHILDREN:
@@ -229,6 +365,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->diff = arg ? arg : "aperture.data.old";
 		break;
 	case ARGP_KEY_ARG:
+		if (o->g_bare && parse_call_graph(arg) > 0) {
+			o->r.call_graph = parse_call_graph(arg);
+			o->g_bare = 0;
+			return 0;
+		}
 		ap_cli_usage_error(state, "unexpected argument '%s'", arg);
 	default:
 		if (ap_cli_read_key(key, arg, state, &o->r, &o->no_inline) == 0)

@@ -96,8 +96,16 @@ _aperture()
 		esac
 		return 0
 		;;
-	--sort)
-		_aperture_list "$cur" "comm pid tid dso sym srcline"
+	-s | --sort)
+		_aperture_list "$cur" "comm pid tid cpu dso sym srcline children self"
+		return 0
+		;;
+	--call-graph)
+		if [ "$cmd" = report ]; then
+			COMPREPLY=($(compgen -W "callee caller" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "cfi fp" -- "$cur"))
+		fi
 		return 0
 		;;
 	-p | --pid)
@@ -122,7 +130,7 @@ _aperture()
 		return 0
 		;;
 	-F | --freq | -d | --duration | -c | --count | --min-block | --limit | \
-	--tid | --comm | -n | --iterations)
+	--tid | --comm | -n | --iterations | --time | --dsos | -S | --symbols)
 		return 0		# a number or a name: nothing to offer
 		;;
 	esac

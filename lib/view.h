@@ -38,10 +38,16 @@ struct ap_profile;
 #define AP_KEY_DSO	3
 #define AP_KEY_SYM	4
 #define AP_KEY_SRCLINE	5	/* file:line of the frame's address, as perf's */
-#define AP_KEY_NR	6
+#define AP_KEY_CPU	6	/* the CPU a sample was taken on */
+#define AP_KEY_NR	7
 #define AP_MAX_KEYS	8
 
 #define AP_MAX_FILTER	64
+
+/* ap_report_opts.call_graph: a call graph under each cpu row */
+#define AP_CG_NONE	0
+#define AP_CG_CALLEE	1	/* the row's callers, up to the roots */
+#define AP_CG_CALLER	2	/* what the row calls, down to the leaves */
 
 struct ap_report_opts {
 	int format;			/* AP_FMT_* */
@@ -66,7 +72,9 @@ struct ap_report_opts {
 	/* top: show only symbols containing this; NULL: all */
 	const char *sym_filter;
 	int hide_comm;			/* top: no comm column */
-	int top_sort;			/* top: cycles sort column */
+	/* the row order: an index in the view's sort_names (top cycles
+	 * through them; report --sort children picks cpu's second) */
+	int top_sort;
 	long offset;			/* top: first row shown */
 	int show_samples;		/* a Samples column (perf report -n) */
 	/* table lines fit this many columns (a terminal's); 0: no limit.
@@ -85,6 +93,16 @@ struct ap_report_opts {
 	int folded_us;
 	/* folded frames as "sym (file.c:12)" where the line is known */
 	int folded_srcline;
+	/* cpu: only samples taken in [time_lo, time_hi], CLOCK_MONOTONIC
+	 * ns as script prints them; time_hi 0: to the end (--time) */
+	uint64_t time_lo, time_hi;
+	/* cpu: rows only of these shared objects (path or file name) and
+	 * symbols (perf's --dsos, --symbols) */
+	const char *dsos[AP_MAX_FILTER];
+	int nr_dsos;
+	const char *symbols[AP_MAX_FILTER];
+	int nr_symbols;
+	int call_graph;			/* AP_CG_*: -g, -G */
 };
 
 struct ap_view_ops {

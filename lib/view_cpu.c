@@ -23,6 +23,8 @@
 struct agg {
 	uint32_t ctx;			/* index in ctxs */
 	uint32_t stack_id;
+	uint32_t cpu;			/* with --sort cpu; else 0 */
+	uint32_t next;			/* + 1: the same ctx and stack, another cpu */
 	double count;
 };
 
@@ -33,8 +35,19 @@ struct row {
 	/* --sort srcline: "file.c:12" (interned) of the innermost inlined
 	 * frame at the address, whose file and line f then holds */
 	const char *srcline;
+	uint32_t cpu;
 	double self, children;
 	size_t stamp;			/* last sample that counted children */
+	uint32_t graph;			/* + 1: its call graph's root node */
+};
+
+/* a call graph node: a function, its samples, its first child and its
+ * next sibling (indices + 1 in view_cpu.nodes) */
+struct cg_node {
+	const char *sym;		/* interned */
+	int kernel;
+	double count;
+	uint32_t child, sib;
 };
 
 struct view_cpu {
@@ -51,6 +64,10 @@ struct view_cpu {
 	double roots[AP_ROOT_NR];	/* samples by where their stack ends */
 	double cut;			/* ... ended at a non-code address */
 	struct ap_stackres res;		/* print-time scratch */
+	double shown;			/* self samples of the rows that passed
+					 * --dsos and --symbols */
+	struct cg_node *nodes;		/* -g: the call graphs of the rows */
+	size_t nr_nodes, cap_nodes;
 };
 
 static void *cpu_new(const struct ap_report_opts *o, struct ap_session *s)
@@ -84,14 +101,36 @@ static void cpu_free(void *p)
 	ap_hmap__free(&v->agg_by_key);
 	ap_ctxtab__free(&v->ctxs);
 	free(v->aggs);
+	free(v->nodes);
 	ap_stackres__free(&v->res);
 	free(v);
+}
+
+static int has_key(const struct ap_report_opts *o, int key)
+{
+	int i;
+
+	for (i = 0; i < o->nr_keys; i++)
+		if (o->keys[i] == key)
+			return 1;
+	return 0;
+}
+
+static int new_agg(struct view_cpu *v, uint32_t c, uint32_t stack_id,
+		   uint32_t cpu)
+{
+	if (ap_grow((void **)&v->aggs, &v->cap_aggs, v->nr_aggs,
+		    sizeof(*v->aggs), 256))
+		return -ENOMEM;
+	v->aggs[v->nr_aggs] = (struct agg){ c, stack_id, cpu, 0, 0 };
+	return 0;
 }
 
 static int cpu_event(void *p, const struct ap_frame *f)
 {
 	struct view_cpu *v = p;
 	struct ap_cpu_sample e;
+	struct agg *a;
 	uint64_t *slot;
 	long c;
 	int fresh;
@@ -101,6 +140,11 @@ static int cpu_event(void *p, const struct ap_frame *f)
 	v->all += 1;
 	if (!ap_report_opts__match(v->o, v->s, e.pid, e.tid))
 		return 0;
+	/* --time */
+	if (e.ts < v->o->time_lo || (v->o->time_hi && e.ts > v->o->time_hi))
+		return 0;
+	if (!has_key(v->o, AP_KEY_CPU))
+		e.cpu = 0;
 	c = ap_ctxtab__index(&v->ctxs, v->s, e.pid, e.tid);
 	if (c < 0)
 		return (int)c;
@@ -109,13 +153,23 @@ static int cpu_event(void *p, const struct ap_frame *f)
 	if (!slot)
 		return -ENOMEM;
 	if (fresh) {
-		if (ap_grow((void **)&v->aggs, &v->cap_aggs, v->nr_aggs,
-			    sizeof(*v->aggs), 256))
+		if (new_agg(v, (uint32_t)c, e.stack_id, e.cpu))
 			return -ENOMEM;
-		v->aggs[v->nr_aggs] = (struct agg){ (uint32_t)c, e.stack_id, 0 };
 		*slot = v->nr_aggs++;
 	}
-	v->aggs[*slot].count += 1;
+	/* one agg per CPU of a (thread, stack): a chain, rarely long */
+	a = &v->aggs[*slot];
+	while (a->cpu != e.cpu && a->next)
+		a = &v->aggs[a->next - 1];
+	if (a->cpu != e.cpu) {
+		size_t prev = a - v->aggs;
+
+		if (new_agg(v, (uint32_t)c, e.stack_id, e.cpu))
+			return -ENOMEM;
+		v->aggs[prev].next = ++v->nr_aggs;
+		a = &v->aggs[v->nr_aggs - 1];
+	}
+	a->count += 1;
 	v->total += 1;
 	if (!e.stack_id)
 		v->no_stack++;
@@ -147,7 +201,8 @@ static long resolve(struct view_cpu *v, const struct ap_ctx *c, uint32_t id)
 }
 
 static const char *row_key(struct view_cpu *v, const struct ap_ctx *c,
-			   const struct ap_rframe *f, const char *srcline)
+			   uint32_t cpu, const struct ap_rframe *f,
+			   const char *srcline)
 {
 	char key[2048];
 	size_t off = 0;
@@ -179,6 +234,10 @@ static const char *row_key(struct view_cpu *v, const struct ap_ctx *c,
 			off += snprintf(key + off, sizeof(key) - off, "%s\x1f",
 					srcline);
 			break;
+		case AP_KEY_CPU:
+			off += snprintf(key + off, sizeof(key) - off, "%u\x1f",
+					cpu);
+			break;
 		}
 	}
 	return ap_strtab__intern(v->strs, key, -1);
@@ -191,8 +250,9 @@ struct rows {
 };
 
 static struct row *get_row(struct rows *rs, const char *key,
-			   const struct ap_ctx *c, const struct ap_rframe *f,
-			   const char *srcline, const struct ap_rframe *src)
+			   const struct ap_ctx *c, uint32_t cpu,
+			   const struct ap_rframe *f, const char *srcline,
+			   const struct ap_rframe *src)
 {
 	uint64_t *slot;
 	int fresh;
@@ -205,7 +265,7 @@ static struct row *get_row(struct rows *rs, const char *key,
 	if (ap_grow((void **)&rs->v, &rs->cap, rs->nr, sizeof(*rs->v), 256))
 		return NULL;
 	rs->v[rs->nr] = (struct row){ .key = key, .c = c, .f = *f,
-				      .srcline = srcline };
+				      .srcline = srcline, .cpu = cpu };
 	if (src) {
 		rs->v[rs->nr].f.file = src->file;
 		rs->v[rs->nr].f.line = src->line;
@@ -259,14 +319,36 @@ static int (*const cpu_cmp[])(const void *, const void *) = {
 	by_self, by_children, by_comm, by_sym,
 };
 
-static int has_key(const struct ap_report_opts *o, int key)
+/* the file name of a path: rows name user objects by it, so a path
+ * given to --dsos matches by its file name too */
+static const char *base_name(const char *path)
 {
-	int i;
+	const char *b = strrchr(path, '/');
 
-	for (i = 0; i < o->nr_keys; i++)
-		if (o->keys[i] == key)
-			return 1;
-	return 0;
+	return b && b[1] ? b + 1 : path;
+}
+
+/* does a frame pass --dsos and --symbols? */
+static int frame_passes(const struct ap_report_opts *o,
+			const struct ap_rframe *f)
+{
+	int i, ok;
+
+	if (o->nr_dsos) {
+		for (ok = 0, i = 0; i < o->nr_dsos && !ok; i++)
+			ok = !strcmp(o->dsos[i], f->dso) ||
+			     !strcmp(base_name(o->dsos[i]), f->dso) ||
+			     !strcmp(o->dsos[i], base_name(f->dso));
+		if (!ok)
+			return 0;
+	}
+	if (o->nr_symbols) {
+		for (ok = 0, i = 0; i < o->nr_symbols && !ok; i++)
+			ok = !strcmp(o->symbols[i], f->sym);
+		if (!ok)
+			return 0;
+	}
+	return 1;
 }
 
 /* What makes two aggregates give the same rows: the stack, the address
@@ -278,6 +360,7 @@ struct gkey {
 	const char *comm;		/* NULL: not a key */
 	uint32_t stack_id;
 	uint32_t pid, tid;		/* 0: not a key */
+	uint32_t cpu;			/* the agg's: 0 unless --sort cpu */
 	uint32_t agg;			/* first in file order first */
 };
 
@@ -291,7 +374,8 @@ static int cmp_gkey_ptr(const void *a, const void *b)
 static int same_group(const struct gkey *x, const struct gkey *y)
 {
 	return x->as == y->as && x->stack_id == y->stack_id &&
-	       x->comm == y->comm && x->pid == y->pid && x->tid == y->tid;
+	       x->comm == y->comm && x->pid == y->pid && x->tid == y->tid &&
+	       x->cpu == y->cpu;
 }
 
 static int cmp_gkey(const void *a, const void *b)
@@ -307,6 +391,8 @@ static int cmp_gkey(const void *a, const void *b)
 		c = x->pid < y->pid ? -1 : x->pid > y->pid;
 	if (!c)
 		c = x->tid < y->tid ? -1 : x->tid > y->tid;
+	if (!c)
+		c = x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
 	if (!c)
 		c = x->agg < y->agg ? -1 : x->agg > y->agg;
 	return c;
@@ -332,7 +418,7 @@ static struct gkey *group_aggs(struct view_cpu *v, int kc, int kp, int kt,
 			.as = c->as, .stack_id = a->stack_id,
 			.comm = kc ? c->comm : NULL,
 			.pid = kp ? c->pid : 0, .tid = kt ? c->tid : 0,
-			.agg = (uint32_t)i,
+			.cpu = a->cpu, .agg = (uint32_t)i,
 		};
 	}
 	ap_sort(g, n, sizeof(*g), cmp_gkey);
@@ -351,6 +437,7 @@ static int build_rows(struct view_cpu *v, struct rows *rs)
 
 	memset(v->roots, 0, sizeof(v->roots));
 	v->cut = 0;
+	v->shown = 0;
 	g = group_aggs(v, has_key(v->o, AP_KEY_COMM),
 		       has_key(v->o, AP_KEY_PID), has_key(v->o, AP_KEY_TID),
 		       &nr_g);
@@ -361,7 +448,7 @@ static int build_rows(struct view_cpu *v, struct rows *rs)
 		const struct ap_ctx *c = ap_ctxtab__get(&v->ctxs, a->ctx);
 		double count = 0;
 		long n, j;
-		int leaf = 1, self;
+		int leaf = 1, self, touched = 0;
 
 		for (k = i; k < nr_g && same_group(&g[k], &g[i]); k++)
 			count += v->aggs[g[k].agg].count;
@@ -396,6 +483,8 @@ static int build_rows(struct view_cpu *v, struct rows *rs)
 			leaf = 0;
 			if (filter && *filter && !strstr(f->sym, filter))
 				continue;
+			if (!frame_passes(v->o, f))
+				continue;
 			if (srcline) {
 				src = v->o->inline_rows ? f : inner;
 				where = ap_strtab__intern(v->strs,
@@ -406,20 +495,23 @@ static int build_rows(struct view_cpu *v, struct rows *rs)
 					return -ENOMEM;
 				}
 			}
-			r = get_row(rs, row_key(v, c, f, where), c, f, where,
-				    src);
+			r = get_row(rs, row_key(v, c, a->cpu, f, where), c,
+				    a->cpu, f, where, src);
 			if (!r) {
 				free(g);
 				return -ENOMEM;
 			}
 			if (self)
 				r->self += count;
+			touched = 1;
 			/* recursion counts once per sample */
 			if (r->stamp != i + 1) {
 				r->stamp = i + 1;
 				r->children += count;
 			}
 		}
+		if (touched)
+			v->shown += count;
 	}
 	free(g);
 	/* without the children column, a row of callers only says nothing */
@@ -437,9 +529,12 @@ static int build_rows(struct view_cpu *v, struct rows *rs)
 	return 0;
 }
 
-/* what percentages are of: --percentage */
+/* what percentages are of: --percentage; relative under --dsos or
+ * --symbols is of the samples in which a row they keep appears */
 static double pct_total(const struct view_cpu *v)
 {
+	if (v->o->pct_relative && (v->o->nr_dsos || v->o->nr_symbols))
+		return v->shown;
 	return v->o->pct_relative || v->all < v->total ? v->total : v->all;
 }
 
@@ -450,6 +545,221 @@ static int under_limit(const struct view_cpu *v, const struct row *row)
 
 	return v->o->percent_limit > 0 && pct_total(v) > 0 &&
 	       100.0 * n / pct_total(v) < v->o->percent_limit;
+}
+
+/*
+ * -g: a call graph under each row, built from the stacks once the rows
+ * are known: the row's function is the root; its callers (callee order,
+ * perf's default) or what it calls (caller order) are the branches, each
+ * with its samples.  A sample counts once per row, at the row's innermost
+ * occurrence (callee) or outermost (caller), as children do.
+ */
+static long cg_new(struct view_cpu *v, const struct ap_rframe *f)
+{
+	if (ap_grow((void **)&v->nodes, &v->cap_nodes, v->nr_nodes,
+		    sizeof(*v->nodes), 256))
+		return -ENOMEM;
+	v->nodes[v->nr_nodes] = (struct cg_node){ .sym = f->sym,
+						  .kernel = f->kernel };
+	return (long)++v->nr_nodes;
+}
+
+/* node's child for frame f (indices + 1), made when new */
+static long cg_child(struct view_cpu *v, uint32_t node,
+		     const struct ap_rframe *f)
+{
+	uint32_t c;
+	long n;
+
+	for (c = v->nodes[node - 1].child; c; c = v->nodes[c - 1].sib)
+		if (v->nodes[c - 1].sym == f->sym &&
+		    v->nodes[c - 1].kernel == f->kernel)
+			return c;
+	n = cg_new(v, f);
+	if (n < 0)
+		return n;
+	v->nodes[n - 1].sib = v->nodes[node - 1].child;
+	v->nodes[node - 1].child = (uint32_t)n;
+	return n;
+}
+
+/* the frames beyond frame j of v->res (callers, or callees) under node */
+static int cg_add(struct view_cpu *v, uint32_t node, long j, long nf,
+		  int callee, double count)
+{
+	long k, step = callee ? 1 : -1, c;
+
+	v->nodes[node - 1].count += count;
+	for (k = j + step; k >= 0 && k < nf; k += step) {
+		const struct ap_rframe *f = &v->res.frames[k];
+
+		if (f->inlined && !v->o->inline_rows)
+			continue;
+		c = cg_child(v, node, f);
+		if (c < 0)
+			return (int)c;
+		node = (uint32_t)c;
+		v->nodes[node - 1].count += count;
+	}
+	return 0;
+}
+
+/* --sort srcline: frame j's key as build_rows makes it (the line of the
+ * innermost inlined frame at its address); NULL without the key */
+static const char *graph_srcline(struct view_cpu *v, long j)
+{
+	const struct ap_rframe *src = &v->res.frames[j];
+	char buf[512];
+
+	if (!has_key(v->o, AP_KEY_SRCLINE))
+		return NULL;
+	if (!v->o->inline_rows)
+		while (j > 0 && v->res.frames[j - 1].inlined)
+			src = &v->res.frames[--j];
+	return ap_strtab__intern(v->strs,
+				 ap_rframe__srcline(src, buf, sizeof(buf)), -1);
+}
+
+/* call graphs for the first n rows (those printed) */
+static int build_graphs(struct view_cpu *v, struct rows *rs, size_t n)
+{
+	int callee = v->o->call_graph == AP_CG_CALLEE, err = 0;
+	struct ap_hmap by_key;
+	uint64_t *slot;
+	size_t i, r;
+	int fresh;
+
+	ap_hmap__init(&by_key);
+	v->nr_nodes = 0;
+	for (r = 0; r < n && !err; r++) {
+		long root;
+
+		rs->v[r].stamp = 0;
+		if (under_limit(v, &rs->v[r]))
+			continue;
+		root = cg_new(v, &rs->v[r].f);
+		slot = root < 0 ? NULL :
+		       ap_hmap__upsert(&by_key, (uintptr_t)rs->v[r].key,
+				       &fresh);
+		if (!slot) {
+			err = -ENOMEM;
+			break;
+		}
+		rs->v[r].graph = (uint32_t)root;
+		*slot = r;
+	}
+	for (i = 0; i < v->nr_aggs && !err; i++) {
+		const struct agg *a = &v->aggs[i];
+		const struct ap_ctx *c = ap_ctxtab__get(&v->ctxs, a->ctx);
+		long nf = a->count > 0 ? resolve(v, c, a->stack_id) : 0, j, k;
+
+		if (nf < 0) {
+			err = (int)nf;
+			break;
+		}
+		for (k = 0; k < nf && !err; k++) {
+			const struct ap_rframe *f;
+			struct row *row;
+
+			j = callee ? k : nf - 1 - k;
+			f = &v->res.frames[j];
+			if ((f->inlined && !v->o->inline_rows) ||
+			    !frame_passes(v->o, f))
+				continue;
+			slot = ap_hmap__find(&by_key, (uintptr_t)row_key(v, c,
+						a->cpu, f, graph_srcline(v, j)));
+			if (!slot)
+				continue;
+			row = &rs->v[*slot];
+			if (row->stamp == i + 1)
+				continue;
+			row->stamp = i + 1;
+			err = cg_add(v, row->graph, j, nf, callee, a->count);
+		}
+	}
+	ap_hmap__free(&by_key);
+	return err;
+}
+
+static int by_count_desc(const void *a, const void *b, void *arg)
+{
+	const struct cg_node *nodes = arg;
+	const struct cg_node *x = &nodes[*(const uint32_t *)a - 1];
+	const struct cg_node *y = &nodes[*(const uint32_t *)b - 1];
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return strcmp(x->sym, y->sym);
+}
+
+/* node's children, most samples first, into a new array (NULL: none) */
+static uint32_t *cg_kids(struct view_cpu *v, uint32_t node, size_t *nr)
+{
+	uint32_t *k, c;
+	size_t n = 0;
+
+	for (c = v->nodes[node - 1].child; c; c = v->nodes[c - 1].sib)
+		n++;
+	*nr = 0;
+	k = n ? malloc(n * sizeof(*k)) : NULL;
+	if (!k)
+		return NULL;
+	for (c = v->nodes[node - 1].child; c; c = v->nodes[c - 1].sib)
+		k[(*nr)++] = c;
+	qsort_r(k, n, sizeof(*k), by_count_desc, v->nodes);
+	return k;
+}
+
+/* branches under perf's threshold (0.5%, or --percent-limit) are left out */
+static double cg_min(const struct view_cpu *v)
+{
+	double pct = v->o->percent_limit > 0 ? v->o->percent_limit : 0.5;
+
+	return pct * pct_total(v) / 100;
+}
+
+/* one line per branch: --PERCENT-- name, four columns deeper per level */
+static void print_graph(struct view_cpu *v, FILE *out, uint32_t node,
+			int depth)
+{
+	size_t nr, i;
+	uint32_t *k = cg_kids(v, node, &nr);
+	char pct[16];
+
+	for (i = 0; i < nr; i++) {
+		const struct cg_node *c = &v->nodes[k[i] - 1];
+
+		if (c->count < cg_min(v))
+			break;
+		ap_pct(pct, sizeof(pct), c->count, pct_total(v));
+		fprintf(out, "%*s--%s-- %s%s\n", 12 + 4 * depth, "", pct,
+			c->sym, c->kernel ? " [k]" : "");
+		print_graph(v, out, k[i], depth + 1);
+	}
+	free(k);
+}
+
+static void print_graph_json(struct view_cpu *v, FILE *out, uint32_t node)
+{
+	size_t nr, i;
+	uint32_t *k = cg_kids(v, node, &nr);
+
+	fputc('[', out);
+	for (i = 0; i < nr; i++) {
+		const struct cg_node *c = &v->nodes[k[i] - 1];
+
+		if (c->count < cg_min(v))
+			break;
+		fputs(i ? ", {\"sym\": " : "{\"sym\": ", out);
+		ap_json_str(out, c->sym);
+		fprintf(out, ", \"kernel\": %s, \"samples\": %.0f, \"percent\": %.4f, \"calls\": ",
+			c->kernel ? "true" : "false", c->count,
+			pct_total(v) ? 100.0 * c->count / pct_total(v) : 0);
+		print_graph_json(v, out, k[i]);
+		fputc('}', out);
+	}
+	fputc(']', out);
+	free(k);
 }
 
 #define SYM_MIN_WIDTH	24	/* what a narrow terminal keeps for Symbol */
@@ -469,6 +779,9 @@ static void fit_columns(const struct ap_report_opts *o, int width,
 		case AP_KEY_PID:
 		case AP_KEY_TID:
 			fixed += 9;
+			break;
+		case AP_KEY_CPU:
+			fixed += 5;
 			break;
 		case AP_KEY_DSO:
 			fixed += 2 + *wdso;
@@ -562,6 +875,9 @@ static void print_table(struct view_cpu *v, struct rows *rs, FILE *out)
 		case AP_KEY_TID:
 			fprintf(out, "  %7s", "Tid");
 			break;
+		case AP_KEY_CPU:
+			fprintf(out, "  %3s", "CPU");
+			break;
 		case AP_KEY_DSO:
 			fprintf(out, "  %-*.*s", wdso, wdso, "Shared Object");
 			break;
@@ -600,6 +916,9 @@ static void print_table(struct view_cpu *v, struct rows *rs, FILE *out)
 			case AP_KEY_TID:
 				fprintf(out, "  %7u", row->c->tid);
 				break;
+			case AP_KEY_CPU:
+				fprintf(out, "  %3u", row->cpu);
+				break;
 			case AP_KEY_DSO:
 				fprintf(out, "  %-*.*s", wdso, wdso, row->f.dso);
 				break;
@@ -615,11 +934,16 @@ static void print_table(struct view_cpu *v, struct rows *rs, FILE *out)
 			}
 		}
 		fputc('\n', out);
+		if (row->graph) {
+			print_graph(v, out, row->graph, 0);
+			fputc('\n', out);
+		}
 	}
 	if (!n)
 		fprintf(out, "# no samples%s\n",
 			o->nr_pids || o->nr_tids || o->comm ||
-			(o->sym_filter && *o->sym_filter) ?
+			o->nr_dsos || o->nr_symbols || o->time_lo ||
+			o->time_hi || (o->sym_filter && *o->sym_filter) ?
 			" match the filters" : "");
 }
 
@@ -653,6 +977,8 @@ static void print_json(struct view_cpu *v, struct rows *rs, FILE *out)
 			fprintf(out, ", \"pid\": %u", row->c->pid);
 		if (has_key(o, AP_KEY_TID))
 			fprintf(out, ", \"tid\": %u", row->c->tid);
+		if (has_key(o, AP_KEY_CPU))
+			fprintf(out, ", \"cpu\": %u", row->cpu);
 		if (has_key(o, AP_KEY_DSO)) {
 			fputs(", \"dso\": ", out);
 			ap_json_str(out, row->f.dso);
@@ -673,6 +999,13 @@ static void print_json(struct view_cpu *v, struct rows *rs, FILE *out)
 			fputs(", \"file\": ", out);
 			ap_json_str(out, row->f.file);
 			fprintf(out, ", \"line\": %d", row->f.line);
+		}
+		if (row->graph) {
+			fprintf(out, ", \"call_graph\": {\"order\": \"%s\", \"calls\": ",
+				o->call_graph == AP_CG_CALLER ? "caller" :
+				"callee");
+			print_graph_json(v, out, row->graph);
+			fputc('}', out);
 		}
 		fputc('}', out);
 	}
@@ -739,6 +1072,10 @@ static int cpu_print(void *p, FILE *out)
 		return print_folded(v, out);
 	ap_hmap__init(&rs.by_key);
 	err = build_rows(v, &rs);
+	if (!err && v->o->call_graph)
+		err = build_graphs(v, &rs, v->o->limit > 0 &&
+				   (size_t)v->o->limit < rs.nr ?
+				   (size_t)v->o->limit : rs.nr);
 	if (!err) {
 		if (v->o->format == AP_FMT_JSON)
 			print_json(v, &rs, out);

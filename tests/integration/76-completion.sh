@@ -44,7 +44,7 @@ line() { sed -n "${1}p" "$T/out"; }
 [ "$(line 9)" = "$T/beta.data " ] || fail "diff files: $(line 9)"
 line 10 | grep -qw 'true' || fail "command after --: $(line 10)"
 [ "$(line 11)" = "diff " ] || fail "help: $(line 11)"
-[ "$(line 12)" = "comm,srcline comm,sym " ] || fail "sort keys: $(line 12)"
+[ "$(line 12)" = "comm,self comm,srcline comm,sym " ] || fail "sort keys: $(line 12)"
 
 # make install: the script where bash-completion looks for it
 # O relative, as make check builds it: nothing is rebuilt when up to date
