@@ -21,6 +21,8 @@
 #define AP_COMM_LEN		16
 #define AP_RINGBUF_BYTES	(16 * 1024 * 1024)
 #define AP_MAX_TARGETS		16384
+#define AP_MAX_TIDS		1024	/* record -t */
+#define AP_MAX_CPUS		1024	/* record -C: CPUs in the mask */
 
 /* ap_ev_hdr.type: one per kind of ring buffer record */
 #define AP_EV_CPU		0

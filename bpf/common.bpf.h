@@ -37,9 +37,27 @@ struct {
 	__type(value, __u64);
 } stats SEC(".maps") __weak;
 
+/* record -t: the threads recorded; value unused */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, AP_MAX_TIDS);
+	__type(key, __u32);
+	__type(value, __u8);
+} ap_tids SEC(".maps") __weak;
+
 /* set by user space before load */
 const volatile __u32 ap_filter_targets __weak = 1;	/* 0: -a */
 const volatile __u32 ap_self_pid __weak = 0;		/* never profile ourselves */
+/* record -t, -C, -u, -G: the thread an event runs for must be one of
+ * ap_tids, on a CPU of ap_cpu_mask, of user ap_uid, in cgroup
+ * ap_cgroup_id (level ap_cgroup_level of the cgroup v2 tree) or below */
+const volatile __u32 ap_filter_tids __weak = 0;
+const volatile __u32 ap_filter_cpus __weak = 0;
+const volatile __u64 ap_cpu_mask[AP_MAX_CPUS / 64] __weak = { 0 };
+const volatile __u32 ap_filter_uid __weak = 0;
+const volatile __u32 ap_uid __weak = 0;
+const volatile __u64 ap_cgroup_id __weak = 0;		/* 0: any */
+const volatile __u32 ap_cgroup_level __weak = 0;
 /* set by user space when recording stops: nothing new is traced, so that
  * the final drain ends under any load (calls in flight still complete) */
 volatile __u32 ap_stopped __weak;
@@ -52,13 +70,57 @@ static __always_inline void ap_count(__u32 idx)
 		(*v)++;
 }
 
-static __always_inline int ap_is_target(__u32 tgid)
+/* is tgid one of the processes recorded (the target set alone)? */
+static __always_inline int ap_in_targets(__u32 tgid)
 {
 	if (tgid == ap_self_pid || ap_stopped)
 		return 0;
 	if (!ap_filter_targets)
 		return 1;
 	return bpf_map_lookup_elem(&targets, &tgid) != NULL;
+}
+
+/* does the current thread pass record's -t, -C, -u and -G? */
+static __always_inline int ap_current_passes(__u64 pid_tgid)
+{
+	if (ap_filter_cpus) {
+		__u32 cpu = bpf_get_smp_processor_id();
+
+		if (cpu >= AP_MAX_CPUS ||
+		    !(ap_cpu_mask[cpu / 64] & (1ull << (cpu % 64))))
+			return 0;
+	}
+	if (ap_filter_tids) {
+		__u32 tid = (__u32)pid_tgid;
+
+		if (!bpf_map_lookup_elem(&ap_tids, &tid))
+			return 0;
+	}
+	if (ap_filter_uid && (__u32)bpf_get_current_uid_gid() != ap_uid)
+		return 0;
+	if (ap_cgroup_id &&
+	    bpf_get_current_ancestor_cgroup_id(ap_cgroup_level) != ap_cgroup_id)
+		return 0;
+	return 1;
+}
+
+/*
+ * Is an event of tgid recorded?  It must be a target, and when it runs in
+ * the current thread (most events), that thread must pass -t, -C, -u and
+ * -G.  Events a thread causes in another (a wake-up, the next task of a
+ * switch) are kept: its own events are filtered.
+ */
+static __always_inline int ap_is_target(__u32 tgid)
+{
+	__u64 id;
+
+	if (!ap_in_targets(tgid))
+		return 0;
+	if (!ap_filter_tids && !ap_filter_cpus && !ap_filter_uid &&
+	    !ap_cgroup_id)
+		return 1;
+	id = bpf_get_current_pid_tgid();
+	return id >> 32 != tgid || ap_current_passes(id);
 }
 
 static __always_inline void ap_fill_hdr(struct ap_ev_hdr *h, __u32 type)

@@ -42,7 +42,7 @@ int BPF_PROG(ap_task_fork, struct task_struct *parent, struct task_struct *child
 
 	if (cpid == ppid)	/* a new thread: covered by its tgid */
 		return 0;
-	if (!ap_filter_targets || !ap_is_target(ppid))
+	if (!ap_filter_targets || !ap_in_targets(ppid))
 		return 0;
 	if (bpf_map_update_elem(&targets, &cpid, &one, BPF_ANY))
 		ap_count(AP_STAT_TARGET_FULL);
@@ -56,7 +56,7 @@ int BPF_PROG(ap_task_exec, struct task_struct *p, pid_t old_pid,
 {
 	__u32 tgid = BPF_CORE_READ(p, tgid);
 
-	if (!ap_is_target(tgid))
+	if (!ap_in_targets(tgid))
 		return 0;
 	/* the unwinder's mirror of the old image: until user space has
 	 * read the new one, stacks fall back to frame pointers, counted */
@@ -72,7 +72,7 @@ int BPF_PROG(ap_task_exit, struct task_struct *p)
 	__u32 tgid = BPF_CORE_READ(p, tgid);
 	int live;
 
-	if (!ap_is_target(tgid))
+	if (!ap_in_targets(tgid))
 		return 0;
 	/* the last thread out reports the group's exit */
 	live = BPF_CORE_READ(p, signal, live.counter);
@@ -91,7 +91,7 @@ int BPF_PROG(ap_task_rename, struct task_struct *t, const char *comm)
 {
 	__u32 tgid = BPF_CORE_READ(t, tgid);
 
-	if (!ap_is_target(tgid))
+	if (!ap_in_targets(tgid))
 		return 0;
 	emit_task(AP_TASK_COMM, tgid, BPF_CORE_READ(t, pid), 0, t, 0);
 	return 0;

@@ -22,6 +22,7 @@ static const struct command {
 	{ "script", cmd_script, "Print every event of a record file, one line each" },
 	{ "diff", cmd_diff, "Compare two record files symbol by symbol" },
 	{ "gpu-env", cmd_gpu_env, "Run a CUDA program ready for GPU device times (CUPTI)" },
+	{ "list", cmd_list, "List the events, and whether each works on this machine" },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -79,7 +80,7 @@ int main(int argc, char **argv)
 	const char *arg;
 
 	if (argc < 2) {
-		ap_err("no command given; see 'aperture --help' (commands: record, report, top, script, diff, gpu-env)");
+		ap_err("no command given; see 'aperture --help' (commands: record, report, top, script, diff, gpu-env, list)");
 		return EXIT_USAGE;
 	}
 	arg = argv[1];

@@ -99,8 +99,13 @@ void ap_cli_parse_events(struct argp_state *state, const char *arg,
 {
 	uint32_t m;
 	char bad[128];
+	int err = ap_events__parse(arg, &m, o, bad, sizeof(bad));
 
-	if (ap_events__parse(arg, &m, o, bad, sizeof(bad)))
+	if (err == -EEXIST)
+		ap_cli_usage_error(state,
+				   "'%s': one CPU sampling event at a time (cpu, cycles, instructions, cpu-clock, page-faults or context-switches, once)",
+				   bad);
+	if (err)
 		ap_cli_usage_error(state, "unknown event '%s'; valid events: %s",
 				   bad, ap_events__valid());
 	*mask |= m;	/* -e cpu -e syscall adds up, as in perf */

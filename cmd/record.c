@@ -56,6 +56,11 @@ struct record_opts {
 	uid_t uid;
 	gid_t gid;
 	char home[256], shell[256];
+	/* -t, -C, -u, -G: filters in BPF (ap_collect_opts) */
+	uint32_t tids[AP_MAX_TIDS];
+	int nr_tids;
+	uint64_t cpu_mask[AP_MAX_CPUS / 64];
+	char filters[512];		/* for the header's target line */
 };
 
 enum {
@@ -70,18 +75,24 @@ enum {
 	OPT_NO_BUILDID_CACHE,
 };
 
+#define AP_CGROUP2_DEFAULT	"/sys/fs/cgroup"
+
 static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Targets:", 1 },
 	{ "pid", 'p', "PID[,PID..]", 0, "Record these processes, all their threads and the processes they fork", 1 },
 	{ "all-cpus", 'a', NULL, 0, "Record system-wide", 1 },
 	{ "user", OPT_USER, "USER", 0, "Run CMD as USER (name or uid), with that user's groups, HOME, USER, LOGNAME and SHELL", 1 },
+	{ "tid", 't', "TID[,TID..]", 0, "Record only these threads (of running processes)", 1 },
+	{ "cpu", 'C', "CPUS", 0, "Record only on these CPUs: 0,2-3 (alone: system-wide on them)", 1 },
+	{ "uid", 'u', "USER", 0, "Record only the threads of USER, name or uid (alone: system-wide)", 1 },
+	{ "cgroup", 'G', "CGROUP", 0, "Record only the threads in this cgroup v2 or below it: a path, or a name under the cgroup2 mount (alone: system-wide)", 1 },
 	{ NULL, 0, NULL, 0, "What to record:", 2 },
 	{ "events", 'e', "LIST", 0, "Comma-separated events to record (default: cpu)", 2 },
 	{ "freq", 'F', "HZ", 0, "CPU sampling frequency (default: 999)", 2 },
 	{ "syscall-stacks", OPT_SYSCALL_STACKS, NULL, 0, "syscall: record the user stack at entry (costly)", 2 },
 	{ "cuda-lib", OPT_CUDA_LIB, "PATH", 0, "gpu: also probe this CUDA runtime or driver library", 2 },
 	{ "mem-density", OPT_MEM_DENSITY, "LEVEL", 0, "mem: sampling density low, default or high", 2 },
-	{ "count", 'c', "PERIOD", 0, "mem: sample every PERIOD operations (overrides --mem-density)", 2 },
+	{ "count", 'c', "PERIOD", 0, "Sample every PERIOD events instead of -F HZ (cycles, page-faults, ...; mem: every PERIOD operations, overriding --mem-density)", 2 },
 	{ "min-block", OPT_MIN_BLOCK, "USECS", 0, "sched: ignore off-CPU periods shorter than USECS (default: 1)", 2 },
 	{ "call-graph", OPT_CALL_GRAPH, "cfi|fp", 0, "How user stacks are unwound: cfi (default: from each file's CFI, in the kernel) or fp (frame pointers)", 2 },
 	{ "max-stack", OPT_MAX_STACK, "N", 0, "At most N user frames per stack (default and limit: 256; fp: 127)", 2 },
@@ -103,7 +114,12 @@ static const char doc[] =
 	"Recording ends on Ctrl-C, SIGTERM, after --duration, or when every "
 	"target has exited; the file is always finished.\n\n"
 	"Events (-e, comma-separated; default cpu):\n"
-	"  cpu           stacks sampled at -F Hz\n"
+	"  cpu           stacks sampled at -F Hz (cycles, else cpu-clock)\n"
+	"  cycles, instructions, cpu-clock, page-faults, context-switches\n"
+	"                stacks sampled on that event, as perf: at -F Hz or\n"
+	"                every -c PERIOD; :u user mode only, :k kernel only;\n"
+	"                a hardware event without a PMU falls back to\n"
+	"                cpu-clock, said so ('aperture list' shows which)\n"
 	"  syscall       every call: counts, errors, latency (summed in BPF)\n"
 	"  syscall:calls + a record per call: exact percentiles\n"
 	"  lock          futex waits, kernel lock contention\n"
@@ -123,6 +139,167 @@ static const char doc[] =
 	"  aperture record -p 1234,1240 -d 10\n"
 	"  aperture record -a -d 5 -o system.data\n";
 
+/* the thread group of thread tid, from /proc/TID/status; 0 if none */
+static pid_t tgid_of(uint32_t tid)
+{
+	char path[64], line[256];
+	pid_t tgid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/status", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
+static void add_filter_note(struct record_opts *o, const char *fmt,
+			    const char *arg)
+{
+	size_t off = strlen(o->filters);
+
+	snprintf(o->filters + off, sizeof(o->filters) - off, fmt, arg);
+}
+
+/* -t TID,..: the threads, and their processes as targets */
+static void parse_tids(struct argp_state *state, struct record_opts *o,
+		       const char *arg)
+{
+	char *dup = strdup(arg), *tok, *save = NULL;
+	int i;
+
+	if (!dup)
+		ap_cli_usage_error(state, "out of memory");
+	for (tok = strtok_r(dup, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		unsigned long long v;
+		pid_t tgid;
+
+		if (ap_parse_u64(tok, 1, INT32_MAX, &v))
+			ap_cli_usage_error(state, "invalid thread id '%s'", tok);
+		if (o->nr_tids == AP_MAX_TIDS)
+			ap_cli_usage_error(state, "at most %d threads",
+					   AP_MAX_TIDS);
+		tgid = tgid_of((uint32_t)v);
+		if (!tgid)
+			ap_cli_usage_error(state, "no such thread: %s", tok);
+		o->tids[o->nr_tids++] = (uint32_t)v;
+		for (i = 0; i < o->nr_pids && o->pids[i] != tgid; i++)
+			;
+		if (i == o->nr_pids) {
+			if (o->nr_pids == MAX_PIDS)
+				ap_cli_usage_error(state, "at most %d processes",
+						   MAX_PIDS);
+			o->pids[o->nr_pids++] = tgid;
+		}
+	}
+	free(dup);
+	add_filter_note(o, ", threads %s", arg);
+}
+
+/* -C 0,2-3 into o->cpu_mask: CPUs that exist */
+static void parse_cpus(struct argp_state *state, struct record_opts *o,
+		       const char *arg)
+{
+	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
+	char *dup = strdup(arg), *tok, *save = NULL;
+
+	if (!dup)
+		ap_cli_usage_error(state, "out of memory");
+	if (ncpus > AP_MAX_CPUS)
+		ncpus = AP_MAX_CPUS;
+	for (tok = strtok_r(dup, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		unsigned long long lo, hi;
+		char *dash = strchr(tok, '-');
+
+		if (dash)
+			*dash = '\0';
+		if (ap_parse_u64(tok, 0, UINT32_MAX, &lo) ||
+		    (dash && ap_parse_u64(dash + 1, 0, UINT32_MAX, &hi)))
+			ap_cli_usage_error(state,
+					   "bad CPU list '%s': give CPUs and ranges, as 0,2-3",
+					   arg);
+		if (!dash)
+			hi = lo;
+		if (hi < lo || hi >= (unsigned long long)ncpus)
+			ap_cli_usage_error(state,
+					   "bad CPU list '%s': this machine has CPUs 0 to %ld",
+					   arg, ncpus - 1);
+		for (; lo <= hi; lo++)
+			o->cpu_mask[lo / 64] |= 1ull << (lo % 64);
+	}
+	free(dup);
+	o->collect.cpu_mask = o->cpu_mask;
+	add_filter_note(o, ", CPUs %s", arg);
+}
+
+/* the cgroup v2 mount point, from /proc/self/mounts */
+static int cgroup2_mount(char *buf, size_t len)
+{
+	char line[4096], dir[4096], type[64];
+	FILE *f = fopen("/proc/self/mounts", "re");
+	int found = 0;
+
+	if (!f)
+		return -errno;
+	while (!found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*s %4095s %63s", dir, type) == 2 &&
+		    !strcmp(type, "cgroup2"))
+			found = snprintf(buf, len, "%s", dir) < (int)len;
+	fclose(f);
+	return found ? 0 : -ENOENT;
+}
+
+/* -G: a cgroup v2 directory, absolute or under the mount: its id (as
+ * bpf_get_current_cgroup_id gives it) and its depth below the root */
+static void parse_cgroup(struct argp_state *state, struct record_opts *o,
+			 const char *arg)
+{
+	struct {
+		struct file_handle fh;
+		uint64_t id;
+	} h;
+	char mnt[4096], path[8192], real[PATH_MAX], realmnt[PATH_MAX];
+	const char *p;
+	uint32_t level = 0;
+	int mount_id;
+
+	if (cgroup2_mount(mnt, sizeof(mnt)))
+		ap_cli_usage_error(state,
+				   "--cgroup: no cgroup v2 hierarchy is mounted (cgroup2 in /proc/self/mounts)");
+	if (arg[0] == '/' && !strncmp(arg, mnt, strlen(mnt)))
+		snprintf(path, sizeof(path), "%s", arg);
+	else
+		snprintf(path, sizeof(path), "%s/%s", mnt,
+			 arg + (arg[0] == '/'));
+	if (!realpath(path, real) || !realpath(mnt, realmnt))
+		ap_cli_usage_error(state, "no such cgroup: '%s' (%s: %s)", arg,
+				   path, strerror(errno));
+	if (strncmp(real, realmnt, strlen(realmnt)) ||
+	    (real[strlen(realmnt)] && real[strlen(realmnt)] != '/'))
+		ap_cli_usage_error(state,
+				   "'%s' is not in the cgroup v2 hierarchy at %s",
+				   arg, mnt);
+	h.fh.handle_bytes = sizeof(h.id);
+	if (name_to_handle_at(AT_FDCWD, real, &h.fh, &mount_id, 0) ||
+	    h.fh.handle_bytes != sizeof(h.id))
+		ap_cli_usage_error(state, "cgroup '%s': no cgroup id: %s",
+				   arg, strerror(errno));
+	memcpy(&o->collect.cgroup_id, h.fh.f_handle, sizeof(uint64_t));
+	for (p = real + strlen(realmnt); *p; p++)
+		if (*p == '/' && p[1])
+			level++;
+	o->collect.cgroup_level = level;
+	add_filter_note(o, ", cgroup %s", real + strlen(realmnt));
+	if (!level)
+		add_filter_note(o, "%s", "/");
+}
+
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct record_opts *o = state->input;
@@ -135,6 +312,27 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'a':
 		o->system_wide = 1;
+		break;
+	case 't':
+		parse_tids(state, o, arg);
+		break;
+	case 'C':
+		parse_cpus(state, o, arg);
+		break;
+	case 'u': {
+		struct passwd *pw = getpwnam(arg);
+
+		if (!pw && !ap_parse_u64(arg, 0, UINT32_MAX - 1, &v))
+			pw = getpwuid((uid_t)v);
+		if (!pw)
+			ap_cli_usage_error(state, "no such user: '%s'", arg);
+		o->collect.filter_uid = 1;
+		o->collect.uid = pw->pw_uid;
+		add_filter_note(o, ", user %s", pw->pw_name);
+		break;
+	}
+	case 'G':
+		parse_cgroup(state, o, arg);
 		break;
 	case 'e':
 		ap_cli_parse_events(state, arg, &o->events, &o->collect);
@@ -174,6 +372,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			ap_cli_usage_error(state, "bad period '%s': give a count >= 1",
 					   arg);
 		o->collect.mem_period = v;
+		o->collect.cpu_period = v;
 		break;
 	case OPT_MIN_BLOCK:
 		if (ap_parse_u64(arg, 0, 1ull << 40, &v))
@@ -248,10 +447,17 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (o->nr_pids && o->cmd)
 			ap_cli_usage_error(state,
-					   "give either -p PID or a command, not both");
+					   "give either -p PID (or -t TID) or a command, not both");
 		if (o->nr_pids && o->system_wide)
 			ap_cli_usage_error(state,
-					   "give either -p PID or -a, not both");
+					   "give either -p PID (or -t TID) or -a, not both");
+		/* as perf: -C, -u and -G alone filter the whole system */
+		if (!o->nr_pids && !o->cmd &&
+		    (o->collect.cpu_mask || o->collect.filter_uid ||
+		     o->collect.cgroup_id))
+			o->system_wide = 1;
+		o->collect.tids = o->tids;
+		o->collect.nr_tids = o->nr_tids;
 		if (!o->nr_pids && !o->system_wide && !o->cmd)
 			ap_cli_usage_error(state,
 					   "nothing to record: give -p PID, -a or -- CMD ARGS");
@@ -657,6 +863,11 @@ static void build_header(struct ap_header *h, const struct record_opts *o,
 					sizeof(h->target) - off, "%s%d",
 					i ? "," : " ", o->pids[i]);
 	}
+	/* -t, -C, -u, -G */
+	off = strlen(h->target);
+	for (i = 0; o->filters[i] && off + 1 < sizeof(h->target); i++)
+		h->target[off++] = o->filters[i];
+	h->target[off] = '\0';
 }
 
 static int targets_alive(struct record *r)

@@ -32,8 +32,8 @@ _aperture_list()
 _aperture()
 {
 	local cur prev cmd i
-	local commands="record report top script diff help"
-	local events="cpu syscall lock lock:pthread gpu mem sched io"
+	local commands="record report top script diff list help"
+	local events="cpu syscall lock lock:pthread gpu mem sched io cycles instructions cpu-clock page-faults context-switches"
 	local views="cpu syscall lock gpu mem sched io"
 
 	COMPREPLY=()
@@ -108,6 +108,22 @@ _aperture()
 		fi
 		return 0
 		;;
+	-u | --uid)
+		COMPREPLY=($(compgen -u -- "$cur"))
+		return 0
+		;;
+	-G | --cgroup)
+		# record's cgroup; report's -G takes nothing
+		[ "$cmd" = record ] &&
+			COMPREPLY=($(compgen -d -- "$cur"))
+		return 0
+		;;
+	-t)
+		# record's threads
+		[ "$cmd" = record ] &&
+			_aperture_list "$cur" "$(cd /proc 2>/dev/null && echo [0-9]*/task/[0-9]* | sed 's|[0-9]*/task/||g')"
+		return 0
+		;;
 	-p | --pid)
 		_aperture_list "$cur" "$(cd /proc 2>/dev/null && echo [0-9]*)"
 		return 0
@@ -130,7 +146,8 @@ _aperture()
 		return 0
 		;;
 	-F | --freq | -d | --duration | -c | --count | --min-block | --limit | \
-	--tid | --comm | -n | --iterations | --time | --dsos | -S | --symbols)
+	--tid | --comm | -n | --iterations | -C | --cpu | --time | --dsos | \
+	-S | --symbols)
 		return 0		# a number or a name: nothing to offer
 		;;
 	esac

@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/perf_event.h>
+
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -45,11 +47,69 @@ static const struct {
 	{ "io:calls", "io", offsetof(struct ap_collect_opts, io_calls) },
 };
 
+const struct ap_cpu_event ap_cpu_events[] = {
+	{ "cycles", "cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES,
+	  "CPU cycles (hardware PMU)" },
+	{ "instructions", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS,
+	  "instructions retired (hardware PMU)" },
+	{ "cpu-clock", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK,
+	  "a timer per CPU (software)" },
+	{ "page-faults", "faults", PERF_TYPE_SOFTWARE,
+	  PERF_COUNT_SW_PAGE_FAULTS, "page faults (software)" },
+	{ "context-switches", "cs", PERF_TYPE_SOFTWARE,
+	  PERF_COUNT_SW_CONTEXT_SWITCHES, "context switches (software)" },
+};
+const size_t ap_nr_cpu_events = sizeof(ap_cpu_events) /
+				sizeof(ap_cpu_events[0]);
+
+/*
+ * perf's spellings of a CPU sampling event: NAME[:u|:k|:uk], or cpu with
+ * a modifier.  Returns 1 + its index in ap_cpu_events (0 for cpu) and
+ * sets the exclusions, or -1 when tok is not one.
+ */
+static int cpu_event_parse(const char *tok, int *excl_user, int *excl_kernel)
+{
+	const char *colon = strchr(tok, ':');
+	size_t n = colon ? (size_t)(colon - tok) : strlen(tok), i;
+	int idx = -1, u = 0, k = 0;
+
+	if (n == 3 && !strncmp(tok, "cpu", 3))
+		idx = 0;
+	for (i = 0; idx < 0 && i < ap_nr_cpu_events; i++)
+		if ((strlen(ap_cpu_events[i].name) == n &&
+		     !strncmp(tok, ap_cpu_events[i].name, n)) ||
+		    (ap_cpu_events[i].alias &&
+		     strlen(ap_cpu_events[i].alias) == n &&
+		     !strncmp(tok, ap_cpu_events[i].alias, n)))
+			idx = (int)i + 1;
+	if (idx < 0 || (!colon && !idx))
+		return idx < 0 ? -1 : 0;
+	if (colon) {
+		const char *m;
+
+		if (!colon[1])
+			return -1;
+		for (m = colon + 1; *m; m++) {
+			if (*m == 'u')
+				u = 1;
+			else if (*m == 'k')
+				k = 1;
+			else
+				return -1;
+		}
+	}
+	/* :u counts user mode only: the kernel is excluded, and so on */
+	*excl_kernel = u && !k;
+	*excl_user = k && !u;
+	return idx;
+}
+
 int ap_events__parse(const char *list, uint32_t *mask,
 		     struct ap_collect_opts *o, char *bad, size_t badlen)
 {
 	char *dup, *tok, *save = NULL;
-	int err = 0;
+	int err = 0, cpu_named = o && (o->cpu_event || o->cpu_exclude_user ||
+				       o->cpu_exclude_kernel);
 
 	*mask = 0;
 	dup = strdup(list ? list : "");
@@ -58,7 +118,26 @@ int ap_events__parse(const char *list, uint32_t *mask,
 	for (tok = strtok_r(dup, ", ", &save); tok;
 	     tok = strtok_r(NULL, ", ", &save)) {
 		size_t i;
-		int found = 0;
+		int found = 0, eu = 0, ek = 0;
+		int ce = cpu_event_parse(tok, &eu, &ek);
+
+		if (ce > 0 || (ce == 0 && strcmp(tok, "cpu"))) {
+			/* one event drives the cpu sensor */
+			if (cpu_named && o && (o->cpu_event != ce ||
+			    o->cpu_exclude_user != eu ||
+			    o->cpu_exclude_kernel != ek)) {
+				snprintf(bad, badlen, "%s", tok);
+				err = -EEXIST;
+				break;
+			}
+			if (o) {
+				o->cpu_event = ce;
+				o->cpu_exclude_user = eu;
+				o->cpu_exclude_kernel = ek;
+			}
+			cpu_named = 1;
+			tok = "cpu";
+		}
 
 		for (i = 0; i < sizeof(variants) / sizeof(variants[0]); i++) {
 			if (strcmp(tok, variants[i].name))
@@ -88,6 +167,14 @@ int ap_events__parse(const char *list, uint32_t *mask,
 	return err;
 }
 
+int ap_collect_opts__cpu(const struct ap_collect_opts *o, int cpu)
+{
+	if (!o->cpu_mask)
+		return 1;
+	return cpu >= 0 && cpu < AP_MAX_CPUS &&
+	       (o->cpu_mask[cpu / 64] >> (cpu % 64) & 1);
+}
+
 const char *ap_events__valid(void)
 {
 	static char buf[256];	/* built once from the constant table */
@@ -102,6 +189,12 @@ const char *ap_events__valid(void)
 		    off < sizeof(buf); i++)
 		off += snprintf(buf + off, sizeof(buf) - off, ", %s",
 				variants[i].name);
+	for (i = 0; i < ap_nr_cpu_events && off < sizeof(buf); i++)
+		off += snprintf(buf + off, sizeof(buf) - off, ", %s",
+				ap_cpu_events[i].name);
+	if (off < sizeof(buf))
+		snprintf(buf + off, sizeof(buf) - off,
+			 " (CPU sampling events take :u or :k)");
 	return buf;
 }
 
@@ -334,6 +427,15 @@ static int load_object(struct ap_collector *c, char *err, size_t errlen)
 	}
 	c->skel->rodata->ap_filter_targets = !o->system_wide;
 	c->skel->rodata->ap_self_pid = getpid();
+	c->skel->rodata->ap_filter_tids = o->nr_tids > 0;
+	c->skel->rodata->ap_filter_cpus = o->cpu_mask != NULL;
+	if (o->cpu_mask)
+		memcpy((void *)c->skel->rodata->ap_cpu_mask, o->cpu_mask,
+		       sizeof(c->skel->rodata->ap_cpu_mask));
+	c->skel->rodata->ap_filter_uid = o->filter_uid;
+	c->skel->rodata->ap_uid = o->uid;
+	c->skel->rodata->ap_cgroup_id = o->cgroup_id;
+	c->skel->rodata->ap_cgroup_level = o->cgroup_level;
 	unwind_prepare(c);
 
 	for (i = 0; i < NR_SENSORS; i++) {
@@ -359,6 +461,18 @@ static int load_object(struct ap_collector *c, char *err, size_t errlen)
 	if (ret) {
 		explain_load_error(ret, err, errlen);
 		goto out_destroy;
+	}
+	for (i = 0; i < (size_t)o->nr_tids; i++) {
+		__u32 tid = o->tids[i];
+		__u8 one = 1;
+
+		if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.ap_tids),
+					&tid, &one, BPF_ANY)) {
+			ret = -errno;
+			snprintf(err, errlen, "adding thread %u to the filter: %s",
+				 tid, strerror(-ret));
+			goto out_destroy;
+		}
 	}
 	return 0;
 

@@ -36,7 +36,35 @@ struct ap_collect_opts {
 	/* record -- CMD: the command exec'd once the sensors are attached,
 	 * so that uprobe sensors can arm its files first; NULL otherwise */
 	char *const *cmd;
+	/* record -t, -C, -u, -G: filters in BPF on the thread an event runs
+	 * for (bpf/common.bpf.h) */
+	const uint32_t *tids;		/* nr_tids of them; 0: any */
+	int nr_tids;
+	const uint64_t *cpu_mask;	/* AP_MAX_CPUS bits; NULL: any */
+	int filter_uid;
+	uint32_t uid;
+	uint64_t cgroup_id;		/* cgroup v2 id; 0: any */
+	uint32_t cgroup_level;		/* its depth below the root */
+	/* the cpu sensor's event, as perf spells it (-e cycles:u ...):
+	 * 1 + an index in ap_cpu_events; 0: cycles, else cpu-clock */
+	int cpu_event;
+	int cpu_exclude_user, cpu_exclude_kernel;	/* :k, :u */
+	uint64_t cpu_period;		/* -c; 0: freq */
 };
+
+/* the events the cpu sensor can sample on (perf's names) */
+struct ap_cpu_event {
+	const char *name;
+	const char *alias;		/* perf's other name, or NULL */
+	uint32_t type;			/* PERF_TYPE_* */
+	uint64_t config;
+	const char *what;		/* a few words for aperture list */
+};
+extern const struct ap_cpu_event ap_cpu_events[];
+extern const size_t ap_nr_cpu_events;
+
+/* is cpu in o->cpu_mask (every CPU without one)? */
+int ap_collect_opts__cpu(const struct ap_collect_opts *o, int cpu);
 
 /* ap_collect_opts.call_graph */
 #define AP_CALL_GRAPH_CFI	0	/* CFI unwinding in BPF (default) */
@@ -112,8 +140,9 @@ uint32_t ap_collector__events(const struct ap_collector *c);
 void ap_collector__close(struct ap_collector *c);
 
 /* "cpu,syscall,lock:pthread" -> mask, and the options a qualified name
- * turns on (lock:pthread) into o when o is not NULL; on an unknown name
- * returns -EINVAL and copies it into bad. */
+ * turns on (lock:pthread, cycles:u) into o when o is not NULL; on an
+ * unknown name returns -EINVAL and copies it into bad; on a second CPU
+ * sampling event (cycles,page-faults) -EEXIST, the second in bad. */
 int ap_events__parse(const char *list, uint32_t *mask,
 		     struct ap_collect_opts *o, char *bad, size_t badlen);
 /* "cpu, syscall, lock, ..." for help texts */

@@ -261,6 +261,51 @@ START_TEST(test_events_parse)
 }
 END_TEST
 
+/* perf's CPU sampling events drive the cpu sensor, one per recording */
+START_TEST(test_events_parse_perf_names)
+{
+	struct ap_collect_opts o = { 0 };
+	uint32_t mask;
+	char bad[64];
+
+	ck_assert_int_eq(ap_events__parse("page-faults:u,syscall", &mask, &o,
+					  bad, sizeof(bad)), 0);
+	ck_assert_uint_eq(mask, AP_EVMASK(AP_TAG_CPU) |
+				AP_EVMASK(AP_TAG_SYSCALL));
+	ck_assert_str_eq(ap_cpu_events[o.cpu_event - 1].name, "page-faults");
+	ck_assert_int_eq(o.cpu_exclude_kernel, 1);
+	ck_assert_int_eq(o.cpu_exclude_user, 0);
+	/* the same again adds up; another one is refused */
+	ck_assert_int_eq(ap_events__parse("faults:u", &mask, &o, bad,
+					  sizeof(bad)), 0);
+	ck_assert_int_eq(ap_events__parse("cs", &mask, &o, bad, sizeof(bad)),
+			 -EEXIST);
+	ck_assert_str_eq(bad, "cs");
+
+	memset(&o, 0, sizeof(o));
+	ck_assert_int_eq(ap_events__parse("cpu-cycles:k", &mask, &o, bad,
+					  sizeof(bad)), 0);
+	ck_assert_str_eq(ap_cpu_events[o.cpu_event - 1].name, "cycles");
+	ck_assert_int_eq(o.cpu_exclude_user, 1);
+	memset(&o, 0, sizeof(o));
+	ck_assert_int_eq(ap_events__parse("cpu:uk", &mask, &o, bad,
+					  sizeof(bad)), 0);
+	ck_assert_int_eq(o.cpu_event, 0);
+	ck_assert_int_eq(o.cpu_exclude_user + o.cpu_exclude_kernel, 0);
+	/* plain cpu names nothing: the default event */
+	memset(&o, 0, sizeof(o));
+	ck_assert_int_eq(ap_events__parse("cpu,instructions", &mask, &o, bad,
+					  sizeof(bad)), 0);
+	ck_assert_str_eq(ap_cpu_events[o.cpu_event - 1].name, "instructions");
+	ck_assert_int_eq(ap_events__parse("cycles:x", &mask, &o, bad,
+					  sizeof(bad)), -EINVAL);
+	ck_assert_int_eq(ap_events__parse("cycles:", &mask, &o, bad,
+					  sizeof(bad)), -EINVAL);
+	ck_assert_int_eq(ap_events__parse("syscall:u", &mask, &o, bad,
+					  sizeof(bad)), -EINVAL);
+}
+END_TEST
+
 static Suite *core_suite(void)
 {
 	Suite *s = suite_create("core");
@@ -284,6 +329,7 @@ static Suite *core_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("events");
 	tcase_add_test(tc, test_events_parse);
+	tcase_add_test(tc, test_events_parse_perf_names);
 	suite_add_tcase(s, tc);
 	return s;
 }
