@@ -288,4 +288,4 @@ uninstall:
 clean:
 	rm -rf $(O) aperture libaperture-cupti.so
 
--include $(wildcard $(O)/*.d $(O)/*/*.d $(O)/*/*/*.d)
+-include $(wildcard $(O)/*.d $(O)/*/*.d $(O)/*/*/*.d $(O)/*/*/*/*.d)
