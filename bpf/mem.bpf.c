@@ -37,10 +37,6 @@ int ap_mem_stack(struct bpf_perf_event_data *ctx)
 	if (!seqp)
 		return 1;
 	seq = (*seqp)++;
-	/* a sample of another process (-a, or an inherited event's child
-	 * that is not a target): counted in seq, not unwound */
-	if (!ap_is_target(bpf_get_current_pid_tgid() >> 32))
-		return 1;
 	key = cpu * AP_MEM_SLOTS + (__u32)(seq & (AP_MEM_SLOTS - 1));
 	slot = bpf_map_lookup_elem(&ap_mem_ustacks, &key);
 	if (!slot)
@@ -52,8 +48,12 @@ int ap_mem_stack(struct bpf_perf_event_data *ctx)
 	slot->addr = ctx->addr;
 	slot->uflags = 0;
 	slot->pad = 0;
-	slot->ustack_sz = ap_user_stack(ctx, slot->ips, AP_MAX_USTACK,
-					&slot->uflags);
+	slot->ustack_sz = 0;
+	/* a sample of another process (IBS per CPU, filtered by the sensor)
+	 * keeps its place in the order, without a stack */
+	if (ap_is_target(bpf_get_current_pid_tgid() >> 32))
+		slot->ustack_sz = ap_user_stack(ctx, slot->ips, AP_MAX_USTACK,
+						&slot->uflags);
 	/* the sensor reads seq, the slot, then seq again (x86: stores in
 	 * program order; the barrier keeps the compiler's order) */
 	asm volatile("" ::: "memory");
