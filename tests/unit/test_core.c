@@ -206,7 +206,7 @@ START_TEST(test_proc_maps_build_id_once)
 	char src[4096], path[] = "/tmp/aperture-maps-XXXXXX", cmd[8400];
 	static void *maps[MANY_MAPS];
 	struct many mc;
-	uint64_t before;
+	uint64_t before, noise;
 	int fd, i;
 
 	snprintf(src, sizeof(src), "%s/tests/workloads/cpu_split",
@@ -218,9 +218,15 @@ START_TEST(test_proc_maps_build_id_once)
 	ck_assert_int_eq(system(cmd), 0);
 	fd = open(path, O_RDONLY);
 	ck_assert_int_ge(fd, 0);
-	/* what this process maps already: read now, not counted */
+	/* what this process maps already: read now, not counted; what a
+	 * scan reads again all the same (files whose cache slots collide,
+	 * paths that stat cannot reach: more of them under the sanitizers)
+	 * is measured by a second scan */
 	mc = (struct many){ path, 0, 0 };
 	ck_assert_int_eq(ap_proc_maps(getpid(), 1, count_many, &mc), 0);
+	before = ap_proc_build_id_reads();
+	ck_assert_int_eq(ap_proc_maps(getpid(), 1, count_many, &mc), 0);
+	noise = ap_proc_build_id_reads() - before;
 	for (i = 0; i < MANY_MAPS; i++) {
 		maps[i] = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE,
 			       fd, 0);
@@ -231,12 +237,13 @@ START_TEST(test_proc_maps_build_id_once)
 	ck_assert_int_eq(ap_proc_maps(getpid(), 1, count_many, &mc), 0);
 	ck_assert_int_eq(mc.n, MANY_MAPS);
 	ck_assert_int_eq(mc.with_id, MANY_MAPS);
-	ck_assert_uint_eq(ap_proc_build_id_reads() - before, 1);
-	/* a second scan reads nothing again */
+	ck_assert_uint_eq(ap_proc_build_id_reads() - before, 1 + noise);
+	/* a second scan does not read the file again */
+	before = ap_proc_build_id_reads();
 	mc = (struct many){ path, 0, 0 };
 	ck_assert_int_eq(ap_proc_maps(getpid(), 1, count_many, &mc), 0);
 	ck_assert_int_eq(mc.with_id, MANY_MAPS);
-	ck_assert_uint_eq(ap_proc_build_id_reads() - before, 1);
+	ck_assert_uint_eq(ap_proc_build_id_reads() - before, noise);
 	for (i = 0; i < MANY_MAPS; i++)
 		munmap(maps[i], 4096);
 	close(fd);
