@@ -22,6 +22,7 @@
 #include "debugfile.h"
 #include "gpu_libs.h"
 #include "hmap.h"
+#include "safefile.h"
 #include "symbolizer.h"
 
 #define MAX_LOADS	16
@@ -331,21 +332,6 @@ static void load_table(struct ap_unwind *u, struct ftab *t, Elf *elf, int fd,
 	ap_cfi_table__free(&ct);
 }
 
-/* a regular file only: a FIFO planted at a mapped path must not block */
-static int open_regular(const char *path)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 /* the vDSO is one image per kernel: aperture's own is the target's */
 static Elf *open_vdso(void)
 {
@@ -362,6 +348,13 @@ static Elf *open_vdso(void)
 	return elf_memory((char *)base, size);
 }
 
+/* /proc/PID/map_files/START-END of m: the mapped file itself */
+static void map_files_path(const struct ap_mmap *m, char *buf, size_t len)
+{
+	snprintf(buf, len, "/proc/%u/map_files/%llx-%llx", m->pid,
+		 (unsigned long long)m->start, (unsigned long long)m->end);
+}
+
 /* open the file of mapping m: through /proc/PID/map_files (another mount
  * namespace, a deleted file) or its path; the Elf and its fd (or -1) */
 static Elf *open_mapped(const struct ap_mmap *m, int *fdp)
@@ -375,11 +368,10 @@ static Elf *open_mapped(const struct ap_mmap *m, int *fdp)
 		return open_vdso();
 	if (m->path[0] != '/')
 		return NULL;
-	snprintf(path, sizeof(path), "/proc/%u/map_files/%llx-%llx", m->pid,
-		 (unsigned long long)m->start, (unsigned long long)m->end);
-	fd = open_regular(path);
+	map_files_path(m, path, sizeof(path));
+	fd = ap_open_regular(path, 0);
 	if (fd < 0)
-		fd = open_regular(m->path);
+		fd = ap_open_regular(m->path, 0);
 	if (fd < 0)
 		return NULL;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
@@ -444,8 +436,7 @@ static uint64_t inode_of(const struct ap_mmap *m)
 
 	if (m->inode || m->path[0] != '/')
 		return m->inode;
-	snprintf(path, sizeof(path), "/proc/%u/map_files/%llx-%llx", m->pid,
-		 (unsigned long long)m->start, (unsigned long long)m->end);
+	map_files_path(m, path, sizeof(path));
 	if (!stat(path, &st) || !stat(m->path, &st))
 		return st.st_ino;
 	return 0;
@@ -803,9 +794,9 @@ int ap_unwind__preload_command(struct ap_unwind *u, const char *cmd)
 	if (!u || ap_gpu_which(cmd, getenv("PATH"), exe, sizeof(exe)))
 		return -ENOENT;
 	ap_unwind__preload(u, exe);
-	fd = open_regular(exe);
+	fd = ap_open_regular(exe, 0);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_getphdrnum(elf, &phnum)) {
 		elf_end(elf);
