@@ -34,6 +34,7 @@ struct report_opts {
 	const char *symfs;
 	const char *buildid_dir;	/* NULL: from the environment */
 	int no_debuginfod;
+	int verbose;
 	const char *events;		/* NULL: what the file holds */
 	const char *format_name;	/* as given to --format */
 	const char *diff;		/* --diff: the old file */
@@ -87,6 +88,7 @@ static const struct argp_option options[] = {
 	{ "symfs", OPT_SYMFS, "DIR", 0, "Look for the recorded files under DIR (a copy of the target's root)", 2 },
 	{ "buildid-dir", OPT_BUILDID_DIR, "DIR", 0, "The build-id cache record kept files in (default: as record)", 2 },
 	{ "no-debuginfod", OPT_NO_DEBUGINFOD, NULL, 0, "Ask no debuginfod server, even with DEBUGINFOD_URLS set", 2 },
+	{ "verbose", 'v', NULL, 0, "Say on standard error what symbolizing read: modules, and those whose DWARF was read with its size", 2 },
 	{ "per-thread", OPT_PER_THREAD, NULL, 0, "syscall, lock: split by thread (syscall: a table per thread; lock: a row per lock and thread)", 2 },
 	{ "lock-class", OPT_LOCK_CLASS, "LIST", 0, "lock: futex waits shown, comma-separated mutex, cond, join, other or all (default mutex)", 2 },
 	{ "errors", OPT_ERRORS, NULL, 0, "syscall: errno breakdown per syscall", 2 },
@@ -345,6 +347,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_DEBUGINFOD:
 		o->no_debuginfod = 1;
+		break;
+	case 'v':
+		o->verbose = 1;
 		break;
 	case OPT_PER_THREAD:
 		o->r.per_thread = 1;
@@ -967,6 +972,18 @@ int cmd_report(int argc, char **argv)
 			has_view(views, nr_views, "cpu") &&
 			has_view(views, nr_views, "sched");
 
+	/* inline frames need DWARF, inflated whole when compressed (big
+	 * separate debug info): only when an output shows them */
+	if (!ap_format__is_dump(o.r.format) && !o.no_inline) {
+		int need = 0;
+
+		for (i = 0; i < nr_views; i++)
+			if (!views[i].ops->needs_inline ||
+			    views[i].ops->needs_inline(&o.r))
+				need = 1;
+		if (!need)
+			ap_symbolizer__set_no_inline(in.sym, 1);
+	}
 	if (ap_format__is_dump(o.r.format)) {
 		uint32_t mask = 0;
 
@@ -1053,6 +1070,15 @@ int cmd_report(int argc, char **argv)
 	tty_cut__close(&tc);
 	ret = 0;
 out:
+	if (o.verbose) {
+		struct ap_symbolizer_stats ss;
+
+		ap_symbolizer__stats(in.sym, &ss);
+		fprintf(stderr,
+			"aperture report: %" PRIu64 " user lookups (%" PRIu64 " cached), %" PRIu64 " modules, DWARF read for %" PRIu64 " (%" PRIu64 " bytes of debug sections)\n",
+			ss.lookups, ss.cache_hits, ss.modules,
+			ss.dwarf_modules, ss.dwarf_bytes);
+	}
 	ap_evsink__free(sink);
 	for (i = 0; i < nr_views; i++)
 		views[i].ops->free(views[i].v);

@@ -213,6 +213,7 @@ struct module {
 	size_t nr_loads;
 	struct func_sym *syms;		/* sorted by start */
 	size_t nr_syms;
+	bool dwarf_read;		/* module__dwarf ran */
 };
 
 /* shared by the versions of an address space that hold it */
@@ -333,8 +334,9 @@ static int try_debugfile(const char *path, const unsigned char *bid, int n,
  * in its .debug directory) with a plain open(), and a FIFO planted there
  * by whoever can write that directory hung report.  The build-id
  * directory, then the debuglink in the module's directory, its .debug,
- * and under /usr/lib/debug; a candidate must carry the module's build-id
- * (or the debuglink's CRC where the module has none).
+ * and under /usr/lib/debug, all under --symfs when given (perf's); a
+ * candidate must carry the module's build-id (or the debuglink's CRC
+ * where the module has none).
  */
 static int safe_find_debuginfo(Dwfl_Module *mod, void **userdata,
 			       const char *modname, Dwarf_Addr base,
@@ -344,20 +346,22 @@ static int safe_find_debuginfo(Dwfl_Module *mod, void **userdata,
 			       char **debuginfo_file_name)
 {
 	static const char *const fmts[] = {
-		"%.*s/%s", "%.*s/.debug/%s", "/usr/lib/debug%.*s/%s",
+		"%s%.*s/%s", "%s%.*s/.debug/%s", "%s/usr/lib/debug%.*s/%s",
 	};
+	const struct ap_symbolizer *s = userdata ? *userdata : NULL;
+	const char *symfs = s && s->opts.symfs ? s->opts.symfs : "";
+	size_t off, symfs_len = strlen(symfs);
 	const unsigned char *bid = NULL;
 	char path[AP_PATH_MAX + 64];
-	const char *slash;
+	const char *slash, *dir;
 	GElf_Addr vaddr;
 	int n, i, fd, dirlen;
-	size_t off;
 
 	n = dwfl_module_build_id(mod, &bid, &vaddr);
 	if (n > 0) {
 		off = (size_t)snprintf(path, sizeof(path),
-				       "/usr/lib/debug/.build-id/%02x/",
-				       bid[0]);
+				       "%s/usr/lib/debug/.build-id/%02x/",
+				       symfs, bid[0]);
 		for (i = 1; i < n && off + 3 < sizeof(path); i++)
 			off += (size_t)snprintf(path + off, sizeof(path) - off,
 						"%02x", bid[i]);
@@ -370,11 +374,16 @@ static int safe_find_debuginfo(Dwfl_Module *mod, void **userdata,
 	    strchr(debuglink_file, '/'))
 		goto out_servers;
 	slash = strrchr(file_name, '/');
-	dirlen = slash ? (int)(slash - file_name) : 0;
 	for (i = 0; i < (int)(sizeof(fmts) / sizeof(fmts[0])); i++) {
-		if ((size_t)snprintf(path, sizeof(path), fmts[i], dirlen,
-				     file_name, debuglink_file) >=
-		    sizeof(path))
+		/* the module's directory as the target saw it: under
+		 * /usr/lib/debug of the same root */
+		dir = file_name;
+		if (i == 2 && symfs_len && !strncmp(dir, symfs, symfs_len))
+			dir += symfs_len;
+		dirlen = slash ? (int)(slash - dir) : 0;
+		if ((size_t)snprintf(path, sizeof(path), fmts[i],
+				     i == 2 ? symfs : "", dirlen, dir,
+				     debuglink_file) >= sizeof(path))
 			continue;
 		/* the module itself is not its debug file */
 		if (!strcmp(path, file_name))
@@ -1106,6 +1115,7 @@ static void module__open(struct ap_symbolizer *s, struct module *mod)
 	GElf_Addr bits_vaddr;
 	Dwfl_Module *dwmod;
 	size_t i, phnum;
+	void **userdata;
 	Dwarf_Addr bias;
 	Dwfl *dwfl;
 	Elf *elf;
@@ -1144,6 +1154,10 @@ static void module__open(struct ap_symbolizer *s, struct module *mod)
 				 dwfl_errmsg(-1));
 		goto out_end;
 	}
+	/* safe_find_debuginfo's: --symfs holds the debug files too */
+	if (dwfl_module_info(dwmod, &userdata, NULL, NULL, NULL, NULL, NULL,
+			     NULL) && userdata)
+		*userdata = s;
 
 	if (mod->build_id_len) {
 		len = dwfl_module_build_id(dwmod, &bits, &bits_vaddr);
@@ -1471,6 +1485,46 @@ static struct cache_ent *cache_ent__new(const void *key_mod, uint64_t addr,
 	return ent;
 }
 
+/*
+ * Counts, once per module, the DWARF libdw reads for it: with compressed
+ * debug sections (libc6-dbg's) it inflates them whole here, the main cost
+ * of a report that needs inline frames or source lines.
+ */
+static void module__dwarf(struct ap_symbolizer *s, struct module *mod)
+{
+	size_t shstrndx;
+	Dwarf_Addr bias;
+	Elf_Scn *scn = NULL;
+	Dwarf *dw;
+	Elf *elf;
+
+	if (mod->dwarf_read)
+		return;
+	mod->dwarf_read = true;
+	dw = dwfl_module_getdwarf(mod->dwmod, &bias);
+	if (!dw)
+		return;
+	s->stats.dwarf_modules++;
+	elf = dwarf_getelf(dw);
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && !strncmp(name, ".debug_", 7))
+			s->stats.dwarf_bytes += sh.sh_size;
+	}
+}
+
+void ap_symbolizer__set_no_inline(struct ap_symbolizer *s, int no_inline)
+{
+	s->opts.no_inline = no_inline;
+}
+
 /* Resolves file offset off of a module into f; returns the dso offset. */
 static int module__resolve(struct ap_symbolizer *s, struct module *mod,
 			   uint64_t off, struct frames *f, uint64_t *dso_off)
@@ -1490,6 +1544,8 @@ static int module__resolve(struct ap_symbolizer *s, struct module *mod,
 	*dso_off = vaddr;
 	addr = vaddr + mod->bias;
 
+	if (!s->opts.no_srcline || !s->opts.no_inline)
+		module__dwarf(s, mod);
 	if (!s->opts.no_srcline) {
 		dl = dwfl_module_getsrc(mod->dwmod, addr);
 		if (dl) {

@@ -102,6 +102,11 @@ int ap_addrspace__add_mapping(struct ap_addrspace *as, const struct ap_mmap *m);
 const struct ap_mmap *ap_addrspace__find(const struct ap_addrspace *as,
 					 uint64_t addr);
 
+/* Inline expansion off (or on again) for the lookups to come: report
+ * turns it off when no output it makes shows inline frames, so that no
+ * DWARF is read for them.  Results already cached keep their frames. */
+void ap_symbolizer__set_no_inline(struct ap_symbolizer *s, int no_inline);
+
 /* Resolve a user address.  Pass the address as sampled; is_return_addr
  * says it is a caller frame, looked up as ip - 1 so that a call at the end
  * of a function is not blamed on the next one.  Never NULL. */
@@ -121,6 +126,8 @@ struct ap_symbolizer_stats {
 	uint64_t cache_hits;
 	uint64_t modules;
 	uint64_t unresolved;
+	uint64_t dwarf_modules;	/* modules whose DWARF was read */
+	uint64_t dwarf_bytes;	/* the size of their debug sections */
 };
 void ap_symbolizer__stats(const struct ap_symbolizer *s,
 			  struct ap_symbolizer_stats *st);

@@ -124,6 +124,9 @@ struct ap_view_ops {
 	/* the view's stacks as a profile for the exporters (pprof,
 	 * speedscope, svg); NULL: the view has no stacks to weigh */
 	int (*profile)(void *v, struct ap_profile *p);
+	/* does the output o asks for show inline frames (or need DWARF to
+	 * tell them apart)?  NULL: yes */
+	int (*needs_inline)(const struct ap_report_opts *o);
 };
 
 const struct ap_view_ops *ap_view__find(const char *name);

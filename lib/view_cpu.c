@@ -1124,6 +1124,14 @@ static int cpu_profile(void *p, struct ap_profile *pr)
 	return 0;
 }
 
+/* a table's rows and call graphs are ELF functions, its srcline key the
+ * address's own line: only --inline and the other formats show inline
+ * frames */
+static int cpu_needs_inline(const struct ap_report_opts *o)
+{
+	return o->format != AP_FMT_TABLE || o->inline_rows;
+}
+
 const struct ap_view_ops ap_view_cpu = {
 	.name = "cpu",
 	.tag = AP_TAG_CPU,
@@ -1134,4 +1142,5 @@ const struct ap_view_ops ap_view_cpu = {
 	.free = cpu_free,
 	.sort_names = cpu_sorts,
 	.profile = cpu_profile,
+	.needs_inline = cpu_needs_inline,
 };
