@@ -389,6 +389,7 @@ int ap_evdec__decode(struct ap_evdec *d, const struct ap_frame *f,
 		     struct ap_evrec *r)
 {
 	memset(r, 0, offsetof(struct ap_evrec, f));
+	r->cpu = AP_EVREC_NO_CPU;
 	r->nr = 0;
 	r->event = ap_tag__name(f->tag);
 	switch (f->tag) {
@@ -440,12 +441,14 @@ void ap_evrec__print_text(const struct ap_evrec *r, const char *comm,
 			  const struct ap_stackres *res, long nr_frames,
 			  FILE *out)
 {
-	char b1[1024], b2[1024];
+	char b1[1024], b2[1024], cpu[16] = "[---]";
 	long j;
 	int i;
 
-	fprintf(out, "%16s %7u/%-7u [%03u] %6" PRIu64 ".%06" PRIu64 ": %s: %s",
-		esc(comm, b1, sizeof(b1)), r->pid, r->tid, r->cpu,
+	if (r->cpu != AP_EVREC_NO_CPU)
+		snprintf(cpu, sizeof(cpu), "[%03u]", r->cpu);
+	fprintf(out, "%16s %7u/%-7u %s %6" PRIu64 ".%06" PRIu64 ": %s: %s",
+		esc(comm, b1, sizeof(b1)), r->pid, r->tid, cpu,
 		r->ts / 1000000000, r->ts % 1000000000 / 1000, r->event,
 		esc(r->name, b2, sizeof(b2)));
 	for (i = 0; i < r->nr; i++)
@@ -471,8 +474,10 @@ void ap_evrec__print_jsonl(const struct ap_evrec *r, const char *comm,
 	fprintf(out, "{\"ts\": %" PRIu64, r->ts);
 	if (r->slice)
 		fprintf(out, ", \"dur_ns\": %" PRIu64, r->dur_ns);
-	fprintf(out, ", \"pid\": %u, \"tid\": %u, \"cpu\": %u, \"comm\": ",
-		r->pid, r->tid, r->cpu);
+	fprintf(out, ", \"pid\": %u, \"tid\": %u", r->pid, r->tid);
+	if (r->cpu != AP_EVREC_NO_CPU)
+		fprintf(out, ", \"cpu\": %u", r->cpu);
+	fputs(", \"comm\": ", out);
 	ap_json_str(out, comm);
 	fputs(", \"event\": ", out);
 	ap_json_str(out, r->event);

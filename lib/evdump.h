@@ -24,13 +24,17 @@ struct ap_evfield {
 	int num;			/* val is a JSON number */
 };
 
+/* the CPU of a record that ran on none: in-kernel totals, device work */
+#define AP_EVREC_NO_CPU UINT32_MAX
+
 struct ap_evrec {
 	const char *event;		/* "cpu", "syscall", ... (--events) */
 	char name[256];			/* syscall, lock, kernel, state... */
 	uint64_t ts;			/* start (CLOCK_MONOTONIC ns) */
 	uint64_t dur_ns;
 	int slice;			/* [ts, ts + dur_ns]; else an instant */
-	uint32_t pid, tid, cpu;
+	uint32_t pid, tid;
+	uint32_t cpu;			/* AP_EVREC_NO_CPU: totals, device work */
 	uint32_t stack_id;		/* 0: none */
 	/* gpu: a device record (gpu-device) has its AP_GPU_* kind here
 	 * (else 0) and runs on the track of its device and stream;

@@ -147,6 +147,7 @@ int ap_trace__event(struct ap_trace *t, const struct ap_evrec *r)
 {
 	FILE *out = t->out;
 	uint32_t tid = r->tid;
+	const char *sep = ", ";
 	long n, j;
 	int i, fresh, err;
 
@@ -179,10 +180,13 @@ int ap_trace__event(struct ap_trace *t, const struct ap_evrec *r)
 	fprintf(out, ", \"pid\": %u, \"tid\": %u, \"args\": {", r->pid, tid);
 	if (tid != r->tid)
 		fprintf(out, "\"tid\": %u", r->tid);
-	else
+	else if (r->cpu != AP_EVREC_NO_CPU)
 		fprintf(out, "\"cpu\": %u", r->cpu);
+	else
+		sep = "";
 	for (i = 0; i < r->nr; i++) {
-		fputs(", ", out);
+		fputs(sep, out);
+		sep = ", ";
 		ap_json_str(out, r->f[i].key);
 		fputs(": ", out);
 		if (r->f[i].num)
@@ -192,7 +196,8 @@ int ap_trace__event(struct ap_trace *t, const struct ap_evrec *r)
 	}
 	if (n > 0) {
 		/* leaf first, as perf script and the tables print them */
-		fputs(", \"stack\": [", out);
+		fputs(sep, out);
+		fputs("\"stack\": [", out);
 		for (j = 0; j < n; j++) {
 			char buf[1100];
 

@@ -46,6 +46,16 @@ enoent = [e for e in ev if e["name"] == "openat" and e.get("errno") == "ENOENT"]
 assert len(enoent) == errs, len(enoent)
 assert all(e["stack"][0]["sym"] for e in ev if "stack" in e)
 PY
+# in-kernel totals ran on no CPU: no made-up one in either format
+"$APERTURE" record -e syscall -o "$T/sum.data" -- "$WL/syscall_exact" 10 1 1 \
+	2>"$T/rec.err" || fail "record (sums): $(cat "$T/rec.err")"
+"$APERTURE" script -i "$T/sum.data" >"$T/sum.text" || fail "script (sums)"
+grep -q ' \[---\] .*: syscall: write calls=10 ' "$T/sum.text" ||
+	fail "summed writes not shown with [---]: $(grep write "$T/sum.text")"
+grep -q '4294967295' "$T/sum.text" && fail "a CPU of -1 printed"
+"$APERTURE" script -i "$T/sum.data" --format jsonl >"$T/sum.jsonl" ||
+	fail "script --format jsonl (sums)"
+grep '"calls"' "$T/sum.jsonl" | grep -q '"cpu"' && fail "totals given a cpu"
 # filters and usage errors
 "$APERTURE" script -i "$T/s.data" --tid 1 | grep -q . && fail "--tid 1 printed events"
 "$APERTURE" script -i "$T/s.data" --events bogus 2>/dev/null
