@@ -131,6 +131,10 @@ struct ap_stack {
 /* ap_stack.flags */
 #define AP_STACK_TRUNCATED	(1u << 0)	/* cut at the depth limit: the
 						 * root is not the last frame */
+#define AP_STACK_OUTERMOST	(1u << 1)	/* the unwinder reached a frame
+						 * whose CFI says it has no
+						 * caller (1.5; stripped
+						 * binaries name it +0x...) */
 
 /* The bytes of an image that no file holds, stored once: the vDSO is the
  * same in every process of a kernel, and names its "[vdso]" mappings.

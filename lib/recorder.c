@@ -941,6 +941,8 @@ uint32_t ap_recorder__stack(struct ap_recorder *r, uint32_t pid,
 	    st->ustack_sz / 8 >= AP_MAX_USTACK ||
 	    st->kstack_sz / 8 >= AP_MAX_KSTACK)
 		ap_stacktab__set_flags(r->stacks, id, AP_STACK_TRUNCATED);
+	else if (st->uflags & AP_USTACK_COMPLETE)
+		ap_stacktab__set_flags(r->stacks, id, AP_STACK_OUTERMOST);
 	write_ksyms(r, kips, nk);
 	if (ap_stacktab__get(r->stacks, id, &s))
 		return 0;

@@ -150,6 +150,8 @@ int ap_stackres__root(const struct ap_stackres *r)
 	sym = r->frames[r->nr - 1].sym;
 	if (!strcmp(sym, "[truncated]"))
 		return AP_ROOT_TRUNCATED;
+	if (r->outermost)
+		return AP_ROOT_KNOWN;
 	if (r->cut || sym[0] == '[' || strstr(sym, "+0x"))
 		return AP_ROOT_UNKNOWN;
 	return known_root(sym) ? AP_ROOT_KNOWN : AP_ROOT_OTHER;
@@ -164,6 +166,7 @@ long ap_stackres__resolve_stack(struct ap_stackres *r, struct ap_session *s,
 
 	ap_stackres__clear(r);
 	r->cut = 0;
+	r->outermost = 0;
 	if (!(flags & AP_STACKRES_USER_ONLY)) {
 		for (i = 0; i < st->nr_kernel; i++) {
 			err = ap_stackres__push_loc(r,
@@ -193,6 +196,8 @@ long ap_stackres__resolve_stack(struct ap_stackres *r, struct ap_session *s,
 		if (err)
 			return err;
 	}
+	r->outermost = (st->flags & AP_STACK_OUTERMOST) && as && !r->cut &&
+		       st->nr_user && r->nr && !r->frames[r->nr - 1].kernel;
 	if (st->flags & AP_STACK_TRUNCATED) {
 		err = ap_stackres__push(r, "[truncated]", "[truncated]",
 					r->nr && r->frames[r->nr - 1].kernel);
@@ -246,6 +251,7 @@ static int cache_get(struct ap_stackres *r, const struct ap_stackres_key *k)
 		memcpy(r->frames, r->pool + e->off, e->nr * sizeof(*r->frames));
 	r->nr = e->nr;
 	r->cut = e->cut;
+	r->outermost = e->outermost;
 	return 1;
 }
 
@@ -279,6 +285,7 @@ static void cache_put(struct ap_stackres *r, const struct ap_stackres_key *k)
 	*slot = r->nr_ents;
 	r->ents[r->nr_ents++] = (struct ap_stackres_ent){
 		.key = *k, .off = r->nr_pool, .nr = r->nr, .cut = r->cut,
+		.outermost = r->outermost,
 	};
 	if (r->nr)
 		memcpy(r->pool + r->nr_pool, r->frames,

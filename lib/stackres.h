@@ -39,6 +39,8 @@ struct ap_stackres {
 	/* of the last resolve: the user chain ended at a return address
 	 * outside every executable mapping (not code: never printed) */
 	int cut;
+	/* ... and it ended where the unwinder found the outermost frame */
+	int outermost;
 	/* what the frames are of, while nothing else was pushed */
 	struct ap_stackres_key {
 		const struct ap_addrspace *as;
@@ -57,7 +59,7 @@ struct ap_stackres {
 	struct ap_stackres_ent {
 		struct ap_stackres_key key;
 		size_t off, nr;		/* in pool */
-		int cut;
+		int cut, outermost;
 	} *ents;
 	size_t nr_ents, cap_ents;
 	struct ap_rframe *pool;

@@ -141,6 +141,16 @@ grep -q 'chain_a;chain_b;leaf_spin' "$T/max.folded" || fail "--max-stack 4: chai
 "$APERTURE" report -i "$T/max.data" | grep -q 'up to 4 user frames: [0-9]* stacks, [0-9.]*% reached the outermost frame, [1-9][0-9.]*% truncated' ||
 	fail "--max-stack header: $("$APERTURE" report -i "$T/max.data" | grep unwind)"
 
+# a stripped program (most distro software): _start has no name, but the
+# unwinder reached it, so the header counts its stacks as reaching a root
+strip -o "$T/nofp_stripped" "$W" || fail "strip"
+rec stripped -F 999 -- "$T/nofp_stripped" cpu 1
+root=$("$APERTURE" report -i "$T/stripped.data" --comm nofp_stripped |
+	sed -n 's/^# Stacks : \([0-9.]*\)% reach a known root.*/\1/p')
+echo "stripped: ${root:-?} % reach a known root"
+within "${root:-0}" 95 100 ||
+	fail "stripped: $("$APERTURE" report -i "$T/stripped.data" | grep '^# Stacks')"
+
 # bad values: one line, usage exit
 "$APERTURE" record --call-graph lbr -- true 2>"$T/e1" && fail "--call-graph lbr accepted"
 grep -q "bad --call-graph 'lbr': give cfi or fp" "$T/e1" || fail "message: $(cat "$T/e1")"
