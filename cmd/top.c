@@ -769,7 +769,8 @@ int cmd_top(int argc, char **argv)
 		.collect.mem_density = 1,
 		.collect.min_block_ns = 1000,
 	};
-	struct ap_symbolizer_opts so = { .warn = warn_cb };
+	/* top shows no source lines */
+	struct ap_symbolizer_opts so = { .warn = warn_cb, .no_srcline = 1 };
 	struct top t = { .o = &o };
 	const struct ap_sensor *sensors;
 	char err[512];
@@ -829,6 +830,10 @@ int cmd_top(int argc, char **argv)
 
 	so.warn_ctx = &t;
 	t.sym = ap_symbolizer__new(&so);
+	/* nor, in the cpu view's rows, inline frames: no DWARF to read,
+	 * which for compressed debug info is inflated whole */
+	if (t.sym && t.view->needs_inline && !t.view->needs_inline(&t.r))
+		ap_symbolizer__set_no_inline(t.sym, 1);
 	t.s = t.sym ? ap_session__new(t.sym) : NULL;
 	if (t.s)	/* other users' thread names, bound for the terminal */
 		ap_session__escape_names(t.s, 1);
