@@ -47,7 +47,8 @@ struct ap_session {
 	int has_unwind;
 	uint64_t first_ts, last_ts;
 	uint64_t event_ts;		/* of the event frame fed last */
-	uint64_t epoch;			/* metadata frames fed */
+	uint64_t epoch;			/* frames fed that may change what a
+					 * stack resolves to */
 	uint64_t *ips;			/* scratch for stack decoding */
 };
 
@@ -316,7 +317,14 @@ int ap_session__feed(struct ap_session *s, const struct ap_frame *f)
 		}
 		return 1;
 	}
-	s->epoch++;
+	/* what can change the frames a stack already resolved to: mappings,
+	 * symbols, and tasks (an address space freed, its memory reused);
+	 * new stacks, names and counters cannot, and in a live session
+	 * (top -a) new stacks come all the time */
+	if (f->tag != AP_TAG_STACK && f->tag != AP_TAG_COMM &&
+	    f->tag != AP_TAG_LOST && f->tag != AP_TAG_SENSOR &&
+	    f->tag != AP_TAG_UNWIND && f->tag != AP_TAG_SUMMARY)
+		s->epoch++;
 	switch (f->tag) {
 	case AP_TAG_TASK:
 		err = ap_task__decode(f->payload, f->len, &u.task);
