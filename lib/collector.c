@@ -564,8 +564,10 @@ int ap_collector__add_target(struct ap_collector *c, pid_t pid)
 		return -errno;
 	/* a running process: its tables before the sensors attach (a
 	 * command to be started is still aperture's own image) */
-	if (c->unwind && !c->opts.cmd)
+	if (c->unwind && !c->opts.cmd) {
 		ap_proc_maps(pid, 1, mirror_mapping, c->unwind);
+		ap_unwind__flush(c->unwind);
+	}
 	if (c->opts.cmd)
 		c->cmd_pid = pid;
 	return 0;
@@ -683,7 +685,10 @@ int ap_collector__poll(struct ap_collector *c, int timeout_ms)
 	n = drain_kmaps(c);
 	if (n < 0)
 		return n;
+	ap_unwind__flush(c->unwind);
 	total = ring_buffer__consume(c->rb);
+	/* processes first seen in the samples: mapped from /proc */
+	ap_unwind__flush(c->unwind);
 	if (total < 0 && !(total == PASS_OVER && c->pass_over))
 		return total;
 	if (c->pass_over)

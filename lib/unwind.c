@@ -23,6 +23,7 @@
 #include "gpu_libs.h"
 #include "hmap.h"
 #include "safefile.h"
+#include "vec.h"
 #include "symbolizer.h"
 
 #define MAX_LOADS	16
@@ -45,6 +46,8 @@ struct ftab {
 struct uproc {
 	uint32_t nr;
 	uint32_t gen;			/* generation in the BPF maps */
+	uint32_t pub_nr;		/* mappings of gen in the BPF maps */
+	int dirty;			/* m changed since it was published */
 	int pending;			/* some files' tables are not built yet */
 	struct ap_umap m[AP_UMAP_MAX];	/* sorted by start */
 	struct ftab *files[AP_UMAP_MAX];	/* parallel to m */
@@ -78,6 +81,8 @@ struct ap_unwind {
 	int live;			/* recording: compile within the budget */
 	int lazy;			/* compile only what stacks need (-a) */
 	uint64_t window_start, window_used;
+	uint32_t *dirty;		/* pids whose mirror waits for flush */
+	size_t nr_dirty, cap_dirty;
 	struct ap_unwind_stats st;
 };
 
@@ -130,6 +135,7 @@ void ap_unwind__free(struct ap_unwind *u)
 	}
 	free(u->tabs);
 	free(u->free);
+	free(u->dirty);
 	ap_hmap__free(&u->by_key);
 	ap_hmap__free(&u->procs);
 	free(u);
@@ -528,25 +534,63 @@ static struct uproc *uproc_of(struct ap_unwind *u, uint32_t pid)
 
 /* the other generation gets the new mirror, then the process switches
  * to it: a walk in progress sees one whole generation or fails a lookup */
-static void publish(struct ap_unwind *u, uint32_t pid, struct uproc *p,
-		    uint32_t nr)
+static void publish(struct ap_unwind *u, uint32_t pid, struct uproc *p)
 {
-	struct ap_uproc up = { nr, p->gen ^ 1 };
+	struct ap_uproc up = { p->nr, p->gen ^ 1 };
 	struct ap_umap_key k = { pid, 0 };
 	uint32_t i;
 
-	for (i = 0; i < nr; i++) {
+	for (i = 0; i < p->nr; i++) {
 		k.idx = up.gen << 31 | i;
-		if (bpf_map_update_elem(u->maps_fd, &k, &p->m[i], BPF_ANY))
+		if (bpf_map_update_elem(u->maps_fd, &k, &p->m[i], BPF_ANY)) {
 			up.nr = i;	/* full: the rest unwinds by fp */
+			break;
+		}
 	}
 	bpf_map_update_elem(u->procs_fd, &pid, &up, BPF_ANY);
-	for (i = 0; i < p->nr; i++) {
+	for (i = 0; i < p->pub_nr; i++) {
 		k.idx = p->gen << 31 | i;
 		bpf_map_delete_elem(u->maps_fd, &k);
 	}
-	p->nr = nr;
+	p->pub_nr = up.nr;
 	p->gen = up.gen;
+	p->dirty = 0;
+}
+
+/* A process's mappings come one at a time (its whole maps file at once
+ * when it is first seen, a burst of them at each exec): each changes the
+ * mirror in memory, and the mirror goes to the kernel once per burst, as
+ * publishing all of them at each would cost O(n^2) map updates. */
+static void mark_dirty(struct ap_unwind *u, uint32_t pid, struct uproc *p)
+{
+	if (p->dirty)
+		return;
+	if (ap_grow((void **)&u->dirty, &u->cap_dirty, u->nr_dirty,
+		    sizeof(*u->dirty), 64)) {
+		publish(u, pid, p);	/* no room to defer: now */
+		return;
+	}
+	u->dirty[u->nr_dirty++] = pid;
+	p->dirty = 1;
+}
+
+void ap_unwind__flush(struct ap_unwind *u)
+{
+	size_t i;
+
+	if (!u)
+		return;
+	for (i = 0; i < u->nr_dirty; i++) {
+		uint64_t *slot = ap_hmap__find(&u->procs, u->dirty[i]);
+		struct uproc *p;
+
+		if (!slot)
+			continue;	/* gone since */
+		p = (struct uproc *)(uintptr_t)*slot;
+		if (p->dirty)
+			publish(u, u->dirty[i], p);
+	}
+	u->nr_dirty = 0;
 }
 
 static void unref(struct ap_unwind *u, struct ftab *t)
@@ -609,7 +653,8 @@ void ap_unwind__mapping(struct ap_unwind *u, const struct ap_mmap *m)
 		}
 		n++;
 	}
-	publish(u, m->pid, p, n);
+	p->nr = n;
+	mark_dirty(u, m->pid, p);
 }
 
 void ap_unwind__go_live(struct ap_unwind *u)
@@ -691,7 +736,7 @@ static void finish_pending(struct ap_unwind *u, uint32_t pid,
 	}
 	p->pending = left;
 	if (changed)
-		publish(u, pid, p, p->nr);
+		publish(u, pid, p);
 }
 
 void ap_unwind__work(struct ap_unwind *u)
@@ -701,6 +746,7 @@ void ap_unwind__work(struct ap_unwind *u)
 
 	if (!u)
 		return;
+	ap_unwind__flush(u);
 	for (it = 0; ap_hmap__next(&u->procs, &it, &pid, &v);) {
 		struct uproc *p = (struct uproc *)(uintptr_t)v;
 
@@ -719,12 +765,13 @@ void ap_unwind__image_gone(struct ap_unwind *u, uint32_t pid)
 		return;
 	p = (struct uproc *)(uintptr_t)*slot;
 	bpf_map_delete_elem(u->procs_fd, &pid);
-	for (i = 0; i < p->nr; i++) {
+	for (i = 0; i < p->pub_nr; i++) {
 		struct ap_umap_key k = { pid, p->gen << 31 | i };
 
 		bpf_map_delete_elem(u->maps_fd, &k);
-		unref(u, p->files[i]);
 	}
+	for (i = 0; i < p->nr; i++)
+		unref(u, p->files[i]);
 	free(p);
 	ap_hmap__remove(&u->procs, pid);
 	u->st.procs--;

@@ -37,6 +37,9 @@ void ap_unwind__free(struct ap_unwind *u);
 /* a mapping of m->pid: executable ones get their file's table and go into
  * the process's mirror, replacing what they overlap */
 void ap_unwind__mapping(struct ap_unwind *u, const struct ap_mmap *m);
+/* the mirrors changed since the last flush to the kernel: call after a
+ * batch of mappings, before the samples that need them are taken */
+void ap_unwind__flush(struct ap_unwind *u);
 /* recording runs: from now on compiling tables takes at most a share of
  * the caller's time, and what waits is finished by ap_unwind__work */
 void ap_unwind__go_live(struct ap_unwind *u);
