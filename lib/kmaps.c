@@ -33,9 +33,17 @@ struct ap_kmaps {
 	int nr;
 	uint64_t lost;
 	uint8_t *rec;			/* one record copied out */
-	struct ap_rec_kmap **batch;	/* a drain, sorted by time */
+	/* a drain's records, in one array kept for the next drains (each is
+	 * over 4 KiB: allocating one per record was a fifth of top -a's time
+	 * on a busy machine), and sorted by time through order */
+	struct ap_rec_kmap *batch;
 	size_t nr_batch, cap_batch;
+	struct ap_rec_kmap **order;
+	size_t cap_order;
 };
+
+/* records kept between drains: a burst's go back */
+#define KMAPS_KEEP	1024
 
 static int kring__open(struct kring *r, int cpu)
 {
@@ -144,9 +152,8 @@ void ap_kmaps__close(struct ap_kmaps *k)
 		if (k->rings[i].fd >= 0)
 			close(k->rings[i].fd);
 	}
-	for (i = 0; i < (int)k->nr_batch; i++)
-		free(k->batch[i]);
 	free(k->batch);
+	free(k->order);
 	free(k->rings);
 	free(k->rec);
 	free(k);
@@ -185,14 +192,13 @@ static int kmaps__take(struct ap_kmaps *k, const void *rec, size_t size)
 			k->lost += lost;
 		return 0;
 	}
-	e = malloc(sizeof(*e));
-	if (!e)
+	if (ap_grow((void **)&k->batch, &k->cap_batch, k->nr_batch,
+		    sizeof(*k->batch), 64))
 		return -ENOMEM;
+	e = &k->batch[k->nr_batch];
 	err = ap_perf_sb__parse(rec, size, &sb, &e->m);
-	if (err) {
-		free(e);
+	if (err)
 		return 0;	/* of no interest, or not to be trusted */
-	}
 	memset(&e->hdr, 0, sizeof(e->hdr));
 	e->hdr.type = AP_REC_KMAP;
 	e->hdr.pid = sb.pid;
@@ -201,12 +207,7 @@ static int kmaps__take(struct ap_kmaps *k, const void *rec, size_t size)
 	e->kind = sb.kind;
 	e->ppid = sb.ppid;
 	memcpy(e->comm, sb.comm, sizeof(e->comm));
-	if (ap_grow((void **)&k->batch, &k->cap_batch, k->nr_batch,
-		    sizeof(*k->batch), 64)) {
-		free(e);
-		return -ENOMEM;
-	}
-	k->batch[k->nr_batch++] = e;
+	k->nr_batch++;
 	return 0;
 }
 
@@ -246,15 +247,22 @@ int ap_kmaps__drain(struct ap_kmaps *k,
 	}
 	/* per process the kernel's order; across CPUs (a process that
 	 * migrated) the time's */
-	if (k->nr_batch > 1)
-		qsort(k->batch, k->nr_batch, sizeof(*k->batch), by_time);
-	for (j = 0; j < k->nr_batch; j++) {
-		if (!ret) {
-			ret = fn(ctx, k->batch[j]);
-			n++;
-		}
-		free(k->batch[j]);
+	while (!ret && k->cap_order < k->nr_batch)
+		ret = ap_grow((void **)&k->order, &k->cap_order, k->cap_order,
+			      sizeof(*k->order), 64);
+	for (j = 0; j < k->nr_batch && !ret; j++)
+		k->order[j] = &k->batch[j];
+	if (!ret && k->nr_batch > 1)
+		qsort(k->order, k->nr_batch, sizeof(*k->order), by_time);
+	for (j = 0; j < k->nr_batch && !ret; j++) {
+		ret = fn(ctx, k->order[j]);
+		n++;
 	}
 	k->nr_batch = 0;
+	if (k->cap_batch > KMAPS_KEEP) {
+		free(k->batch);
+		k->batch = NULL;
+		k->cap_batch = 0;
+	}
 	return ret ? ret : n;
 }
