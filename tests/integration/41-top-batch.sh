@@ -9,7 +9,8 @@
 . tests/integration/lib.sh
 need_bpf
 
-"$WL/cpu_split" 15 &
+# long enough for every top below on a loaded machine; killed at the end
+"$WL/cpu_split" 120 &
 pid=$!
 trap 'kill $pid 2>/dev/null; rm -rf "$T"' EXIT INT TERM
 sleep 0.2

@@ -7,7 +7,8 @@
 . tests/integration/lib.sh
 need_bpf
 
-"$WL/cpu_split" 8 &
+# long enough for both runs of top on a loaded machine; killed after them
+"$WL/cpu_split" 120 &
 pid=$!
 trap 'kill $pid 2>/dev/null; rm -rf "$T"' EXIT INT TERM
 sleep 0.2
@@ -66,7 +67,7 @@ if have syscall; then
 fi
 
 if have lock; then
-	"$WL/lock_contend" 60 >/dev/null &
+	"$WL/lock_contend" 240 >/dev/null &
 	wl=$!
 	timeout 60 "$APERTURE" top -b -d 0.5 -e lock -p "$wl" >"$T/lk" 2>"$T/err" ||
 		fail "top -e lock: $(cat "$T/err")"
