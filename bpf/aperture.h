@@ -62,6 +62,27 @@
 					 * found with bpf_find_vma */
 #define AP_STAT_NR		32
 
+/*
+ * Losses by process: the counters below AP_LOSS_NR except AP_STAT_IDLE are
+ * losses, each counted a second time under the process that lost the
+ * record (the one running, or the thread a table entry was for), so that
+ * `report` can say who lost what.  The processes beyond AP_LOSS_PROCS are
+ * counted together (ap_loss_over): the sums stay equal to the counters.
+ */
+#define AP_LOSS_NR		12	/* AP_STAT_RB_DROP .. AP_STAT_SCHED_UNSEEN */
+#define AP_LOSS_PROCS		4096
+
+struct ap_loss_key {
+	__u32 tgid;
+	__u32 pad;
+	__u64 start_ns;		/* group_leader->start_boottime: identity */
+};
+
+struct ap_loss {
+	char comm[AP_COMM_LEN];	/* the group leader's */
+	__u64 n[AP_LOSS_NR];	/* by AP_STAT_* index */
+};
+
 struct ap_ev_hdr {
 	__u32 type;		/* AP_EV_* */
 	__u32 pid;		/* thread group id */

@@ -62,12 +62,87 @@ const volatile __u32 ap_cgroup_level __weak = 0;
  * the final drain ends under any load (calls in flight still complete) */
 volatile __u32 ap_stopped __weak;
 
+/* losses by process (aperture.h); the new entry is built here, not on
+ * the BPF stack */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, AP_LOSS_PROCS);
+	__type(key, struct ap_loss_key);
+	__type(value, struct ap_loss);
+} ap_loss_procs SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ap_loss);
+} ap_loss_over SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ap_loss);
+} ap_loss_scratch SEC(".maps") __weak;
+
+/* count loss idx (< AP_LOSS_NR) against the process of task */
+static __noinline void ap_lose(__u32 idx, __u64 task)
+{
+	struct task_struct *t = (struct task_struct *)task;
+	struct task_struct *leader;
+	struct ap_loss_key k;
+	struct ap_loss *v, *z;
+	__u32 zero = 0;
+	int i;
+
+	if (idx >= AP_LOSS_NR || !t)
+		return;
+	leader = BPF_CORE_READ(t, group_leader);
+	k.tgid = BPF_CORE_READ(t, tgid);
+	k.pad = 0;
+	k.start_ns = leader ? BPF_CORE_READ(leader, start_boottime) : 0;
+	v = bpf_map_lookup_elem(&ap_loss_procs, &k);
+	if (!v) {
+		z = bpf_map_lookup_elem(&ap_loss_scratch, &zero);
+		if (!z)
+			return;
+		for (i = 0; i < AP_LOSS_NR; i++)
+			z->n[i] = 0;
+		z->comm[0] = 0;
+		if (leader)
+			BPF_CORE_READ_STR_INTO(&z->comm, leader, comm);
+		/* -EEXIST: another CPU added it first; -E2BIG: full */
+		bpf_map_update_elem(&ap_loss_procs, &k, z, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&ap_loss_procs, &k);
+		if (!v) {
+			v = bpf_map_lookup_elem(&ap_loss_over, &zero);
+			if (v)
+				v->n[idx]++;	/* per CPU */
+			return;
+		}
+	}
+	__sync_fetch_and_add(&v->n[idx], 1);
+}
+
+/* ap_count() of a loss that belongs to task's process, not current's */
+static __always_inline void ap_count_task(__u32 idx, void *task)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
+
+	if (v)
+		(*v)++;
+	if (idx < AP_LOSS_NR && idx != AP_STAT_IDLE)
+		ap_lose(idx, (__u64)task);
+}
+
 static __always_inline void ap_count(__u32 idx)
 {
 	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
 
 	if (v)
 		(*v)++;
+	if (idx < AP_LOSS_NR && idx != AP_STAT_IDLE)
+		ap_lose(idx, bpf_get_current_task());
 }
 
 /* is tgid one of the processes recorded (the target set alone)? */

@@ -62,8 +62,8 @@ static __always_inline void set_cpu(struct ap_sched_thread *t, __u32 cpu)
 }
 
 static __always_inline struct ap_sched_thread *
-new_thread(__u32 tid, __u32 tgid, __u32 flags, __u64 in_ts, __u64 wake_ts,
-	   __u32 cpu)
+new_thread(struct task_struct *task, __u32 tid, __u32 tgid, __u32 flags,
+	   __u64 in_ts, __u64 wake_ts, __u32 cpu)
 {
 	struct ap_sched_thread z;
 
@@ -76,7 +76,7 @@ new_thread(__u32 tid, __u32 tgid, __u32 flags, __u64 in_ts, __u64 wake_ts,
 	if (cpu != (__u32)-1)
 		set_cpu(&z, cpu);
 	if (bpf_map_update_elem(&sched_thr, &tid, &z, BPF_NOEXIST)) {
-		ap_count(AP_STAT_SCHED_TABLE_FULL);
+		ap_count_task(AP_STAT_SCHED_TABLE_FULL, task);
 		return NULL;
 	}
 	return bpf_map_lookup_elem(&sched_thr, &tid);
@@ -85,10 +85,11 @@ new_thread(__u32 tid, __u32 tgid, __u32 flags, __u64 in_ts, __u64 wake_ts,
 /* a switch no tracepoint reported, found from the state the previous one
  * left; a thread seeded from /proc (CLIPPED) may have switched before the
  * programs attached: not a loss */
-static __always_inline void unseen_switch(struct ap_sched_thread *t)
+static __always_inline void unseen_switch(struct task_struct *task,
+					  struct ap_sched_thread *t)
 {
 	if (!(t->flags & AP_SCHED_T_CLIPPED))
-		ap_count(AP_STAT_SCHED_UNSEEN);
+		ap_count_task(AP_STAT_SCHED_UNSEEN, task);
 }
 
 static __always_inline void switch_out(void *ctx, struct task_struct *prev,
@@ -104,7 +105,8 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev,
 		if ((prev_state & TASK_DEAD_STATE) ||
 		    (BPF_CORE_READ(prev, flags) & PF_EXITING_FLAG))
 			return;
-		t = new_thread(tid, tgid, AP_SCHED_T_ON, ap_sched_t0, 0, cpu);
+		t = new_thread(prev, tid, tgid, AP_SCHED_T_ON, ap_sched_t0, 0,
+			       cpu);
 		if (!t)
 			return;
 	}
@@ -114,7 +116,7 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev,
 	 * thread without reporting it (seen on 6.18 under load, by bpftrace
 	 * as well), and that interval cannot be measured: counted */
 	if (!(t->flags & AP_SCHED_T_ON))
-		unseen_switch(t);
+		unseen_switch(prev, t);
 	/* preempted while getting ready to sleep still counts as runnable:
 	 * the scheduler does not dequeue a preempted task */
 	if (preempt || prev_state == TASK_RUNNING_STATE) {
@@ -207,12 +209,12 @@ static __always_inline void switch_in(struct task_struct *next, __u32 tgid,
 		 * accounting starts now */
 		if (BPF_CORE_READ(next, flags) & PF_EXITING_FLAG)
 			return;
-		new_thread(tid, tgid, AP_SCHED_T_ON, now, 0, cpu);
+		new_thread(next, tid, tgid, AP_SCHED_T_ON, now, 0, cpu);
 		return;
 	}
 	/* the same for a switch-out never reported */
 	if (t->flags & AP_SCHED_T_ON)
-		unseen_switch(t);
+		unseen_switch(next, t);
 	if (t->last_cpu != (__u32)-1 && t->last_cpu != cpu)
 		t->migrations++;
 	t->last_cpu = cpu;
@@ -288,7 +290,8 @@ static __always_inline void on_wakeup(struct task_struct *p, int is_new)
 	if (!t) {
 		if (!is_new)
 			return;
-		t = new_thread(tid, tgid, AP_SCHED_T_WOKEN, 0, now, (__u32)-1);
+		t = new_thread(p, tid, tgid, AP_SCHED_T_WOKEN, 0, now,
+			       (__u32)-1);
 		if (t) {
 			t->waker_pid = id >> 32;
 			t->waker_tid = (__u32)id;

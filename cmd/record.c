@@ -23,6 +23,7 @@
 #include "codec.h"
 #include "bidcache.h"
 #include "collector.h"
+#include "escape.h"
 #include "format.h"
 #include "gpu_libs.h"
 #include "procfs.h"
@@ -70,6 +71,7 @@ enum {
 	OPT_MIN_BLOCK,
 	OPT_CALL_GRAPH,
 	OPT_MAX_STACK,
+	OPT_MAX_INFLIGHT,
 	OPT_USER,
 	OPT_BUILDID_DIR,
 	OPT_NO_BUILDID_CACHE,
@@ -96,6 +98,7 @@ static const struct argp_option options[] = {
 	{ "min-block", OPT_MIN_BLOCK, "USECS", 0, "sched: ignore off-CPU periods shorter than USECS (default: 1)", 2 },
 	{ "call-graph", OPT_CALL_GRAPH, "cfi|fp", 0, "How user stacks are unwound: cfi (default: from each file's CFI, in the kernel) or fp (frame pointers)", 2 },
 	{ "max-stack", OPT_MAX_STACK, "N", 0, "At most N user frames per stack (default and limit: 256; fp: 127)", 2 },
+	{ "max-inflight", OPT_MAX_INFLIGHT, "N", 0, "syscall: at most N calls in flight at once, all threads together (default: as many as the machine can have threads); calls beyond are lost, counted by process", 2 },
 	{ NULL, 0, NULL, 0, "Output:", 3 },
 	{ "output", 'o', "FILE", 0, "Write to FILE (default: aperture.data; an existing one is kept as FILE.old); - for standard output", 3 },
 	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS", 3 },
@@ -396,6 +399,13 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 					   "bad --max-stack '%s': give 1 to %d frames",
 					   arg, AP_MAX_USTACK);
 		o->collect.max_stack = (uint32_t)v;
+		break;
+	case OPT_MAX_INFLIGHT:
+		if (ap_parse_u64(arg, 1, 1u << 22, &v))
+			ap_cli_usage_error(state,
+					   "bad --max-inflight '%s': give 1 to %u calls",
+					   arg, 1u << 22);
+		o->collect.max_inflight = (uint32_t)v;
 		break;
 	case OPT_USER: {
 		struct passwd *pw = getpwnam(arg);
@@ -1132,6 +1142,15 @@ int cmd_record(int argc, char **argv)
 		if (counters[AP_STAT_SCHED_UNSEEN])
 			fprintf(stderr, " (%" PRIu64 " context switches the kernel did not report: intervals not measured)",
 				counters[AP_STAT_SCHED_UNSEEN]);
+		if (counts->losers) {
+			/* the name is another user's: escaped */
+			char comm[4 * AP_COMM_MAX + 1];
+
+			ap_escape(comm, sizeof(comm), counts->loser_comm, 0);
+			fprintf(stderr, " (records lost by %" PRIu64 " process%s, most by pid %u %s: %" PRIu64 ")",
+				counts->losers, counts->losers > 1 ? "es" : "",
+				counts->loser_pid, comm, counts->loser_lost);
+		}
 		fprintf(stderr, ", %s written to %s\n", size,
 			to_stdout(&o) ? "standard output" : o.output);
 	}

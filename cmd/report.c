@@ -530,6 +530,174 @@ static void drop_json(void *ctx, const char *source, const char *event,
 	fprintf(d->out, ", \"count\": %" PRIu64 "}", n);
 }
 
+/* one process that lost records: its entries, sorted by source and tag */
+struct loser {
+	const struct ap_lost_proc *e;
+	size_t nr;
+	uint64_t total;
+};
+
+static int cmp_lost_entry(const void *pa, const void *pb)
+{
+	const struct ap_lost_proc *a = pa, *b = pb;
+
+	if (a->flags != b->flags)
+		return a->flags < b->flags ? -1 : 1;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->start_ticks != b->start_ticks)
+		return a->start_ticks < b->start_ticks ? -1 : 1;
+	if (a->source != b->source)
+		return a->source < b->source ? -1 : 1;
+	if (a->tag != b->tag)
+		return a->tag < b->tag ? -1 : 1;
+	return 0;
+}
+
+/* most lost first; the processes beyond the recorder's table last */
+static int cmp_loser(const void *pa, const void *pb)
+{
+	const struct loser *a = pa, *b = pb;
+	int ao = a->e->flags & AP_LOST_PROC_OTHERS;
+	int bo = b->e->flags & AP_LOST_PROC_OTHERS;
+
+	if (ao != bo)
+		return ao ? 1 : -1;
+	if (a->total != b->total)
+		return a->total > b->total ? -1 : 1;
+	return a->e->pid < b->e->pid ? -1 : a->e->pid > b->e->pid;
+}
+
+/*
+ * The processes that lost records (format 1.6), most first: *losers and
+ * *entries to free; the number of losers, or -ENOMEM.
+ */
+static long losers_of(const struct ap_session *s, struct loser **losers,
+		      struct ap_lost_proc **entries)
+{
+	const struct ap_lost_proc *in;
+	struct ap_lost_proc *e;
+	struct loser *l;
+	size_t n = ap_session__lost_procs(s, &in), i, nr = 0;
+
+	*losers = NULL;
+	*entries = NULL;
+	if (!n)
+		return 0;
+	e = malloc(n * sizeof(*e));
+	l = malloc(n * sizeof(*l));
+	if (!e || !l) {
+		free(e);
+		free(l);
+		return -ENOMEM;
+	}
+	memcpy(e, in, n * sizeof(*e));
+	qsort(e, n, sizeof(*e), cmp_lost_entry);
+	for (i = 0; i < n; i++) {
+		if (!nr || e[i].pid != l[nr - 1].e->pid ||
+		    e[i].flags != l[nr - 1].e->flags ||
+		    e[i].start_ticks != l[nr - 1].e->start_ticks) {
+			l[nr].e = &e[i];
+			l[nr].nr = 0;
+			l[nr].total = 0;
+			nr++;
+		}
+		l[nr - 1].nr++;
+		l[nr - 1].total += e[i].count;
+	}
+	qsort(l, nr, sizeof(*l), cmp_loser);
+	*losers = l;
+	*entries = e;
+	return (long)nr;
+}
+
+static const char *lost_event_name(uint32_t tag)
+{
+	const char *ev = tag < 32 ? ap_tag__name(tag) : NULL;
+
+	return ev ? ev : "any";
+}
+
+/* processes named in the table header; the rest are summed as others */
+#define TOP_LOSERS	3
+
+/* "# lost by : pid 42 sleepers: table-full syscall 3192; 2 others: 7" */
+static void print_losers_table(FILE *out, const struct ap_session *s)
+{
+	struct ap_lost_proc *entries;
+	struct loser *l;
+	long nr = losers_of(s, &l, &entries), i;
+	uint64_t others = 0, nr_others = 0;
+	int beyond = 0;
+	size_t j;
+
+	if (nr <= 0)
+		return;
+	fputs("# lost by :", out);
+	for (i = 0; i < nr; i++) {
+		if (l[i].e->flags & AP_LOST_PROC_OTHERS) {
+			beyond = 1;
+			others += l[i].total;
+			continue;
+		}
+		if (i >= TOP_LOSERS) {
+			nr_others++;
+			others += l[i].total;
+			continue;
+		}
+		fprintf(out, "%s pid %u %s:", i ? ";" : "", l[i].e->pid,
+			l[i].e->comm);
+		for (j = 0; j < l[i].nr; j++)
+			fprintf(out, "%s %s %s %" PRIu64, j ? "," : "",
+				ap_lost__source_name(l[i].e[j].source),
+				lost_event_name(l[i].e[j].tag),
+				l[i].e[j].count);
+	}
+	if (nr_others || beyond)
+		fprintf(out, "%s %" PRIu64 " other%s%s: %" PRIu64,
+			nr > 1 || !beyond ? ";" : "", nr_others,
+			nr_others == 1 ? "" : "s",
+			beyond ? " (and the processes beyond the recorder's table)"
+			       : "", others);
+	fputc('\n', out);
+	free(l);
+	free(entries);
+}
+
+/* "lost_by_process": every process, most first */
+static void print_losers_json(FILE *out, const struct ap_session *s)
+{
+	struct ap_lost_proc *entries;
+	struct loser *l;
+	long nr = losers_of(s, &l, &entries), i;
+	size_t j;
+
+	fputs(", \"lost_by_process\": [", out);
+	for (i = 0; i < nr; i++) {
+		int beyond = l[i].e->flags & AP_LOST_PROC_OTHERS;
+
+		fprintf(out, "%s{\"pid\": %u, \"start_ticks\": %" PRIu64
+			", \"comm\": ", i ? ", " : "", l[i].e->pid,
+			l[i].e->start_ticks);
+		ap_json_str(out, l[i].e->comm);
+		fprintf(out, ", \"beyond_table\": %s, \"total\": %" PRIu64
+			", \"lost\": [", beyond ? "true" : "false",
+			l[i].total);
+		for (j = 0; j < l[i].nr; j++) {
+			fprintf(out, "%s{\"source\": ", j ? ", " : "");
+			ap_json_str(out, ap_lost__source_name(l[i].e[j].source));
+			fputs(", \"event\": ", out);
+			ap_json_str(out, lost_event_name(l[i].e[j].tag));
+			fprintf(out, ", \"count\": %" PRIu64 "}",
+				l[i].e[j].count);
+		}
+		fputs("]}", out);
+	}
+	fputc(']', out);
+	free(l);
+	free(entries);
+}
+
 static double pct(uint64_t a, uint64_t b)
 {
 	return b ? 100.0 * a / b : 0;
@@ -629,6 +797,7 @@ static void print_header_table(FILE *out, const char *path,
 	for_each_drop(s, st, drop_table, &drops);
 	if (drops.nr)
 		fputc('\n', out);
+	print_losers_table(out, s);
 	print_unwind(out, s);
 	n = ap_session__sensors(s, &sens);
 	for (i = 0; i < n; i++) {
@@ -680,6 +849,7 @@ static void print_header_json(FILE *out, const struct ap_header *h,
 	fputs(", \"dropped\": [", out);
 	for_each_drop(s, st, drop_json, &drops);
 	fputc(']', out);
+	print_losers_json(out, s);
 	print_unwind_json(out, s);
 	fprintf(out, ", \"truncated\": %s, \"blocks\": %" PRIu64
 		", \"blocks_bad\": %" PRIu64 ", \"sensors\": [",

@@ -769,6 +769,46 @@ void ap_collector__counters(struct ap_collector *c, uint64_t *out)
 	free(vals);
 }
 
+void ap_collector__losses(struct ap_collector *c, ap_loss_fn fn, void *ctx)
+{
+	int fd = bpf_map__fd(c->skel->maps.ap_loss_procs);
+	struct ap_loss_key k, next, *prev = NULL;
+	struct ap_loss v, *per_cpu;
+	uint64_t n[AP_LOSS_NR];
+	char comm[AP_COMM_LEN + 1];
+	__u32 zero = 0;
+	int cpu, i, any;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		k = next;
+		prev = &k;
+		if (bpf_map_lookup_elem(fd, &k, &v))
+			continue;	/* cannot happen: nothing deletes */
+		any = 0;
+		for (i = 0; i < AP_LOSS_NR; i++)
+			any |= (n[i] = v.n[i]) != 0;
+		if (!any)
+			continue;
+		memcpy(comm, v.comm, AP_COMM_LEN);
+		comm[AP_COMM_LEN] = '\0';
+		fn(ctx, k.tgid, k.start_ns, comm, 0, n);
+	}
+	per_cpu = calloc(c->ncpus, sizeof(*per_cpu));
+	if (!per_cpu)
+		return;
+	if (!bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.ap_loss_over),
+				 &zero, per_cpu)) {
+		memset(n, 0, sizeof(n));
+		any = 0;
+		for (cpu = 0; cpu < c->ncpus; cpu++)
+			for (i = 0; i < AP_LOSS_NR; i++)
+				any |= (n[i] += per_cpu[cpu].n[i]) != 0;
+		if (any)
+			fn(ctx, 0, 0, "", 1, n);
+	}
+	free(per_cpu);
+}
+
 size_t ap_collector__sensors(const struct ap_collector *c,
 			     const struct ap_sensor **out)
 {

@@ -33,6 +33,7 @@ struct ap_collect_opts {
 	uint64_t min_block_ns;		/* off-CPU minimum */
 	int call_graph;			/* AP_CALL_GRAPH_*: user stacks */
 	uint32_t max_stack;		/* user frames at most; 0: default */
+	uint32_t max_inflight;		/* syscalls in flight; 0: threads */
 	/* record -- CMD: the command exec'd once the sensors are attached,
 	 * so that uprobe sensors can arm its files first; NULL otherwise */
 	char *const *cmd;
@@ -133,6 +134,16 @@ void ap_collector__unwind_info(const struct ap_collector *c,
 /* Sums the per-CPU drop counters into out[AP_STAT_NR]. */
 void ap_collector__counters(struct ap_collector *c, uint64_t *out);
 /* status of each sensor asked for */
+/*
+ * The losses by process (bpf/aperture.h): fn is called for each process
+ * that lost something, with its pid, start time (ns since boot, as
+ * start_boottime), comm and counts by AP_STAT_* index (AP_LOSS_NR of
+ * them), then once with pid 0 and others set for the processes beyond
+ * the table, when they lost anything.
+ */
+typedef void (*ap_loss_fn)(void *ctx, uint32_t pid, uint64_t start_ns,
+			   const char *comm, int others, const uint64_t *n);
+void ap_collector__losses(struct ap_collector *c, ap_loss_fn fn, void *ctx);
 size_t ap_collector__sensors(const struct ap_collector *c,
 			     const struct ap_sensor **out);
 /* the AP_EVMASK bits asked for */

@@ -468,6 +468,39 @@ int ap_lost__decode(const void *p, size_t len, struct ap_lost *e)
 	return c.err;
 }
 
+void ap_lost_proc__encode(const struct ap_lost_proc *e, struct ap_buf *b)
+{
+	size_t mark;
+
+	ap_frame__begin(b, AP_TAG_LOST_PROC, &mark);
+	ap_buf__u64(b, e->ts);
+	ap_buf__u32(b, e->pid);
+	ap_buf__u32(b, e->flags);
+	ap_buf__u64(b, e->start_ticks);
+	ap_buf__u32(b, e->source);
+	ap_buf__u32(b, e->tag);
+	ap_buf__u64(b, e->count);
+	PUT_STR(b, e->comm);
+	ap_frame__end(b, mark);
+}
+
+int ap_lost_proc__decode(const void *p, size_t len, struct ap_lost_proc *e)
+{
+	struct ap_cur c;
+
+	ap_cur__init(&c, p, len);
+	memset(e, 0, sizeof(*e));
+	e->ts = ap_cur__u64(&c);
+	e->pid = ap_cur__u32(&c);
+	e->flags = ap_cur__u32(&c);
+	e->start_ticks = ap_cur__u64(&c);
+	e->source = ap_cur__u32(&c);
+	e->tag = ap_cur__u32(&c);
+	e->count = ap_cur__u64(&c);
+	GET_STR(&c, e->comm);
+	return c.err;
+}
+
 void ap_sensor__encode(const struct ap_sensor *e, struct ap_buf *b)
 {
 	size_t mark;
@@ -595,6 +628,7 @@ const char *ap_tag__name(uint32_t tag)
 		[AP_TAG_LOST]		= "lost",
 		[AP_TAG_SENSOR]		= "sensor",
 		[AP_TAG_SUMMARY]	= "summary",
+		[AP_TAG_LOST_PROC]	= "lost-proc",
 		[AP_TAG_IMAGE]		= "image",
 		[AP_TAG_JIT]		= "jit",
 		[AP_TAG_UNWIND]		= "unwind",

@@ -22,11 +22,12 @@
 
 #define AP_FILE_MAGIC		"APERTURE"	/* 8 bytes, no NUL */
 #define AP_FORMAT_MAJOR		1
-#define AP_FORMAT_MINOR		5	/* 1: syscall summary frames; 2: gpu-device
+#define AP_FORMAT_MINOR		6	/* 1: syscall summary frames; 2: gpu-device
 					 * frames, launch correlation ids, ap_stack.flags;
 					 * 3: io summary frames (AP_IO_F_SUM);
 					 * 4: an io call's duration;
-					 * 5: the header CRC covers the version */
+					 * 5: the header CRC covers the version;
+					 * 6: losses by process (lost-proc) */
 #define AP_FRAME_HDR_LEN	8
 
 /* frame tags; 0-3 keep the reference event model's order */
@@ -47,6 +48,7 @@
 #define AP_TAG_LOST		21	/* drop counters */
 #define AP_TAG_SENSOR		22	/* what a sensor did: ok or why not */
 #define AP_TAG_SUMMARY		23	/* end-of-record summary */
+#define AP_TAG_LOST_PROC	24	/* drop counters of one process */
 #define AP_TAG_IMAGE		29	/* an ELF image with no file: the vDSO */
 #define AP_TAG_JIT		30	/* a JIT symbol from /tmp/perf-PID.map */
 #define AP_TAG_UNWIND		31	/* how user stacks were unwound */
@@ -179,6 +181,21 @@ struct ap_lost {
 	uint64_t count;			/* cumulative since record start */
 };
 
+/* The losses of one process (pid and start time), or of the processes
+ * beyond the recorder's table of losers (AP_LOST_PROC_OTHERS: pid 0). */
+#define AP_LOST_PROC_OTHERS	(1u << 0)
+
+struct ap_lost_proc {
+	uint64_t ts;
+	uint32_t pid;
+	uint32_t flags;			/* AP_LOST_PROC_* */
+	uint64_t start_ticks;		/* identity, as ap_task.start_ticks */
+	uint32_t source;		/* AP_LOST_* */
+	uint32_t tag;			/* as ap_lost.tag */
+	uint64_t count;			/* cumulative since record start */
+	char comm[AP_COMM_MAX];		/* the process's name */
+};
+
 #define AP_SENSOR_OK		0
 #define AP_SENSOR_UNAVAILABLE	1
 #define AP_SENSOR_FALLBACK	2	/* ran, from another source (reason) */
@@ -274,6 +291,8 @@ void ap_ksym__encode(const struct ap_ksym *e, struct ap_buf *b);
 int ap_ksym__decode(const void *p, size_t len, struct ap_ksym *e);
 void ap_lost__encode(const struct ap_lost *e, struct ap_buf *b);
 int ap_lost__decode(const void *p, size_t len, struct ap_lost *e);
+void ap_lost_proc__encode(const struct ap_lost_proc *e, struct ap_buf *b);
+int ap_lost_proc__decode(const void *p, size_t len, struct ap_lost_proc *e);
 void ap_sensor__encode(const struct ap_sensor *e, struct ap_buf *b);
 int ap_sensor__decode(const void *p, size_t len, struct ap_sensor *e);
 void ap_summary__encode(const struct ap_summary *e, struct ap_buf *b);

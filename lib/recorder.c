@@ -1186,23 +1186,61 @@ int ap_recorder__event(void *ctx, const void *data, size_t size)
 	return 0;
 }
 
+/* the BPF loss counters (AP_STAT_*) as the file's (source, tag) */
+static const struct {
+	uint32_t stat, source, tag;
+} loss_map[] = {
+	{ AP_STAT_RB_DROP, AP_LOST_RINGBUF, UINT32_MAX },
+	{ AP_STAT_KSTACK_ERR, AP_LOST_KSTACK, UINT32_MAX },
+	{ AP_STAT_USTACK_ERR, AP_LOST_USTACK, UINT32_MAX },
+	{ AP_STAT_TARGET_FULL, AP_LOST_TABLE, AP_TAG_TASK },
+	{ AP_STAT_SYSCALL_TABLE_FULL, AP_LOST_TABLE, AP_TAG_SYSCALL },
+	{ AP_STAT_LOCK_TABLE_FULL, AP_LOST_TABLE, AP_TAG_LOCK },
+	{ AP_STAT_GPU_TABLE_FULL, AP_LOST_TABLE, AP_TAG_GPU },
+	{ AP_STAT_SCHED_TABLE_FULL, AP_LOST_TABLE, AP_TAG_SCHED },
+	{ AP_STAT_IO_UNRESOLVED, AP_LOST_UNRESOLVED, AP_TAG_IO },
+	{ AP_STAT_IO_TABLE_FULL, AP_LOST_TABLE, AP_TAG_IO },
+	{ AP_STAT_SCHED_UNSEEN, AP_LOST_UNRESOLVED, AP_TAG_SCHED },
+};
+#define NR_LOSS_MAP (sizeof(loss_map) / sizeof(loss_map[0]))
+
+/* one process's losses (ap_loss_fn): a lost-proc frame per counter */
+static void on_loss(void *ctx, uint32_t pid, uint64_t start_ns,
+		    const char *comm, int others, const uint64_t *n)
+{
+	struct ap_recorder *r = ctx;
+	struct ap_record_counts *k = &r->counts;
+	struct ap_lost_proc l = {
+		.ts = now_ns(),
+		.pid = pid,
+		.flags = others ? AP_LOST_PROC_OTHERS : 0,
+		.start_ticks = start_ns ? ap_ns_to_ticks(start_ns) : 0,
+	};
+	uint64_t total = 0;
+	size_t i;
+
+	snprintf(l.comm, sizeof(l.comm), "%s", comm);
+	for (i = 0; i < NR_LOSS_MAP; i++) {
+		if (loss_map[i].stat >= AP_LOSS_NR || !n[loss_map[i].stat])
+			continue;
+		l.source = loss_map[i].source;
+		l.tag = loss_map[i].tag;
+		l.count = n[loss_map[i].stat];
+		total += l.count;
+		ap_lost_proc__encode(&l, &r->buf);
+	}
+	if (others || !total)
+		return;
+	k->losers++;
+	if (total > k->loser_lost) {
+		k->loser_lost = total;
+		k->loser_pid = pid;
+		memcpy(k->loser_comm, l.comm, sizeof(k->loser_comm));
+	}
+}
+
 int ap_recorder__write_status(struct ap_recorder *r, struct ap_collector *c)
 {
-	static const struct {
-		uint32_t stat, source, tag;
-	} map[] = {
-		{ AP_STAT_RB_DROP, AP_LOST_RINGBUF, UINT32_MAX },
-		{ AP_STAT_KSTACK_ERR, AP_LOST_KSTACK, UINT32_MAX },
-		{ AP_STAT_USTACK_ERR, AP_LOST_USTACK, UINT32_MAX },
-		{ AP_STAT_TARGET_FULL, AP_LOST_TABLE, AP_TAG_TASK },
-		{ AP_STAT_SYSCALL_TABLE_FULL, AP_LOST_TABLE, AP_TAG_SYSCALL },
-		{ AP_STAT_LOCK_TABLE_FULL, AP_LOST_TABLE, AP_TAG_LOCK },
-		{ AP_STAT_GPU_TABLE_FULL, AP_LOST_TABLE, AP_TAG_GPU },
-		{ AP_STAT_SCHED_TABLE_FULL, AP_LOST_TABLE, AP_TAG_SCHED },
-		{ AP_STAT_IO_UNRESOLVED, AP_LOST_UNRESOLVED, AP_TAG_IO },
-		{ AP_STAT_IO_TABLE_FULL, AP_LOST_TABLE, AP_TAG_IO },
-		{ AP_STAT_SCHED_UNSEEN, AP_LOST_UNRESOLVED, AP_TAG_SCHED },
-	};
 	uint64_t counters[AP_STAT_NR];
 	struct ap_unwind_info uw;
 	const struct ap_sensor *st;
@@ -1213,17 +1251,22 @@ int ap_recorder__write_status(struct ap_recorder *r, struct ap_collector *c)
 		if (r->procs[i].jit_read_ns)
 			read_jit(r, &r->procs[i], 1);
 	ap_collector__counters(c, counters);
-	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+	for (i = 0; i < NR_LOSS_MAP; i++) {
 		struct ap_lost l = {
 			.ts = now_ns(),
-			.source = map[i].source,
-			.tag = map[i].tag,
-			.count = counters[map[i].stat],
+			.source = loss_map[i].source,
+			.tag = loss_map[i].tag,
+			.count = counters[loss_map[i].stat],
 		};
 
 		if (l.count)
 			ap_lost__encode(&l, &r->buf);
 	}
+	/* who lost them: read after the counters, and nothing is traced
+	 * any more (ap_collector__stop), so the sums match */
+	r->counts.losers = 0;
+	r->counts.loser_lost = 0;
+	ap_collector__losses(c, on_loss, r);
 	n = ap_collector__sensors(c, &st);
 	for (i = 0; i < n; i++)
 		if (ap_collector__events(c) & AP_EVMASK(st[i].tag))

@@ -41,7 +41,8 @@ int ap_recorder__snapshot(struct ap_recorder *r, pid_t pid);
 int ap_recorder__event(void *r, const void *data, size_t size);
 /* hands what has been encoded to the sink */
 int ap_recorder__flush(struct ap_recorder *r);
-/* writes the LOST and SENSOR frames from the collector's counters */
+/* writes the LOST, LOST_PROC and SENSOR frames from the collector's
+ * counters */
 int ap_recorder__write_status(struct ap_recorder *r,
 			      struct ap_collector *c);
 
@@ -81,6 +82,12 @@ struct ap_record_counts {
 	uint64_t exited;		/* targets that exited */
 	uint64_t ustack_missing;	/* samples without a user stack */
 	uint64_t ustack_cut;		/* user stacks ended at a data address */
+	/* set by ap_recorder__write_status: the processes that lost
+	 * records, and the one that lost the most */
+	uint64_t losers;
+	uint64_t loser_lost;
+	uint32_t loser_pid;
+	char loser_comm[AP_COMM_MAX];
 };
 const struct ap_record_counts *ap_recorder__counts(const struct ap_recorder *r);
 /* n more events of tag, for handlers whose records stand for several */

@@ -296,6 +296,11 @@ static int syscall_prepare(struct ap_collector *c, struct aperture_bpf *skel,
 		   !c->opts.syscall_calls;
 	int err;
 
+	/* record --max-inflight: a bound on the table's memory */
+	if (enabled && c->opts.max_inflight) {
+		inflight = c->opts.max_inflight;
+		prealloc = inflight <= AP_SC_INFLIGHT_MAX;
+	}
 	bpf_program__set_autoload(skel->progs.ap_syscall_enter, enabled);
 	bpf_program__set_autoload(skel->progs.ap_syscall_exit, enabled);
 	/* preallocated up to AP_SC_INFLIGHT_MAX: 1 entry when unused */

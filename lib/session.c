@@ -40,6 +40,11 @@ struct ap_session {
 	struct ap_hmap by_pid;		/* pid -> index in procs */
 	struct ap_hmap comm_of;		/* tid -> interned comm */
 	uint64_t lost[AP_LOST_NR][MAX_LOST_TAGS];
+	/* losses by process: one entry per (process, source, tag), found
+	 * through lost_at (a hash of that key -> index + 1) */
+	struct ap_lost_proc *lost_procs;
+	size_t nr_lost_procs, cap_lost_procs;
+	struct ap_hmap lost_at;
 	struct ap_sensor sensors[MAX_SENSORS];
 	size_t nr_sensors;
 	uint64_t bad_frames;
@@ -64,6 +69,7 @@ struct ap_session *ap_session__new(struct ap_symbolizer *sym)
 	s->ips = malloc(AP_SESSION_MAX_FRAMES * sizeof(*s->ips));
 	ap_hmap__init(&s->by_pid);
 	ap_hmap__init(&s->comm_of);
+	ap_hmap__init(&s->lost_at);
 	if (!s->stacks || !s->strs || !s->ips) {
 		ap_session__free(s);
 		return NULL;
@@ -79,6 +85,8 @@ void ap_session__free(struct ap_session *s)
 	ap_strtab__free(s->strs);
 	ap_hmap__free(&s->by_pid);
 	ap_hmap__free(&s->comm_of);
+	ap_hmap__free(&s->lost_at);
+	free(s->lost_procs);
 	while (s->nr_procs)
 		free(s->procs[--s->nr_procs].versions);
 	free(s->procs);
@@ -289,6 +297,69 @@ static void on_sensor(struct ap_session *s, const struct ap_sensor *st)
 		s->sensors[s->nr_sensors++] = *st;
 }
 
+/*
+ * The writer sends at most AP_LOSS_PROCS processes and their others, a
+ * frame per counter: a file claiming more is bounded here, its extra
+ * entries left out, so that memory stays proportional to what a writer
+ * can produce.
+ */
+#define MAX_LOST_PROCS	(64 * 1024)
+
+static int same_loser(const struct ap_lost_proc *a,
+		      const struct ap_lost_proc *b)
+{
+	return a->pid == b->pid && a->flags == b->flags &&
+	       a->start_ticks == b->start_ticks && a->source == b->source &&
+	       a->tag == b->tag;
+}
+
+static int on_lost_proc(struct ap_session *s, const struct ap_lost_proc *l)
+{
+	struct {
+		uint64_t start_ticks;
+		uint32_t pid, flags, source, tag;
+	} key = { l->start_ticks, l->pid, l->flags, l->source, l->tag };
+	uint64_t h = ap_hash_bytes(&key, sizeof(key), 0x10570c);
+	uint64_t *slot;
+	struct ap_lost_proc *e;
+	int is_new;
+
+	if (l->source >= AP_LOST_NR)
+		return 0;
+	if (h == AP_HMAP_EMPTY)
+		h--;
+	slot = ap_hmap__find(&s->lost_at, h);
+	if (slot && same_loser(&s->lost_procs[*slot - 1], l)) {
+		/* cumulative counts: the latest is the total */
+		e = &s->lost_procs[*slot - 1];
+		if (l->count > e->count)
+			e->count = l->count;
+		return 0;
+	}
+	if (s->nr_lost_procs >= MAX_LOST_PROCS)
+		return 0;
+	if (s->nr_lost_procs == s->cap_lost_procs) {
+		size_t cap = s->cap_lost_procs ? 2 * s->cap_lost_procs : 64;
+
+		e = realloc(s->lost_procs, cap * sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		s->lost_procs = e;
+		s->cap_lost_procs = cap;
+	}
+	e = &s->lost_procs[s->nr_lost_procs++];
+	*e = *l;
+	e->comm[sizeof(e->comm) - 1] = '\0';
+	if (!slot) {
+		/* a hash collision keeps its own entry, unindexed */
+		slot = ap_hmap__upsert(&s->lost_at, h, &is_new);
+		if (!slot)
+			return -ENOMEM;
+		*slot = s->nr_lost_procs;
+	}
+	return 0;
+}
+
 int ap_session__feed(struct ap_session *s, const struct ap_frame *f)
 {
 	union {
@@ -298,6 +369,7 @@ int ap_session__feed(struct ap_session *s, const struct ap_frame *f)
 		struct ap_stack stack;
 		struct ap_ksym ksym;
 		struct ap_lost lost;
+		struct ap_lost_proc lost_proc;
 		struct ap_sensor sensor;
 		struct ap_unwind_info unwind;
 	} u;
@@ -370,6 +442,11 @@ int ap_session__feed(struct ap_session *s, const struct ap_frame *f)
 			if (u.lost.count > s->lost[u.lost.source][t])
 				s->lost[u.lost.source][t] = u.lost.count;
 		}
+		break;
+	case AP_TAG_LOST_PROC:
+		err = ap_lost_proc__decode(f->payload, f->len, &u.lost_proc);
+		if (!err)
+			err = on_lost_proc(s, &u.lost_proc);
 		break;
 	case AP_TAG_JIT: {
 		struct ap_jit j;
@@ -471,6 +548,13 @@ uint64_t ap_session__lost_tag(const struct ap_session *s, uint32_t source,
 	if (source >= AP_LOST_NR)
 		return 0;
 	return s->lost[source][tag < 32 ? tag : 32];
+}
+
+size_t ap_session__lost_procs(const struct ap_session *s,
+			      const struct ap_lost_proc **out)
+{
+	*out = s->lost_procs;
+	return s->nr_lost_procs;
 }
 
 size_t ap_session__sensors(const struct ap_session *s,

@@ -69,6 +69,10 @@ uint64_t ap_session__lost(const struct ap_session *s, uint32_t source);
 /* drops of one source for one tag (UINT32_MAX: "any event") */
 uint64_t ap_session__lost_tag(const struct ap_session *s, uint32_t source,
 			      uint32_t tag);
+/* losses by process, one entry per (process, source, tag), with the
+ * totals last reported, in file order */
+size_t ap_session__lost_procs(const struct ap_session *s,
+			      const struct ap_lost_proc **out);
 size_t ap_session__sensors(const struct ap_session *s,
 			   const struct ap_sensor **out);
 uint64_t ap_session__bad_frames(const struct ap_session *s);

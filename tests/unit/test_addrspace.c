@@ -378,6 +378,53 @@ START_TEST(test_recorder_pid_reuse)
 }
 END_TEST
 
+static void lost_proc(struct fixture *fx, uint32_t pid, uint64_t start,
+		      uint32_t flags, uint32_t tag, uint64_t count)
+{
+	struct ap_lost_proc l;
+
+	memset(&l, 0, sizeof(l));
+	l.pid = pid;
+	l.flags = flags;
+	l.start_ticks = start;
+	l.source = AP_LOST_TABLE;
+	l.tag = tag;
+	l.count = count;
+	strcpy(l.comm, "loser");
+	ap_lost_proc__encode(&l, &fx->b);
+	feed(fx);
+}
+
+/* losses by process: one entry per (pid, start, source, tag), the latest
+ * cumulative count kept; a pid reused is another process; a file that
+ * claims more entries than a writer makes is bounded */
+START_TEST(test_session_lost_procs)
+{
+	const struct ap_lost_proc *l;
+	struct fixture fx;
+	uint32_t i;
+
+	fx_init(&fx);
+	lost_proc(&fx, 42, 1000, 0, AP_TAG_SYSCALL, 10);
+	lost_proc(&fx, 42, 1000, 0, AP_TAG_SYSCALL, 7);
+	lost_proc(&fx, 42, 1000, 0, AP_TAG_SCHED, 3);
+	lost_proc(&fx, 42, 2000, 0, AP_TAG_SYSCALL, 5);
+	lost_proc(&fx, 0, 0, AP_LOST_PROC_OTHERS, AP_TAG_SYSCALL, 9);
+	ck_assert_uint_eq(ap_session__lost_procs(fx.s, &l), 4);
+	ck_assert_uint_eq(l[0].pid, 42);
+	ck_assert_uint_eq(l[0].count, 10);
+	ck_assert_uint_eq(l[1].tag, AP_TAG_SCHED);
+	ck_assert_uint_eq(l[2].start_ticks, 2000);
+	ck_assert_uint_eq(l[2].count, 5);
+	ck_assert_uint_eq(l[3].flags, AP_LOST_PROC_OTHERS);
+	ck_assert_uint_eq(l[3].count, 9);
+	for (i = 0; i < 100000; i++)
+		lost_proc(&fx, 100 + i, i, 0, AP_TAG_IO, 1);
+	ck_assert_uint_eq(ap_session__lost_procs(fx.s, &l), 64 * 1024);
+	fx_free(&fx);
+}
+END_TEST
+
 START_TEST(test_ctxtab_keys_on_version)
 {
 	struct ap_strtab *strs = ap_strtab__new();
@@ -518,6 +565,7 @@ static Suite *addrspace_suite(void)
 	tcase_add_test(tc, test_session_data_over_data);
 	tcase_add_test(tc, test_session_pid_reuse_exec);
 	tcase_add_test(tc, test_recorder_pid_reuse);
+	tcase_add_test(tc, test_session_lost_procs);
 	tcase_add_test(tc, test_ctxtab_keys_on_version);
 	tcase_add_test(tc, test_perf_sb_parse);
 	suite_add_tcase(s, tc);

@@ -93,6 +93,20 @@ static void fill_lost(void *p)
 	e->count = 1ull << 40;
 }
 
+static void fill_lost_proc(void *p)
+{
+	struct ap_lost_proc *e = p;
+
+	e->ts = 2;
+	e->pid = 4321;
+	e->flags = 0;
+	e->start_ticks = 987654;
+	e->source = AP_LOST_TABLE;
+	e->tag = AP_TAG_SYSCALL;
+	e->count = 3192;
+	strcpy(e->comm, "sleepers");
+}
+
 static void fill_sensor(void *p)
 {
 	struct ap_sensor *e = p;
@@ -132,6 +146,7 @@ CASE(comm, AP_TAG_COMM, fill_comm)
 CASE(mmap, AP_TAG_MMAP, fill_mmap)
 CASE(ksym, AP_TAG_KSYM, fill_ksym)
 CASE(lost, AP_TAG_LOST, fill_lost)
+CASE(lost_proc, AP_TAG_LOST_PROC, fill_lost_proc)
 CASE(sensor, AP_TAG_SENSOR, fill_sensor)
 CASE(summary, AP_TAG_SUMMARY, fill_summary)
 
@@ -145,6 +160,7 @@ static const struct frame_case cases[] = {
 	ROW(mmap, AP_TAG_MMAP, fill_mmap, struct ap_mmap),
 	ROW(ksym, AP_TAG_KSYM, fill_ksym, struct ap_ksym),
 	ROW(lost, AP_TAG_LOST, fill_lost, struct ap_lost),
+	ROW(lost_proc, AP_TAG_LOST_PROC, fill_lost_proc, struct ap_lost_proc),
 	ROW(sensor, AP_TAG_SENSOR, fill_sensor, struct ap_sensor),
 	ROW(summary, AP_TAG_SUMMARY, fill_summary, struct ap_summary),
 };
@@ -535,7 +551,8 @@ static const struct {
 	{ AP_TAG_STACK, "stack" }, { AP_TAG_KSYM, "ksym" },
 	{ AP_TAG_LOST, "lost" }, { AP_TAG_SENSOR, "sensor" },
 	{ AP_TAG_SUMMARY, "summary" },
-	{ AP_TAG_GPU_DEV, "gpu-device" }, { 8, NULL }, { 15, NULL }, { 24, NULL }, { 999, NULL },
+	{ AP_TAG_GPU_DEV, "gpu-device" }, { AP_TAG_LOST_PROC, "lost-proc" },
+	{ 8, NULL }, { 15, NULL }, { 25, NULL }, { 999, NULL },
 	{ UINT32_MAX, NULL },
 };
 
