@@ -29,6 +29,7 @@
 #include "procfs.h"
 #include "recorder.h"
 #include "symbolizer.h"
+#include "unwind.h"
 #include "writer.h"
 
 #define DEFAULT_FREQ	999
@@ -47,6 +48,7 @@ struct record_opts {
 	const char *output;
 	double duration;		/* seconds; 0: until the end */
 	int quiet;			/* -q: errors only */
+	int verbose;			/* -v */
 	char **cmd;			/* -- CMD ARGS */
 	char cmd_path[4096];		/* cmd[0] found in PATH */
 	const char *buildid_dir;	/* NULL: from the environment */
@@ -103,7 +105,7 @@ static const struct argp_option options[] = {
 	{ "output", 'o', "FILE", 0, "Write to FILE (default: aperture.data; an existing one is kept as FILE.old); - for standard output", 3 },
 	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS", 3 },
 	{ "quiet", 'q', NULL, 0, "No sensor notes, no summary line, no word on the command's status", 3 },
-	{ "verbose", 'v', NULL, 0, "Also print libbpf's messages (as APERTURE_DEBUG=1)", 3 },
+	{ "verbose", 'v', NULL, 0, "Also print libbpf's messages (as APERTURE_DEBUG=1) and, at the end, what the targets' mappings cost the recorder", 3 },
 	{ NULL, 'g', NULL, 0, "Accepted for perf users: stacks are always recorded", 2 },
 	{ "buildid-dir", OPT_BUILDID_DIR, "DIR", 0, "Keep files only the targets reach (another mount namespace, deleted) in this build-id cache (default: $APERTURE_BUILDID_DIR, else $XDG_CACHE_HOME/aperture/build-id or ~/.cache/aperture/build-id)", 3 },
 	{ "no-buildid-cache", OPT_NO_BUILDID_CACHE, NULL, 0, "Keep no files in the build-id cache", 3 },
@@ -439,6 +441,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->quiet = 1;
 		break;
 	case 'v':
+		o->verbose = 1;
 		setenv("APERTURE_DEBUG", "1", 1);
 		break;
 	case 'd':
@@ -1153,6 +1156,19 @@ int cmd_record(int argc, char **argv)
 		}
 		fprintf(stderr, ", %s written to %s\n", size,
 			to_stdout(&o) ? "standard output" : o.output);
+	}
+	if (o.verbose) {
+		struct ap_unwind_stats us;
+
+		/* what the targets' mappings cost the recorder: a process
+		 * must not make it re-read them for every scan or sample */
+		ap_collector__unwind_stats(r.col, &us);
+		fprintf(stderr,
+			"aperture: recorder: %" PRIu64 " maps scans (at most %" PRIu64 " of one process), %" PRIu64 " mappings written, %" PRIu64 " kernel mapping records lost, %" PRIu64 " build-id reads; unwinder: %" PRIu64 " table builds, %" PRIu64 " mirror updates (at most %" PRIu64 " of one process), %" PRIu64 " mappings beyond the mirror\n",
+			counts->map_scans, counts->map_scans_max,
+			counts->mmaps, ap_collector__mappings_lost(r.col),
+			ap_proc_build_id_reads(), us.builds, us.publishes,
+			us.publishes_max, us.maps_full);
 	}
 	if (o.cmd && cmd_ended && ret == 0) {
 		/* like time and strace: `aperture record -- make && ..` */

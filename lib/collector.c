@@ -279,6 +279,11 @@ int ap_collector__mappings_live(const struct ap_collector *c)
 	return c->kmaps && !ap_kmaps__lost(c->kmaps);
 }
 
+uint64_t ap_collector__mappings_lost(const struct ap_collector *c)
+{
+	return c->kmaps ? ap_kmaps__lost(c->kmaps) : 0;
+}
+
 int ap_sensor_index(const struct ap_collector *c, const char *name)
 {
 	int i;
@@ -814,6 +819,12 @@ size_t ap_collector__sensors(const struct ap_collector *c,
 {
 	*out = c->status;
 	return c->nr;
+}
+
+void ap_collector__unwind_stats(const struct ap_collector *c,
+				struct ap_unwind_stats *st)
+{
+	ap_unwind__stats(c->unwind, st);
 }
 
 void ap_collector__unwind_info(const struct ap_collector *c,

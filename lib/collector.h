@@ -101,6 +101,8 @@ int ap_collector__system_wide(const struct ap_collector *c);
 /* 1 when mappings come from the kernel as they happen (lib/kmaps.h) and
  * none was lost: /proc need not be re-read when a frame is unknown */
 int ap_collector__mappings_live(const struct ap_collector *c);
+/* the kernel's mapping records lost (a CPU's buffer was full) */
+uint64_t ap_collector__mappings_lost(const struct ap_collector *c);
 /* pid exec'd or exited: the unwinder's mirror of its old image goes. */
 void ap_collector__image_gone(struct ap_collector *c, pid_t pid);
 /* Attaches every sensor; a sensor that cannot run is recorded as
@@ -128,6 +130,10 @@ int ap_collector__finish(struct ap_collector *c);
  * kernel cannot load the unwinder) and the unwinder's counters, from
  * counters as ap_collector__counters gives them. */
 struct ap_unwind_info;
+struct ap_unwind_stats;
+/* the unwinder's own counters (lib/unwind.h); zero with frame pointers */
+void ap_collector__unwind_stats(const struct ap_collector *c,
+				struct ap_unwind_stats *st);
 void ap_collector__unwind_info(const struct ap_collector *c,
 			       const uint64_t *counters,
 			       struct ap_unwind_info *out);

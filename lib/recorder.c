@@ -49,6 +49,7 @@ struct proc {
 	uint64_t start_ticks;
 	uint64_t last_scan_ns;
 	uint64_t scan_interval_ns;	/* 0: RESCAN_INTERVAL_NS */
+	uint64_t scans;			/* of its /proc/PID/maps */
 	uint32_t generation;		/* bumped at exec */
 	/* an exec is seen twice: from the kernel's mapping records (first,
 	 * before the new image's mappings) and from the BPF tracepoint;
@@ -299,6 +300,9 @@ static int scan_maps(struct ap_recorder *r, struct proc *p)
 	int err;
 
 	p->last_scan_ns = now_ns();
+	r->counts.map_scans++;
+	if (++p->scans > r->counts.map_scans_max)
+		r->counts.map_scans_max = p->scans;
 	err = ap_proc_maps_new(p->pid, 0, on_known, on_mapping, &sc);
 	if (sc.added && r->collector)
 		ap_collector__target_changed(r->collector, p->pid);

@@ -82,6 +82,8 @@ struct ap_record_counts {
 	uint64_t exited;		/* targets that exited */
 	uint64_t ustack_missing;	/* samples without a user stack */
 	uint64_t ustack_cut;		/* user stacks ended at a data address */
+	uint64_t map_scans;		/* reads of a /proc/PID/maps */
+	uint64_t map_scans_max;		/* ... of one process, at most */
 	/* set by ap_recorder__write_status: the processes that lost
 	 * records, and the one that lost the most */
 	uint64_t losers;

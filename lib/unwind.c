@@ -49,6 +49,7 @@ struct uproc {
 	uint32_t pub_nr;		/* mappings of gen in the BPF maps */
 	int dirty;			/* m changed since it was published */
 	int pending;			/* some files' tables are not built yet */
+	uint64_t publishes;		/* mirrors written */
 	struct ap_umap m[AP_UMAP_MAX];	/* sorted by start */
 	struct ftab *files[AP_UMAP_MAX];	/* parallel to m */
 	uint64_t pgoff[AP_UMAP_MAX];
@@ -478,6 +479,7 @@ static struct ftab *tab_of(struct ap_unwind *u, const struct ap_mmap *m)
 			if (u->window_used >= BUILD_BUDGET_NS)
 				return t;	/* later: ap_unwind__work */
 		}
+		u->st.builds++;
 		elf = open_mapped(m, &fd);
 		if (elf) {
 			load_table(u, t, elf, fd, m->path);
@@ -540,6 +542,9 @@ static void publish(struct ap_unwind *u, uint32_t pid, struct uproc *p)
 	struct ap_umap_key k = { pid, 0 };
 	uint32_t i;
 
+	u->st.publishes++;
+	if (++p->publishes > u->st.publishes_max)
+		u->st.publishes_max = p->publishes;
 	for (i = 0; i < p->nr; i++) {
 		k.idx = up.gen << 31 | i;
 		if (bpf_map_update_elem(u->maps_fd, &k, &p->m[i], BPF_ANY)) {
@@ -634,26 +639,28 @@ void ap_unwind__mapping(struct ap_unwind *u, const struct ap_mmap *m)
 		p->pgoff[j] = p->pgoff[i];
 		p->files[j++] = p->files[i];
 	}
-	n = j;
-	if (n == AP_UMAP_MAX) {
+	if (j == AP_UMAP_MAX) {
+		/* nothing replaced, nothing added: the mirror the kernel has
+		 * is this one, not to be written again (a process mapping
+		 * 20,000 times made every mapping past the limit rewrite
+		 * all 256 entries) */
 		u->st.maps_full++;
-	} else {
-		for (i = n; i > 0 && p->m[i - 1].start > m->start; i--) {
-			p->m[i] = p->m[i - 1];
-			p->files[i] = p->files[i - 1];
-			p->pgoff[i] = p->pgoff[i - 1];
-		}
-		p->m[i] = e;
-		p->files[i] = t;
-		p->pgoff[i] = m->pgoff;
-		if (t) {
-			t->refs++;
-			if (t->nloads < 0)
-				p->pending = 1;
-		}
-		n++;
+		return;
 	}
-	p->nr = n;
+	for (i = j; i > 0 && p->m[i - 1].start > m->start; i--) {
+		p->m[i] = p->m[i - 1];
+		p->files[i] = p->files[i - 1];
+		p->pgoff[i] = p->pgoff[i - 1];
+	}
+	p->m[i] = e;
+	p->files[i] = t;
+	p->pgoff[i] = m->pgoff;
+	if (t) {
+		t->refs++;
+		if (t->nloads < 0)
+			p->pending = 1;
+	}
+	p->nr = j + 1;
 	mark_dirty(u, m->pid, p);
 }
 

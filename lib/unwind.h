@@ -27,6 +27,9 @@ struct ap_unwind_stats {
 	uint64_t debug_files;		/* tables from a separate debug file */
 	uint64_t procs;			/* processes mirrored now */
 	uint64_t maps_full;		/* mappings beyond AP_UMAP_MAX */
+	uint64_t builds;		/* files opened to build a table */
+	uint64_t publishes;		/* mirrors written to the kernel */
+	uint64_t publishes_max;		/* ... for one process, at most */
 };
 
 /* rows: the mmap'ed rows array map (rows_max rows); procs_fd, maps_fd:
