@@ -1236,7 +1236,9 @@ static void on_loss(void *ctx, uint32_t pid, uint64_t start_ns,
 	if (others || !total)
 		return;
 	k->losers++;
-	if (total > k->loser_lost) {
+	/* ties to the lower pid, as report orders them */
+	if (total > k->loser_lost ||
+	    (total == k->loser_lost && pid < k->loser_pid)) {
 		k->loser_lost = total;
 		k->loser_pid = pid;
 		memcpy(k->loser_comm, l.comm, sizeof(k->loser_comm));
