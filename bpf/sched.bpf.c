@@ -69,6 +69,9 @@ new_thread(struct task_struct *task, __u32 tid, __u32 tgid, __u32 flags,
 
 	__builtin_memset(&z, 0, sizeof(z));
 	z.pid = tgid;
+	/* a pid taken again by another process: user space tells the two
+	 * apart by start time */
+	z.start_ns = BPF_CORE_READ(task, group_leader, start_boottime);
 	z.flags = flags;
 	z.in_ts = in_ts;
 	z.wake_ts = wake_ts;

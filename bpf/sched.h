@@ -68,6 +68,8 @@ struct ap_sched_thread {
 	__u64 short_nr;		/* intervals below min-block: totals only */
 	__u64 short_ns;
 	__u64 cpus[AP_SCHED_CPU_WORDS];
+	__u64 start_ns;		/* the process's group_leader->start_boottime:
+				 * with pid, whose thread this is; 0 unknown */
 };
 
 /*

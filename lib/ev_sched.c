@@ -8,7 +8,7 @@
  *   u32 kind = 2 (thread): u64 ts, u32 pid, u32 tid, u32 cpu, u32 flags,
  *	u64 on_ns, blocked_ns, runnable_ns, vol, invol, wakeups,
  *	wakeup_total_ns, wakeup_max_ns, migrations, short_nr, short_ns,
- *	u32 nwords, nwords x u64 cpu mask
+ *	u32 nwords, nwords x u64 cpu mask, u64 start_ticks (1.6)
  */
 #include "ev_sched.h"
 
@@ -18,6 +18,7 @@
 
 #include "aperture.h"
 #include "format.h"
+#include "procfs.h"
 #include "recorder.h"
 #include "sched.h"
 
@@ -69,6 +70,7 @@ void ap_sched_thr__encode(const struct ap_sched_thr *e, struct ap_buf *b)
 	ap_buf__u32(b, AP_SCHED_MASK_WORDS);
 	for (i = 0; i < AP_SCHED_MASK_WORDS; i++)
 		ap_buf__u64(b, e->cpus[i]);
+	ap_buf__u64(b, e->start_ticks);
 	ap_frame__end(b, mark);
 }
 
@@ -119,6 +121,9 @@ static void decode_thr(struct ap_cur *c, struct ap_sched_thr *e)
 		else if (w)
 			e->flags |= AP_SCHED_THR_CPU_OVER;
 	}
+	/* absent before 1.6: nothing there is a file of 1.5 */
+	if (!c->err && ap_cur__left(c))
+		e->start_ticks = ap_cur__u64(c);
 }
 
 int ap_sched__decode(const void *p, size_t len, struct ap_sched_ev *e)
@@ -226,6 +231,7 @@ static int rec_thread(struct ap_recorder *r,
 		      const struct ap_ev_sched_thread *e)
 {
 	const struct ap_sched_thread *t = &e->t;
+	uint64_t start = t->start_ns ? ap_ns_to_ticks(t->start_ns) : 0;
 	struct ap_sched_thr s;
 	char comm[AP_COMM_LEN];
 	int i;
@@ -233,8 +239,12 @@ static int rec_thread(struct ap_recorder *r,
 	_Static_assert(AP_SCHED_MASK_WORDS == AP_SCHED_CPU_WORDS,
 		       "cpu mask width");
 	comm_of(comm, e->comm);
-	ap_recorder__touch(r, e->hdr.pid, e->hdr.tid, comm);
+	/* a snapshot of the table, or a thread's exit, may come before or
+	 * after the records of another process that took its pid: it says
+	 * whose it is */
+	ap_recorder__touch_id(r, e->hdr.pid, e->hdr.tid, comm, &start);
 	memset(&s, 0, sizeof(s));
+	s.start_ticks = start;
 	s.ts = e->hdr.ts;
 	s.pid = e->hdr.pid;
 	s.tid = e->hdr.tid;

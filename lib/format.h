@@ -22,12 +22,14 @@
 
 #define AP_FILE_MAGIC		"APERTURE"	/* 8 bytes, no NUL */
 #define AP_FORMAT_MAJOR		1
-#define AP_FORMAT_MINOR		6	/* 1: syscall summary frames; 2: gpu-device
+#define AP_FORMAT_MINOR		7	/* 1: syscall summary frames; 2: gpu-device
 					 * frames, launch correlation ids, ap_stack.flags;
 					 * 3: io summary frames (AP_IO_F_SUM);
 					 * 4: an io call's duration;
 					 * 5: the header CRC covers the version;
-					 * 6: losses by process (lost-proc) */
+					 * 6: losses by process (lost-proc);
+					 * 7: sched thread totals say the process's
+					 * start time */
 #define AP_FRAME_HDR_LEN	8
 
 /* frame tags; 0-3 keep the reference event model's order */

@@ -665,20 +665,52 @@ int ap_recorder__rescan(struct ap_recorder *r, uint32_t pid)
 	return scan_maps(r, p);
 }
 
-int ap_recorder__touch(struct ap_recorder *r, uint32_t pid, uint32_t tid,
-		       const char *comm)
+/*
+ * The process an event of pid is of.  start: its start time (ticks) when
+ * the event says it, 0 when it does not.  The process known under pid
+ * unless that one lost the pid to a newer one: the event's start time is
+ * later, or (none given) it exited and /proc has another; the newer one is
+ * learnt.  An event of an older process than the one known (its record
+ * was still on its way) gets the known one: its caller keeps the start.
+ */
+static struct proc *event_proc(struct ap_recorder *r, uint32_t pid,
+			       uint64_t start)
 {
 	struct proc *p = find_proc(r, pid);
 
-	if (!p) {
-		/* -a, or a target's child whose fork record was lost */
-		p = learn_proc(r, pid, AP_TASK_SNAPSHOT, 0);
-		if (!p)
-			return -ENOMEM;
+	if (p && (start ? p->start_ticks && start > p->start_ticks :
+			  p->exited && pid_reused(p, 0))) {
+		proc_gone(r, p);
+		p = NULL;
 	}
-	if (comm && comm[0])
+	if (!p)
+		/* -a, a target's child whose fork record was lost, or a
+		 * process that took a known one's pid */
+		p = learn_proc_depth(r, pid, AP_TASK_SNAPSHOT, 0, 0, start);
+	return p;
+}
+
+int ap_recorder__touch_id(struct ap_recorder *r, uint32_t pid, uint32_t tid,
+			  const char *comm, uint64_t *start)
+{
+	uint64_t want = start ? *start : 0;
+	struct proc *p = event_proc(r, pid, want);
+
+	if (!p)
+		return -ENOMEM;
+	if (!want && start)
+		*start = p->start_ticks;
+	/* the name of an older process's thread is not the tid's now */
+	if (comm && comm[0] && (!want || want == p->start_ticks ||
+				!p->start_ticks))
 		write_comm(r, pid, tid, comm, 0);
 	return r->buf.err;
+}
+
+int ap_recorder__touch(struct ap_recorder *r, uint32_t pid, uint32_t tid,
+		       const char *comm)
+{
+	return ap_recorder__touch_id(r, pid, tid, comm, NULL);
 }
 
 static void write_ksyms(struct ap_recorder *r, const uint64_t *ips, int n)

@@ -50,6 +50,12 @@ int ap_recorder__write_status(struct ap_recorder *r,
 /* make sure pid is known (writes TASK/COMM/MMAP frames the first time) */
 int ap_recorder__touch(struct ap_recorder *r, uint32_t pid, uint32_t tid,
 		       const char *comm);
+/* the same for an event that may say whose it is: *start, the process's
+ * start time (ticks) or 0; on return, with 0 given, that of the process
+ * pid names now.  A later start than the known process's is a new
+ * process under a reused pid. */
+int ap_recorder__touch_id(struct ap_recorder *r, uint32_t pid, uint32_t tid,
+			  const char *comm, uint64_t *start);
 /* a known process mapped new code: re-read its mappings now (writes the
  * new ones, tells the collector); 0 or -errno */
 int ap_recorder__rescan(struct ap_recorder *r, uint32_t pid);

@@ -38,6 +38,7 @@ struct ap_session {
 	struct proc *procs;
 	size_t nr_procs, cap_procs;
 	struct ap_hmap by_pid;		/* pid -> index in procs */
+	struct ap_hmap by_id;		/* id_key(pid, start) -> index */
 	struct ap_hmap comm_of;		/* tid -> interned comm */
 	uint64_t lost[AP_LOST_NR][MAX_LOST_TAGS];
 	/* losses by process: one entry per (process, source, tag), found
@@ -68,6 +69,7 @@ struct ap_session *ap_session__new(struct ap_symbolizer *sym)
 	s->strs = ap_strtab__new();
 	s->ips = malloc(AP_SESSION_MAX_FRAMES * sizeof(*s->ips));
 	ap_hmap__init(&s->by_pid);
+	ap_hmap__init(&s->by_id);
 	ap_hmap__init(&s->comm_of);
 	ap_hmap__init(&s->lost_at);
 	if (!s->stacks || !s->strs || !s->ips) {
@@ -84,6 +86,7 @@ void ap_session__free(struct ap_session *s)
 	ap_stacktab__free(s->stacks);
 	ap_strtab__free(s->strs);
 	ap_hmap__free(&s->by_pid);
+	ap_hmap__free(&s->by_id);
 	ap_hmap__free(&s->comm_of);
 	ap_hmap__free(&s->lost_at);
 	free(s->lost_procs);
@@ -119,6 +122,12 @@ static struct ap_proc_info *get_proc(struct ap_session *s, uint32_t pid)
 	uint64_t *idx = ap_hmap__find(&s->by_pid, pid);
 
 	return idx ? &s->procs[*idx].info : NULL;
+}
+
+/* a hash: the entry it finds is checked, a collision finds nothing */
+static uint64_t id_key(uint32_t pid, uint64_t start_ticks)
+{
+	return ap_hash64(start_ticks ^ ap_hash64(pid));
 }
 
 static struct proc *proc_of(struct ap_proc_info *p)
@@ -160,13 +169,15 @@ static struct ap_proc_info *new_proc(struct ap_session *s, uint32_t pid,
 				     uint64_t start_ticks)
 {
 	struct proc *p;
-	uint64_t *idx;
+	uint64_t *idx, *id;
 
 	if (ap_grow((void **)&s->procs, &s->cap_procs, s->nr_procs,
 		    sizeof(*s->procs), 64))
 		return NULL;
 	idx = ap_hmap__upsert(&s->by_pid, pid, NULL);
-	if (!idx)
+	id = idx ? ap_hmap__upsert(&s->by_id, id_key(pid, start_ticks),
+				   NULL) : NULL;
+	if (!id)
 		return NULL;
 	p = &s->procs[s->nr_procs];
 	memset(p, 0, sizeof(*p));
@@ -178,7 +189,8 @@ static struct ap_proc_info *new_proc(struct ap_session *s, uint32_t pid,
 	if (push_version(p, 0, ap_symbolizer__addrspace(s->sym, pid,
 							start_ticks)))
 		return NULL;
-	*idx = s->nr_procs++;
+	*idx = s->nr_procs;
+	*id = s->nr_procs++;
 	return &p->info;
 }
 
@@ -495,6 +507,19 @@ const struct ap_proc_info *ap_session__proc(struct ap_session *s,
 					    uint32_t pid)
 {
 	return get_proc(s, pid);
+}
+
+const struct ap_proc_info *ap_session__proc_id(struct ap_session *s,
+					       uint32_t pid,
+					       uint64_t start_ticks)
+{
+	uint64_t *idx = ap_hmap__find(&s->by_id, id_key(pid, start_ticks));
+	const struct ap_proc_info *p;
+
+	if (!idx)
+		return NULL;
+	p = &s->procs[*idx].info;
+	return p->pid == pid && p->start_ticks == start_ticks ? p : NULL;
 }
 
 struct ap_addrspace *ap_session__addrspace(struct ap_session *s, uint32_t pid,

@@ -41,6 +41,11 @@ int ap_session__feed(struct ap_session *s, const struct ap_frame *f);
 /* the process pid as of the frames fed so far; NULL if never seen */
 const struct ap_proc_info *ap_session__proc(struct ap_session *s,
 					    uint32_t pid);
+/* the process (pid, start time) as of the frames fed so far, the newest
+ * of that identity; NULL if never seen */
+const struct ap_proc_info *ap_session__proc_id(struct ap_session *s,
+					       uint32_t pid,
+					       uint64_t start_ticks);
 /* The address space of pid live at time ts (mappings and execs are
  * versioned by time: a library loaded over another one, or an exec, makes
  * a new version); NULL if pid was never seen. */

@@ -106,16 +106,24 @@ static void sched_free(void *p)
 	free(v);
 }
 
-static struct thr *thr_get(struct view_sched *v, uint32_t pid, uint32_t tid)
+/* start: the process's start time when the frame says it, else 0 (the
+ * process that pid names when the frame is read) */
+static struct thr *thr_get(struct view_sched *v, uint32_t pid, uint32_t tid,
+			   uint64_t start)
 {
-	const struct ap_proc_info *p = ap_session__proc(v->s, pid);
-	uint64_t start = p ? p->start_ticks : 0;
+	const struct ap_proc_info *p;
 	char key[64];
 	const char *k;
 	uint64_t *slot;
 	struct thr *t;
 	int fresh;
 
+	if (start) {
+		p = ap_session__proc_id(v->s, pid, start);
+	} else {
+		p = ap_session__proc(v->s, pid);
+		start = p ? p->start_ticks : 0;
+	}
 	snprintf(key, sizeof(key), "%u/%" PRIu64 "/%u", pid, start, tid);
 	k = ap_strtab__intern(v->strs, key, -1);
 	slot = k ? ap_hmap__upsert(&v->thr_by_key, (uintptr_t)k, &fresh) : NULL;
@@ -135,7 +143,10 @@ static struct thr *thr_get(struct view_sched *v, uint32_t pid, uint32_t tid)
 		*slot = v->nr_thrs++;
 	}
 	t = &v->thrs[*slot];
-	t->comm = ap_session__comm(v->s, pid, tid);
+	/* the names of the process pid names now, for an older one's
+	 * frame when no other is known */
+	if (!p || p == ap_session__proc(v->s, pid) || !t->comm)
+		t->comm = ap_session__comm(v->s, pid, tid);
 	t->pcomm = p && p->comm ? p->comm : ap_session__comm(v->s, pid, pid);
 	return t;
 }
@@ -173,7 +184,7 @@ static void thr_total(const struct thr *t, struct ap_sched_thr *out)
 
 static int on_thr(struct view_sched *v, const struct ap_sched_thr *e)
 {
-	struct thr *t = thr_get(v, e->pid, e->tid);
+	struct thr *t = thr_get(v, e->pid, e->tid, e->start_ticks);
 
 	if (!t)
 		return -ENOMEM;
@@ -198,7 +209,7 @@ static int on_thr(struct view_sched *v, const struct ap_sched_thr *e)
 
 static int on_iv(struct view_sched *v, const struct ap_sched_iv *e)
 {
-	struct thr *t = thr_get(v, e->pid, e->tid);
+	struct thr *t = thr_get(v, e->pid, e->tid, 0);
 	uint64_t key, *slot;
 	long c;
 	int fresh;

@@ -16,10 +16,12 @@
 #include "aperture.h"
 #include "codec.h"
 #include "ctxtab.h"
+#include "ev_sched.h"
 #include "format.h"
 #include "perf_decode.h"
 #include "procfs.h"
 #include "recorder.h"
+#include "sched.h"
 #include "session.h"
 #include "strtab.h"
 #include "symbolizer.h"
@@ -425,6 +427,79 @@ START_TEST(test_session_lost_procs)
 }
 END_TEST
 
+static void rec_sched_thr(struct ap_recorder *r, uint32_t pid,
+			  uint64_t start_ns, uint64_t ts, uint32_t flags)
+{
+	struct ap_ev_sched_thread e;
+
+	memset(&e, 0, sizeof(e));
+	e.hdr.type = AP_EV_SCHED;
+	e.hdr.pid = pid;
+	e.hdr.tid = pid;
+	e.hdr.ts = ts;
+	e.kind = AP_SCHED_EV_THREAD;
+	e.t.pid = pid;
+	e.t.flags = flags;
+	e.t.start_ns = start_ns;
+	strcpy(e.comm, "x");
+	ck_assert_int_eq(ap_recorder__event(r, &e, sizeof(e)), 0);
+}
+
+/* sched totals say whose they are: a later start learns the process that
+ * took the pid; an older one's totals, late, keep their start and learn
+ * nothing */
+START_TEST(test_recorder_sched_identity)
+{
+	const uint32_t pid = 4194305;	/* over PID_MAX_LIMIT: no /proc */
+	uint64_t s1 = 5000000000ull, s2 = 9000000000ull;
+	unsigned long long t1 = ap_ns_to_ticks(s1), t2 = ap_ns_to_ticks(s2);
+	char got[256] = "", want[256];
+	struct rsink sk;
+	struct ap_recorder *r;
+	size_t off = 0;
+
+	ap_buf__init(&sk.b);
+	r = ap_recorder__new(rsink_put, &sk);
+	ck_assert_ptr_nonnull(r);
+	rec_task(r, AP_TASK_EXEC, pid, s1, 10);
+	rec_sched_thr(r, pid, s1, 12, 0);
+	/* a snapshot of the table that has the next process's thread */
+	rec_sched_thr(r, pid, s2, 20, 0);
+	/* the first one's exit totals and exit, late */
+	rec_sched_thr(r, pid, s1, 15, AP_SCHED_T_EXITED);
+	rec_task(r, AP_TASK_EXIT, pid, s1, 16);
+	/* no start said: the process the pid names */
+	rec_sched_thr(r, pid, 0, 30, 0);
+	ck_assert_int_eq(ap_recorder__flush(r), 0);
+	while (off + AP_FRAME_HDR_LEN <= sk.b.len) {
+		uint32_t tag = ap_get_le32(sk.b.data + off);
+		uint32_t len = ap_get_le32(sk.b.data + off + 4);
+		const uint8_t *pl = sk.b.data + off + AP_FRAME_HDR_LEN;
+		struct ap_sched_ev ev;
+		struct ap_task t;
+		size_t n = strlen(got);
+
+		if (tag == AP_TAG_TASK) {
+			ck_assert_int_eq(ap_task__decode(pl, len, &t), 0);
+			snprintf(got + n, sizeof(got) - n, "t%u:%llu ", t.kind,
+				 (unsigned long long)t.start_ticks);
+		} else if (tag == AP_TAG_SCHED) {
+			ck_assert_int_eq(ap_sched__decode(pl, len, &ev), 0);
+			snprintf(got + n, sizeof(got) - n, "s:%llu ",
+				 (unsigned long long)ev.thr.start_ticks);
+		}
+		off += AP_FRAME_HDR_LEN + len;
+	}
+	snprintf(want, sizeof(want),
+		 "t%u:%llu t%u:%llu s:%llu t%u:%llu s:%llu s:%llu s:%llu ",
+		 AP_TASK_SNAPSHOT, t1, AP_TASK_EXECED, t1, t1,
+		 AP_TASK_SNAPSHOT, t2, t2, t1, t2);
+	ck_assert_str_eq(got, want);
+	ap_recorder__free(r);
+	ap_buf__free(&sk.b);
+}
+END_TEST
+
 START_TEST(test_ctxtab_keys_on_version)
 {
 	struct ap_strtab *strs = ap_strtab__new();
@@ -566,6 +641,7 @@ static Suite *addrspace_suite(void)
 	tcase_add_test(tc, test_session_pid_reuse_exec);
 	tcase_add_test(tc, test_recorder_pid_reuse);
 	tcase_add_test(tc, test_session_lost_procs);
+	tcase_add_test(tc, test_recorder_sched_identity);
 	tcase_add_test(tc, test_ctxtab_keys_on_version);
 	tcase_add_test(tc, test_perf_sb_parse);
 	suite_add_tcase(s, tc);

@@ -43,7 +43,7 @@ static struct ap_sched_thr sample_thr(void)
 		.runnable_ns = 3, .vol = 4, .invol = 5, .wakeups = 6,
 		.wakeup_total_ns = 7, .wakeup_max_ns = 8, .migrations = 9,
 		.short_nr = 10, .short_ns = 11,
-		.cpus = { 0x5, 0, 0, 1ull << 63 },
+		.cpus = { 0x5, 0, 0, 1ull << 63 }, .start_ticks = 12,
 	};
 	return t;
 }
@@ -91,7 +91,8 @@ START_TEST(test_thr_round_trip)
 }
 END_TEST
 
-/* every cut of a payload is rejected; a longer one is read */
+/* every cut of a payload is rejected (but thread totals without the
+ * start time of 1.6: a 1.5 file); a longer one is read */
 START_TEST(test_short_and_long)
 {
 	struct ap_sched_iv iv = sample_iv();
@@ -109,9 +110,17 @@ START_TEST(test_short_and_long)
 		else
 			ap_sched_iv__encode(&iv, &b);
 		len = b.len - 8;
-		for (n = 0; n < len; n++)
+		for (n = 0; n < len; n++) {
+			if (which && n == len - 8) {
+				ck_assert_int_eq(ap_sched__decode(b.data + 8,
+								  n, &e), 0);
+				ck_assert_uint_eq(e.thr.start_ticks, 0);
+				ck_assert_uint_eq(e.thr.short_ns, 11);
+				continue;
+			}
 			ck_assert_int_eq(ap_sched__decode(b.data + 8, n, &e),
 					 -EBADMSG);
+		}
 		copy = calloc(1, len + 16);
 		memcpy(copy, b.data + 8, len);
 		ck_assert_int_eq(ap_sched__decode(copy, len + 16, &e), 0);
@@ -141,14 +150,16 @@ START_TEST(test_unknown_kind_and_wide_mask)
 	t.flags = 0;
 	ap_buf__init(&b);
 	ap_sched_thr__encode(&t, &b);
-	len = b.len - 8;
+	len = b.len - 8 - 8;	/* up to the end of the mask */
 	memcpy(p, b.data + 8, len);
 	ap_put_le32(p + len - 4 * 8 - 4, 6);
 	memset(p + len, 0, 16);
 	ap_put_le64(p + len, 1ull << (300 - 4 * 64));
-	ck_assert_int_eq(ap_sched__decode(p, len + 16, &e), 0);
+	ap_put_le64(p + len + 16, 12);
+	ck_assert_int_eq(ap_sched__decode(p, len + 24, &e), 0);
 	ck_assert_uint_eq(e.thr.cpus[0], 0x5);
 	ck_assert(e.thr.flags & AP_SCHED_THR_CPU_OVER);
+	ck_assert_uint_eq(e.thr.start_ticks, 12);
 	ck_assert_int_eq(ap_sched__decode(p, len + 8, &e), -EBADMSG);
 	ap_buf__free(&b);
 }
@@ -480,6 +491,52 @@ START_TEST(test_view_json)
 }
 END_TEST
 
+/*
+ * Pid 20 reused: the first process's totals (start 5), the second's task
+ * frame (start 9), then the first one's exit totals, written late, and
+ * the second's.  Each process keeps its own; a frame that does not say
+ * (before 1.6) is of the process pid names then.
+ */
+START_TEST(test_view_pid_reuse)
+{
+	struct ap_task t1 = { .ts = 1, .pid = 20, .start_ticks = 5,
+			      .kind = AP_TASK_SNAPSHOT };
+	struct ap_task t2 = { .ts = 50, .pid = 20, .start_ticks = 9,
+			      .kind = AP_TASK_SNAPSHOT };
+	struct ap_sched_thr a = { .ts = 10, .pid = 20, .tid = 20,
+				  .blocked_ns = 100, .start_ticks = 5 };
+	struct ap_sched_thr b = { .ts = 60, .pid = 20, .tid = 20,
+				  .blocked_ns = 7000, .start_ticks = 9 };
+	struct ap_sched_thr old = { .ts = 70, .pid = 20, .tid = 21,
+				    .blocked_ns = 11 };
+	struct ap_report_opts o;
+	struct fixture fx;
+	char *out;
+
+	setup_fixture(&fx);
+	strcpy(t1.comm, "first");
+	strcpy(t2.comm, "second");
+	ap_task__encode(&t1, &fx.b);
+	ap_sched_thr__encode(&a, &fx.b);
+	ap_task__encode(&t2, &fx.b);
+	a.ts = 40;
+	a.blocked_ns = 300;
+	a.flags = AP_SCHED_THR_EXITED;
+	ap_sched_thr__encode(&a, &fx.b);
+	ap_sched_thr__encode(&b, &fx.b);
+	ap_sched_thr__encode(&old, &fx.b);
+	memset(&o, 0, sizeof(o));
+	o.format = AP_FMT_JSON;
+	out = render(&fx, "sched", &o);
+	ck_assert_msg(strstr(out, "{\"pid\": 20, \"comm\": \"first\", \"on_cpu_ns\": 0, \"off_cpu_ns\": 300, \"blocked_ns\": 300,"),
+		      "%s", out);
+	ck_assert_msg(strstr(out, "{\"pid\": 20, \"comm\": \"second\", \"on_cpu_ns\": 0, \"off_cpu_ns\": 7011, \"blocked_ns\": 7011,"),
+		      "%s", out);
+	free(out);
+	teardown_fixture(&fx);
+}
+END_TEST
+
 /* cpu,sched folded: CPU samples in microseconds from the frequency */
 START_TEST(test_wall_clock_scale)
 {
@@ -527,6 +584,7 @@ static Suite *sched_suite(void)
 	tcase_add_test(tc, test_view_folded);
 	tcase_add_test(tc, test_view_table_totals);
 	tcase_add_test(tc, test_view_json);
+	tcase_add_test(tc, test_view_pid_reuse);
 	tcase_add_test(tc, test_wall_clock_scale);
 	suite_add_tcase(s, tc);
 	return s;
