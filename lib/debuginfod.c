@@ -2,9 +2,10 @@
 /*
  * debuginfod lookups through libdebuginfod, opened with dlopen: aperture
  * neither links it nor needs its headers, and a report without
- * DEBUGINFOD_URLS never loads it.  libdw queries the same servers for
- * separate debug info in dwfl_standard_find_debuginfo; this is the step
- * it cannot take for us, the ELF file itself when its path is gone.
+ * DEBUGINFOD_URLS never loads it.  Both lookups are ours: libdwfl's
+ * (dwfl_standard_find_debuginfo) first searches the local paths again
+ * with a plain open(), and it cannot find the ELF file itself when its
+ * path is gone.
  *
  * One client per process, made on first use: libdebuginfod keeps its
  * cache on disk, so the client holds no state worth a per-report object.
@@ -28,6 +29,8 @@ static struct {
 	debuginfod_client *(*begin)(void);
 	int (*find_executable)(debuginfod_client *, const unsigned char *,
 			       int, char **);
+	int (*find_debuginfo)(debuginfod_client *, const unsigned char *,
+			      int, char **);
 	void (*end)(debuginfod_client *);
 } dbg;
 
@@ -53,6 +56,9 @@ static int debuginfod__open(void)
 	dbg.find_executable = (int (*)(debuginfod_client *,
 				       const unsigned char *, int, char **))
 		dlsym(dbg.lib, "debuginfod_find_executable");
+	dbg.find_debuginfo = (int (*)(debuginfod_client *,
+				      const unsigned char *, int, char **))
+		dlsym(dbg.lib, "debuginfod_find_debuginfo");
 	dbg.end = (void (*)(debuginfod_client *))dlsym(dbg.lib,
 						       "debuginfod_end");
 	if (dbg.begin && dbg.find_executable && dbg.end)
@@ -65,8 +71,8 @@ static int debuginfod__open(void)
 	return 0;
 }
 
-int ap_debuginfod__find_executable(const uint8_t *id, size_t len, char *buf,
-				   size_t buflen)
+static int find(int debuginfo, const uint8_t *id, size_t len, char *buf,
+		size_t buflen)
 {
 	char *path = NULL;
 	int fd, ret;
@@ -76,7 +82,10 @@ int ap_debuginfod__find_executable(const uint8_t *id, size_t len, char *buf,
 	ret = debuginfod__open();
 	if (ret)
 		return ret;
-	fd = dbg.find_executable(dbg.client, id, (int)len, &path);
+	if (debuginfo && !dbg.find_debuginfo)
+		return -ENOSYS;
+	fd = debuginfo ? dbg.find_debuginfo(dbg.client, id, (int)len, &path) :
+			 dbg.find_executable(dbg.client, id, (int)len, &path);
 	if (fd < 0) {
 		free(path);
 		return fd == -ENOENT || fd == -ENOSYS ? -ENOENT : fd;
@@ -88,4 +97,16 @@ int ap_debuginfod__find_executable(const uint8_t *id, size_t len, char *buf,
 							       : 0;
 	free(path);
 	return ret;
+}
+
+int ap_debuginfod__find_executable(const uint8_t *id, size_t len, char *buf,
+				   size_t buflen)
+{
+	return find(0, id, len, buf, buflen);
+}
+
+int ap_debuginfod__find_debuginfo(const uint8_t *id, size_t len, char *buf,
+				  size_t buflen)
+{
+	return find(1, id, len, buf, buflen);
 }

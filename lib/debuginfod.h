@@ -21,4 +21,8 @@ int ap_debuginfod__enabled(void);
 int ap_debuginfod__find_executable(const uint8_t *id, size_t len, char *buf,
 				   size_t buflen);
 
+/* The same for the separate debug file of build-id id. */
+int ap_debuginfod__find_debuginfo(const uint8_t *id, size_t len, char *buf,
+				  size_t buflen);
+
 #endif /* APERTURE_DEBUGINFOD_H */

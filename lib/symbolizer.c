@@ -328,15 +328,135 @@ static int try_debugfile(const char *path, const unsigned char *bid, int n,
 	return fd;
 }
 
+#define ALT_ID_MAX	64
+
+/*
+ * The .gnu_debugaltlink of path (a module or its debug file): the name
+ * of the dwz file that holds what its DWARF shares with other files, and
+ * that file's build-id.  0, or -1 when it has none that names name.
+ */
+static int altlink_of(const char *path, const char *name, unsigned char *id,
+		      int *id_len)
+{
+	int fd = ap_open_regular(path, 0), ret = -1;
+	size_t shstrndx, n;
+	Elf_Scn *scn = NULL;
+	Elf *elf;
+
+	if (fd < 0)
+		return -1;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+		goto out;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *sn, *p;
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
+			continue;
+		sn = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!sn || strcmp(sn, ".gnu_debugaltlink"))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf)
+			break;
+		p = d->d_buf;
+		n = strnlen(p, d->d_size);
+		if (n >= d->d_size || strcmp(p, name) ||
+		    d->d_size - n - 1 == 0 ||
+		    d->d_size - n - 1 > ALT_ID_MAX)
+			break;
+		*id_len = (int)(d->d_size - n - 1);
+		memcpy(id, p + n + 1, (size_t)*id_len);
+		ret = 0;
+		break;
+	}
+out:
+	elf_end(elf);
+	close(fd);
+	return ret;
+}
+
+/* path of build-id id under SYMFS/usr/lib/debug/.build-id; 0 or -1 */
+static int build_id_path(char *path, size_t len, const char *symfs,
+			 const unsigned char *id, int n)
+{
+	size_t off;
+	int i;
+
+	if (n < 2)
+		return -1;
+	off = (size_t)snprintf(path, len, "%s/usr/lib/debug/.build-id/%02x/",
+			       symfs, id[0]);
+	if (off >= len)
+		return -1;
+	for (i = 1; i < n && off + 3 < len; i++)
+		off += (size_t)snprintf(path + off, len - off, "%02x", id[i]);
+	return i == n && (size_t)snprintf(path + off, len - off, ".debug") <
+			 len - off ? 0 : -1;
+}
+
+/* last: the debuginfod servers of DEBUGINFOD_URLS (none: -1) */
+static int servers_debugfile(const unsigned char *id, int n, char **name)
+{
+	char path[AP_PATH_MAX];
+
+	if (n <= 0 || !ap_debuginfod__enabled() ||
+	    ap_debuginfod__find_debuginfo(id, (size_t)n, path, sizeof(path)))
+		return -1;
+	return try_debugfile(path, id, n, 0, name);
+}
+
+/*
+ * The dwz file of a module's DWARF (file_name: the debug file, or the
+ * module itself, with the .gnu_debugaltlink): by its build-id, at the
+ * path the link names (under --symfs when absolute, beside file_name
+ * when relative), and on the servers; it must carry the link's build-id.
+ */
+static int find_altfile(const char *symfs, const char *file_name,
+			const char *link, const unsigned char *id, int n,
+			char **name)
+{
+	char path[AP_PATH_MAX + 64];
+	const char *slash;
+	int fd;
+
+	if (!build_id_path(path, sizeof(path), symfs, id, n)) {
+		fd = try_debugfile(path, id, n, 0, name);
+		if (fd >= 0)
+			return fd;
+	}
+	if (link[0] == '/') {
+		fd = -1;
+		if ((size_t)snprintf(path, sizeof(path), "%s%s", symfs,
+				     link) < sizeof(path))
+			fd = try_debugfile(path, id, n, 0, name);
+	} else {
+		slash = strrchr(file_name, '/');
+		fd = -1;
+		if (slash && (size_t)snprintf(path, sizeof(path), "%.*s/%s",
+					      (int)(slash - file_name),
+					      file_name, link) < sizeof(path))
+			fd = try_debugfile(path, id, n, 0, name);
+	}
+	if (fd >= 0)
+		return fd;
+	return servers_debugfile(id, n, name);
+}
+
 /*
  * libdwfl's standard search for a module's debug file, done through
  * ap_open_regular: it opens what a debuglink names (next to the module,
  * in its .debug directory) with a plain open(), and a FIFO planted there
- * by whoever can write that directory hung report.  The build-id
+ * by whoever can write that directory hung report; with DEBUGINFOD_URLS
+ * set, it searched them again before asking the servers.  The build-id
  * directory, then the debuglink in the module's directory, its .debug,
- * and under /usr/lib/debug, all under --symfs when given (perf's); a
- * candidate must carry the module's build-id (or the debuglink's CRC
- * where the module has none).
+ * and under /usr/lib/debug, all under --symfs when given (perf's), then
+ * the servers; a candidate must carry the module's build-id (or the
+ * debuglink's CRC where the module has none).  libdwfl asks the same
+ * callback for the dwz file that the DWARF found names
+ * (.gnu_debugaltlink): the link's name with CRC 0.
  */
 static int safe_find_debuginfo(Dwfl_Module *mod, void **userdata,
 			       const char *modname, Dwarf_Addr base,
@@ -350,22 +470,21 @@ static int safe_find_debuginfo(Dwfl_Module *mod, void **userdata,
 	};
 	const struct ap_symbolizer *s = userdata ? *userdata : NULL;
 	const char *symfs = s && s->opts.symfs ? s->opts.symfs : "";
-	size_t off, symfs_len = strlen(symfs);
+	size_t symfs_len = strlen(symfs);
+	unsigned char alt_id[ALT_ID_MAX];
 	const unsigned char *bid = NULL;
 	char path[AP_PATH_MAX + 64];
 	const char *slash, *dir;
 	GElf_Addr vaddr;
-	int n, i, fd, dirlen;
+	int n, i, fd, dirlen, alt_len;
 
+	if (debuglink_file && debuglink_file[0] && !debuglink_crc &&
+	    file_name &&
+	    !altlink_of(file_name, debuglink_file, alt_id, &alt_len))
+		return find_altfile(symfs, file_name, debuglink_file, alt_id,
+				    alt_len, debuginfo_file_name);
 	n = dwfl_module_build_id(mod, &bid, &vaddr);
-	if (n > 0) {
-		off = (size_t)snprintf(path, sizeof(path),
-				       "%s/usr/lib/debug/.build-id/%02x/",
-				       symfs, bid[0]);
-		for (i = 1; i < n && off + 3 < sizeof(path); i++)
-			off += (size_t)snprintf(path + off, sizeof(path) - off,
-						"%02x", bid[i]);
-		snprintf(path + off, sizeof(path) - off, ".debug");
+	if (n > 0 && !build_id_path(path, sizeof(path), symfs, bid, n)) {
 		fd = try_debugfile(path, bid, n, 0, debuginfo_file_name);
 		if (fd >= 0)
 			return fd;
@@ -394,15 +513,9 @@ static int safe_find_debuginfo(Dwfl_Module *mod, void **userdata,
 			return fd;
 	}
 out_servers:
-	/* the debuginfod servers (DEBUGINFOD_URLS) through libdwfl, which
-	 * asks them last: with them set, its local search runs again, with
-	 * its plain open() */
-	if (ap_debuginfod__enabled())
-		return dwfl_standard_find_debuginfo(mod, userdata, modname,
-						    base, file_name,
-						    debuglink_file,
-						    debuglink_crc,
-						    debuginfo_file_name);
+	fd = servers_debugfile(bid, n, debuginfo_file_name);
+	if (fd >= 0)
+		return fd;
 	errno = ENOENT;
 	return -1;
 }

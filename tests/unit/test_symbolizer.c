@@ -609,6 +609,49 @@ START_TEST(test_user_debuglink_fifo)
 }
 END_TEST
 
+/*
+ * The dwz file a debug file names (.gnu_debugaltlink) is a FIFO beside it, and DEBUGINFOD_URLS names a server (nothing listens): libdwfl
+ * asks the same callback for it, whose search used to end in libdwfl's
+ * own, with a plain open() of the link.  Source lines still come from
+ * the debug file.
+ */
+START_TEST(test_user_altlink_fifo)
+{
+	char dir[] = "/tmp/aperture-dbg-XXXXXX", src[4096], cmd[9000];
+	char path[4200];
+	const struct ap_sym_loc *loc;
+	struct fixture fx;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	build_path("symtest", src, sizeof(src));
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s && objcopy --only-keep-debug '%s' st.debug && "
+		 "objcopy --strip-debug --add-gnu-debuglink=st.debug '%s' st && "
+		 "printf 'alt.debug\\0' >alt && "
+		 "head -c 20 /dev/urandom >>alt && "
+		 "objcopy --add-section .gnu_debugaltlink=alt st.debug && "
+		 "mkfifo alt.debug", dir, src, src);
+	ck_assert_int_eq(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/st", dir);
+	setenv("DEBUGINFOD_URLS", "http://127.0.0.1:9", 1);
+	snprintf(cmd, sizeof(cmd), "%s/cache", dir);
+	setenv("DEBUGINFOD_CACHE_PATH", cmd, 1);
+
+	fixture__init_path(&fx, path);
+	loc = ap_symbolizer__user(fx.s, fx.as,
+				  sym_addr(&fx, "symtest_alpha_mark"), 0);
+	ck_assert_str_eq(last_frame(loc)->sym, "symtest_alpha");
+	ck_assert_int_eq(loc->frames[0].line,
+			 marker_line("SYMTEST_MARK_ALPHA"));
+	fixture__fini(&fx);
+	unsetenv("DEBUGINFOD_URLS");
+	unsetenv("DEBUGINFOD_CACHE_PATH");
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 START_TEST(test_user_missing_file)
 {
 	struct ap_mmap *m = calloc(1, sizeof(*m));
@@ -1303,6 +1346,7 @@ static Suite *symbolizer_suite(void)
 	tcase_add_test(tc, test_user_build_id_mismatch);
 	tcase_add_test(tc, test_user_missing_file);
 	tcase_add_test(tc, test_user_debuglink_fifo);
+	tcase_add_test(tc, test_user_altlink_fifo);
 	tcase_add_loop_test(tc, test_user_special, 0, NR(special_cases));
 	tcase_add_loop_test(tc, test_user_cxx, 0, NR(cxx_cases));
 	tcase_add_loop_test(tc, test_demangle_strip_params, 0, NR(strip_cases));
