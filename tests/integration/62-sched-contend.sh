@@ -1,9 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Two threads spinning on CPU 0 only: each is preempted (involuntary
-# switches, no voluntary ones to speak of), spends about as long runnable
-# as on-CPU, runs on CPU 0 alone; on + off-CPU time within 5 % of each
-# thread's own wall-clock lifetime.  On-CPU time is wall-clock time between
+# switches, no voluntary ones to speak of), spends at least a quarter of
+# its life runnable (more when other work shares CPU 0: on a busy machine
+# that is most of it), gets about as much CPU as the other, runs on CPU 0
+# alone; on + off-CPU time within 5 % of each thread's own wall-clock
+# lifetime.  On-CPU time is wall-clock time between
 # switch-in and switch-out, so it may exceed the thread's CPU clock by
 # interrupt and (in a VM) steal time: checked loosely against it.
 . tests/integration/lib.sh
@@ -32,7 +34,9 @@ for tid, (cpu, wall) in truth.items():
            t["voluntary"], t["cpus"], t["exited"]))
     assert 0.95 <= life <= 1.05, life
     assert 0.85 <= t["on_cpu_ns"] / cpu <= 1.5
-    assert 0.25 <= share <= 0.75, share
+    assert 0.25 <= share, share
+    other = [threads[o]["on_cpu_ns"] for o in truth if o != tid][0]
+    assert 0.3 <= t["on_cpu_ns"] / (t["on_cpu_ns"] + other) <= 0.7
     assert t["involuntary"] >= 10 and t["involuntary"] > 5 * t["voluntary"]
     assert t["cpus"] == [0], t["cpus"]
     assert t["exited"]
