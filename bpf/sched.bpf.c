@@ -188,6 +188,7 @@ static __always_inline void emit_off(struct task_struct *next,
 	e->waker_tid = t->waker_tid;
 	e->flags = flags;
 	e->pad = 0;
+	e->start_ns = t->start_ns;
 	BPF_CORE_READ_STR_INTO(&e->comm, next, comm);
 	/* only the frames travel */
 	size = AP_SCHED_OFF_HDR_SIZE + (__u64)(__u32)e->st.kstack_sz +

@@ -89,6 +89,7 @@ struct ap_ev_sched_off {
 	__u32 waker_tid;
 	__u32 flags;		/* AP_SCHED_F_* */
 	__u32 pad;
+	__u64 start_ns;		/* ap_sched_thread.start_ns */
 	char comm[AP_COMM_LEN];
 	struct ap_stacks st;	/* at switch-out, packed */
 };

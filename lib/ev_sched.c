@@ -4,7 +4,7 @@
  *
  *   u32 kind = 1 (interval): u64 ts, u32 pid, u32 tid, u32 cpu, u32 state,
  *	u64 off_ns, u64 wakeup_ns, u32 stack_id, u32 out_cpu, u32 waker_pid,
- *	u32 waker_tid, u32 flags, u32 prev_state
+ *	u32 waker_tid, u32 flags, u32 prev_state, u64 start_ticks (1.6)
  *   u32 kind = 2 (thread): u64 ts, u32 pid, u32 tid, u32 cpu, u32 flags,
  *	u64 on_ns, blocked_ns, runnable_ns, vol, invol, wakeups,
  *	wakeup_total_ns, wakeup_max_ns, migrations, short_nr, short_ns,
@@ -41,6 +41,7 @@ void ap_sched_iv__encode(const struct ap_sched_iv *e, struct ap_buf *b)
 	ap_buf__u32(b, e->waker_tid);
 	ap_buf__u32(b, e->flags);
 	ap_buf__u32(b, e->prev_state);
+	ap_buf__u64(b, e->start_ticks);
 	ap_frame__end(b, mark);
 }
 
@@ -89,6 +90,9 @@ static void decode_iv(struct ap_cur *c, struct ap_sched_iv *e)
 	e->waker_tid = ap_cur__u32(c);
 	e->flags = ap_cur__u32(c);
 	e->prev_state = ap_cur__u32(c);
+	/* absent before 1.6: nothing there is a file of 1.5 */
+	if (!c->err && ap_cur__left(c))
+		e->start_ticks = ap_cur__u64(c);
 }
 
 static void decode_thr(struct ap_cur *c, struct ap_sched_thr *e)
@@ -198,6 +202,7 @@ static void comm_of(char *dst, const char *src)
 static int rec_off(struct ap_recorder *r, const struct ap_ev_sched_off *e,
 		   size_t size)
 {
+	uint64_t start = e->start_ns ? ap_ns_to_ticks(e->start_ns) : 0;
 	struct ap_sched_iv iv;
 	char comm[AP_COMM_LEN];
 
@@ -205,8 +210,11 @@ static int rec_off(struct ap_recorder *r, const struct ap_ev_sched_off *e,
 	if (!ap_stacks__whole(e, size, offsetof(struct ap_ev_sched_off, st)))
 		return 0;
 	comm_of(comm, e->comm);
-	ap_recorder__touch(r, e->hdr.pid, e->hdr.tid, comm);
+	/* whose it is, when /proc has another process under the pid by
+	 * the time the recorder reads it */
+	ap_recorder__touch_id(r, e->hdr.pid, e->hdr.tid, comm, &start);
 	memset(&iv, 0, sizeof(iv));
+	iv.start_ticks = start;
 	iv.ts = e->hdr.ts;
 	iv.pid = e->hdr.pid;
 	iv.tid = e->hdr.tid;

@@ -51,6 +51,7 @@ struct ap_sched_iv {
 	uint32_t waker_tid;
 	uint32_t flags;			/* AP_SCHED_IV_* */
 	uint32_t prev_state;		/* raw task state at switch-out */
+	uint64_t start_ticks;		/* as ap_sched_thr.start_ticks */
 };
 
 struct ap_sched_thr {

@@ -28,8 +28,8 @@
 					 * 4: an io call's duration;
 					 * 5: the header CRC covers the version;
 					 * 6: losses by process (lost-proc);
-					 * 7: sched thread totals say the process's
-					 * start time */
+					 * 7: sched frames say the process's start
+					 * time */
 #define AP_FRAME_HDR_LEN	8
 
 /* frame tags; 0-3 keep the reference event model's order */

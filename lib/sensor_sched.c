@@ -219,6 +219,7 @@ static int send_open(struct ap_collector *c, const struct ap_sched_thread *t,
 	e->prev_state = t->prev_state;
 	e->waker_pid = t->waker_pid;
 	e->waker_tid = t->waker_tid;
+	e->start_ns = t->start_ns;
 	e->flags = AP_SCHED_F_OPEN |
 		   (t->flags & AP_SCHED_T_CLIPPED ? AP_SCHED_F_CLIPPED : 0);
 	if (t->flags & AP_SCHED_T_CLIPPED)

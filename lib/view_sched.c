@@ -209,7 +209,7 @@ static int on_thr(struct view_sched *v, const struct ap_sched_thr *e)
 
 static int on_iv(struct view_sched *v, const struct ap_sched_iv *e)
 {
-	struct thr *t = thr_get(v, e->pid, e->tid, 0);
+	struct thr *t = thr_get(v, e->pid, e->tid, e->start_ticks);
 	uint64_t key, *slot;
 	long c;
 	int fresh;

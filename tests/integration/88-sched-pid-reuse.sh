@@ -5,7 +5,10 @@
 # and sleeps 10 x 60 ms.  Identity is (pid, start time): the report shows
 # two processes under that pid, and each one's blocked time is its own
 # sleep, not the sum of both: at least what it asked for, at most what
-# it measured around its nanosleeps (which adds the wait for a CPU).
+# it measured around its nanosleeps (which adds the wait for a CPU).  A
+# context switch the kernel did not report (on 6.18 under load) leaves a
+# sleep unmeasured: counted in the header, each such (of the whole
+# system, under -a) lowers the least by one sleep.
 . tests/integration/lib.sh
 need_bpf
 need_cmd python3
@@ -29,8 +32,12 @@ assert truth[1][0] == pid, "the second child has pid %d, not %d" % (truth[1][0],
 procs = [p for p in d["sched"]["processes"] if p["pid"] == pid]
 assert len(procs) == 2, "%d processes under pid %d, not 2" % (len(procs), pid)
 # in the report's order: (pid, start time), the first child first
+unseen = sum(x["count"] for x in d["header"]["dropped"]
+             if x["source"] == "unresolved" and x["event"] == "sched")
 for (_, asked, slept), p in zip(truth, procs):
     b = p["blocked_ns"]
-    print("pid %d: blocked %d ns, asked %d, slept %d" % (pid, b, asked, slept))
-    assert 0.98 * asked <= b <= 1.01 * slept, "blocked %d ns" % b
+    least = 0.98 * asked * (10 - min(unseen, 10)) / 10
+    print("pid %d: blocked %d ns, asked %d, slept %d (%d switches unseen)" %
+          (pid, b, asked, slept, unseen))
+    assert least <= b <= 1.01 * slept, "blocked %d ns" % b
 PY

@@ -445,6 +445,24 @@ static void rec_sched_thr(struct ap_recorder *r, uint32_t pid,
 	ck_assert_int_eq(ap_recorder__event(r, &e, sizeof(e)), 0);
 }
 
+static void rec_sched_off(struct ap_recorder *r, uint32_t pid,
+			  uint64_t start_ns, uint64_t ts)
+{
+	struct ap_ev_sched_off *e = calloc(1, sizeof(*e));
+
+	ck_assert_ptr_nonnull(e);
+	e->hdr.type = AP_EV_SCHED;
+	e->hdr.pid = pid;
+	e->hdr.tid = pid;
+	e->hdr.ts = ts;
+	e->kind = AP_SCHED_EV_OFF;
+	e->off_ns = 1000;
+	e->start_ns = start_ns;
+	strcpy(e->comm, "x");
+	ck_assert_int_eq(ap_recorder__event(r, e, AP_SCHED_OFF_HDR_SIZE), 0);
+	free(e);
+}
+
 /* sched totals say whose they are: a later start learns the process that
  * took the pid; an older one's totals, late, keep their start and learn
  * nothing */
@@ -465,7 +483,8 @@ START_TEST(test_recorder_sched_identity)
 	rec_sched_thr(r, pid, s1, 12, 0);
 	/* a snapshot of the table that has the next process's thread */
 	rec_sched_thr(r, pid, s2, 20, 0);
-	/* the first one's exit totals and exit, late */
+	/* the first one's last interval, exit totals and exit, late */
+	rec_sched_off(r, pid, s1, 14);
 	rec_sched_thr(r, pid, s1, 15, AP_SCHED_T_EXITED);
 	rec_task(r, AP_TASK_EXIT, pid, s1, 16);
 	/* no start said: the process the pid names */
@@ -485,15 +504,18 @@ START_TEST(test_recorder_sched_identity)
 				 (unsigned long long)t.start_ticks);
 		} else if (tag == AP_TAG_SCHED) {
 			ck_assert_int_eq(ap_sched__decode(pl, len, &ev), 0);
-			snprintf(got + n, sizeof(got) - n, "s:%llu ",
-				 (unsigned long long)ev.thr.start_ticks);
+			snprintf(got + n, sizeof(got) - n, "%c:%llu ",
+				 ev.kind == AP_SCHED_IV ? 'i' : 's',
+				 (unsigned long long)(ev.kind == AP_SCHED_IV ?
+						      ev.iv.start_ticks :
+						      ev.thr.start_ticks));
 		}
 		off += AP_FRAME_HDR_LEN + len;
 	}
 	snprintf(want, sizeof(want),
-		 "t%u:%llu t%u:%llu s:%llu t%u:%llu s:%llu s:%llu s:%llu ",
+		 "t%u:%llu t%u:%llu s:%llu t%u:%llu s:%llu i:%llu s:%llu s:%llu ",
 		 AP_TASK_SNAPSHOT, t1, AP_TASK_EXECED, t1, t1,
-		 AP_TASK_SNAPSHOT, t2, t2, t1, t2);
+		 AP_TASK_SNAPSHOT, t2, t2, t1, t1, t2);
 	ck_assert_str_eq(got, want);
 	ap_recorder__free(r);
 	ap_buf__free(&sk.b);

@@ -31,6 +31,7 @@ static struct ap_sched_iv sample_iv(void)
 		.wakeup_ns = 12345, .stack_id = 7, .out_cpu = 0,
 		.waker_pid = 99, .waker_tid = 100,
 		.flags = AP_SCHED_IV_NO_WAKEUP, .prev_state = 1,
+		.start_ticks = 13,
 	};
 	return iv;
 }
@@ -57,9 +58,9 @@ START_TEST(test_iv_bytes)
 
 	ap_buf__init(&b);
 	ap_sched_iv__encode(&iv, &b);
-	ck_assert_int_eq(b.len, 8 + 68);
+	ck_assert_int_eq(b.len, 8 + 76);
 	ck_assert_uint_eq(ap_get_le32(b.data), AP_TAG_SCHED);
-	ck_assert_uint_eq(ap_get_le32(b.data + 4), 68);
+	ck_assert_uint_eq(ap_get_le32(b.data + 4), 76);
 	p = b.data + 8;
 	ck_assert_uint_eq(ap_get_le32(p), AP_SCHED_IV);
 	ck_assert_uint_eq(ap_get_le64(p + 4), iv.ts);
@@ -68,9 +69,14 @@ START_TEST(test_iv_bytes)
 	ck_assert_uint_eq(ap_get_le64(p + 28), 30000000);	/* off_ns */
 	ck_assert_uint_eq(ap_get_le32(p + 44), 7);	/* stack_id */
 	ck_assert_uint_eq(ap_get_le32(p + 64), 1);	/* prev_state */
-	ck_assert_int_eq(ap_sched__decode(p, 68, &e), 0);
+	ck_assert_uint_eq(ap_get_le64(p + 68), 13);	/* start_ticks */
+	ck_assert_int_eq(ap_sched__decode(p, 76, &e), 0);
 	ck_assert_uint_eq(e.kind, AP_SCHED_IV);
 	ck_assert_mem_eq(&e.iv, &iv, sizeof(iv));
+	/* 1.5: no start time */
+	ck_assert_int_eq(ap_sched__decode(p, 68, &e), 0);
+	ck_assert_uint_eq(e.iv.start_ticks, 0);
+	ck_assert_uint_eq(e.iv.prev_state, 1);
 	ap_buf__free(&b);
 }
 END_TEST
@@ -91,8 +97,8 @@ START_TEST(test_thr_round_trip)
 }
 END_TEST
 
-/* every cut of a payload is rejected (but thread totals without the
- * start time of 1.6: a 1.5 file); a longer one is read */
+/* every cut of a payload is rejected (but one without the start time of
+ * 1.6: a 1.5 file); a longer one is read */
 START_TEST(test_short_and_long)
 {
 	struct ap_sched_iv iv = sample_iv();
@@ -111,11 +117,13 @@ START_TEST(test_short_and_long)
 			ap_sched_iv__encode(&iv, &b);
 		len = b.len - 8;
 		for (n = 0; n < len; n++) {
-			if (which && n == len - 8) {
+			if (n == len - 8) {
 				ck_assert_int_eq(ap_sched__decode(b.data + 8,
 								  n, &e), 0);
-				ck_assert_uint_eq(e.thr.start_ticks, 0);
-				ck_assert_uint_eq(e.thr.short_ns, 11);
+				if (which)
+					ck_assert_uint_eq(e.thr.short_ns, 11);
+				else
+					ck_assert_uint_eq(e.iv.prev_state, 1);
 				continue;
 			}
 			ck_assert_int_eq(ap_sched__decode(b.data + 8, n, &e),
@@ -509,8 +517,11 @@ START_TEST(test_view_pid_reuse)
 				  .blocked_ns = 7000, .start_ticks = 9 };
 	struct ap_sched_thr old = { .ts = 70, .pid = 20, .tid = 21,
 				    .blocked_ns = 11 };
+	struct ap_sched_iv iv = { .ts = 45, .pid = 20, .tid = 20,
+				  .off_ns = 50, .start_ticks = 5 };
 	struct ap_report_opts o;
 	struct fixture fx;
+	const char *p1, *p2, *pi;
 	char *out;
 
 	setup_fixture(&fx);
@@ -523,6 +534,7 @@ START_TEST(test_view_pid_reuse)
 	a.blocked_ns = 300;
 	a.flags = AP_SCHED_THR_EXITED;
 	ap_sched_thr__encode(&a, &fx.b);
+	ap_sched_iv__encode(&iv, &fx.b);
 	ap_sched_thr__encode(&b, &fx.b);
 	ap_sched_thr__encode(&old, &fx.b);
 	memset(&o, 0, sizeof(o));
@@ -532,6 +544,11 @@ START_TEST(test_view_pid_reuse)
 		      "%s", out);
 	ck_assert_msg(strstr(out, "{\"pid\": 20, \"comm\": \"second\", \"on_cpu_ns\": 0, \"off_cpu_ns\": 7011, \"blocked_ns\": 7011,"),
 		      "%s", out);
+	/* the first one's interval, written after the second appeared */
+	p1 = strstr(out, "\"comm\": \"first\"");
+	p2 = strstr(out, "\"comm\": \"second\"");
+	pi = strstr(out, "\"intervals\": 1, \"interval_ns\": 50,");
+	ck_assert_msg(p1 && pi && p2 && p1 < pi && pi < p2, "%s", out);
 	free(out);
 	teardown_fixture(&fx);
 }
