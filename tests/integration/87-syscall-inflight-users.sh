@@ -41,8 +41,22 @@ pid=$(cat "$T/pid")
 calls() { awk -v s="$1" '$1 == s { print $2 }' "$T/table"; }
 echo "syscall_exact (pid $pid): read $(calls read), write $(calls write) of $N each"
 grep '^# Lost' "$T/table"
-[ "$(calls read)" = $N ] || fail "read calls $(calls read), want $N"
-[ "$(calls write)" = $N ] || fail "write calls $(calls write), want $N"
 grep -q '^# Lost: 0 calls (in-flight table full)' "$T/table" ||
 	fail "losses: $(grep '^# Lost' "$T/table")"
+# the sanitizer build reads the ring buffer two to three times slower: the
+# burst of 17,000 thread starts can still fill it while syscall_exact
+# runs.  The in-flight table, what this test is about, does not depend on
+# that; the counts are exact whenever no ring record was lost, and always
+# with the real build.
+ring=$(sed -n 's/^# Lost:.* \([0-9][0-9]*\) ring buffer records.*/\1/p' "$T/table")
+if sanitized && [ "${ring:-0}" -gt 0 ]; then
+	echo "sanitizer build: $ring ring buffer records lost, counts not exact"
+	for c in read write; do
+		n=$(calls $c)
+		[ -z "$n" ] || [ "$n" -le $N ] || fail "$c calls $n, more than $N"
+	done
+	exit 0
+fi
+[ "$(calls read)" = $N ] || fail "read calls $(calls read), want $N"
+[ "$(calls write)" = $N ] || fail "write calls $(calls write), want $N"
 exit 0

@@ -39,6 +39,12 @@ skip_tool() {
 	exit 78
 }
 
+# the build under test has ASan and UBSan (make SANITIZE=1): two to
+# three times slower
+sanitized() {
+	grep -qa __asan_init "$APERTURE" 2>/dev/null
+}
+
 # float comparison: within LO HI
 within() {
 	awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v >= lo && v <= hi) }'
