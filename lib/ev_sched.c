@@ -4,11 +4,11 @@
  *
  *   u32 kind = 1 (interval): u64 ts, u32 pid, u32 tid, u32 cpu, u32 state,
  *	u64 off_ns, u64 wakeup_ns, u32 stack_id, u32 out_cpu, u32 waker_pid,
- *	u32 waker_tid, u32 flags, u32 prev_state, u64 start_ticks (1.6)
+ *	u32 waker_tid, u32 flags, u32 prev_state, u64 start_ticks (1.7)
  *   u32 kind = 2 (thread): u64 ts, u32 pid, u32 tid, u32 cpu, u32 flags,
  *	u64 on_ns, blocked_ns, runnable_ns, vol, invol, wakeups,
  *	wakeup_total_ns, wakeup_max_ns, migrations, short_nr, short_ns,
- *	u32 nwords, nwords x u64 cpu mask, u64 start_ticks (1.6)
+ *	u32 nwords, nwords x u64 cpu mask, u64 start_ticks (1.7)
  */
 #include "ev_sched.h"
 
@@ -90,7 +90,7 @@ static void decode_iv(struct ap_cur *c, struct ap_sched_iv *e)
 	e->waker_tid = ap_cur__u32(c);
 	e->flags = ap_cur__u32(c);
 	e->prev_state = ap_cur__u32(c);
-	/* absent before 1.6: nothing there is a file of 1.5 */
+	/* absent before 1.7: nothing there is a file of 1.6 or older */
 	if (!c->err && ap_cur__left(c))
 		e->start_ticks = ap_cur__u64(c);
 }
@@ -125,7 +125,7 @@ static void decode_thr(struct ap_cur *c, struct ap_sched_thr *e)
 		else if (w)
 			e->flags |= AP_SCHED_THR_CPU_OVER;
 	}
-	/* absent before 1.6: nothing there is a file of 1.5 */
+	/* absent before 1.7: nothing there is a file of 1.6 or older */
 	if (!c->err && ap_cur__left(c))
 		e->start_ticks = ap_cur__u64(c);
 }

@@ -73,7 +73,7 @@ struct ap_sched_thr {
 	uint64_t short_ns;
 	uint64_t cpus[AP_SCHED_MASK_WORDS];
 	uint64_t start_ticks;		/* with pid, the process's identity
-					 * (1.6); 0: the process pid names
+					 * (1.7); 0: the process pid names
 					 * when the frame is read */
 };
 

@@ -98,7 +98,7 @@ START_TEST(test_thr_round_trip)
 END_TEST
 
 /* every cut of a payload is rejected (but one without the start time of
- * 1.6: a 1.5 file); a longer one is read */
+ * 1.7: an older file); a longer one is read */
 START_TEST(test_short_and_long)
 {
 	struct ap_sched_iv iv = sample_iv();
@@ -503,7 +503,7 @@ END_TEST
  * Pid 20 reused: the first process's totals (start 5), the second's task
  * frame (start 9), then the first one's exit totals, written late, and
  * the second's.  Each process keeps its own; a frame that does not say
- * (before 1.6) is of the process pid names then.
+ * (before 1.7) is of the process pid names then.
  */
 START_TEST(test_view_pid_reuse)
 {
