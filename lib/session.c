@@ -53,8 +53,8 @@ struct ap_session {
 	int has_unwind;
 	uint64_t first_ts, last_ts;
 	uint64_t event_ts;		/* of the event frame fed last */
-	uint64_t epoch;			/* frames fed that may change what a
-					 * stack resolves to */
+	uint64_t epoch;			/* symbol frames fed: they may change
+					 * what any stack resolves to */
 	uint64_t *ips;			/* scratch for stack decoding */
 };
 
@@ -401,13 +401,12 @@ int ap_session__feed(struct ap_session *s, const struct ap_frame *f)
 		}
 		return 1;
 	}
-	/* what can change the frames a stack already resolved to: mappings,
-	 * symbols, and tasks (an address space freed, its memory reused);
-	 * new stacks, names and counters cannot, and in a live session
-	 * (top -a) new stacks come all the time */
-	if (f->tag != AP_TAG_STACK && f->tag != AP_TAG_COMM &&
-	    f->tag != AP_TAG_LOST && f->tag != AP_TAG_SENSOR &&
-	    f->tag != AP_TAG_UNWIND && f->tag != AP_TAG_SUMMARY)
+	/* symbols that any process's frames may use; mappings change only
+	 * their address space's stamp (ap_addrspace__stamp), and new stacks,
+	 * tasks, names and counters change no frames already resolved: in a
+	 * live session (top -a) those come all the time */
+	if (f->tag == AP_TAG_KSYM || f->tag == AP_TAG_JIT ||
+	    f->tag == AP_TAG_IMAGE)
 		s->epoch++;
 	switch (f->tag) {
 	case AP_TAG_TASK:

@@ -59,8 +59,9 @@ const char *ap_session__comm(struct ap_session *s, uint32_t pid,
 			     uint32_t tid);
 int ap_session__stack(const struct ap_session *s, uint32_t id,
 		      struct ap_stack *out);
-/* changes when a frame is fed that may change what a stack resolves to
- * (top feeds the session between refreshes) */
+/* changes when a frame is fed that may change what any stack resolves
+ * to: new symbols (top feeds the session between refreshes; a mapping
+ * changes its address space's ap_addrspace__stamp instead) */
 uint64_t ap_session__epoch(const struct ap_session *s);
 struct ap_symbolizer *ap_session__symbolizer(struct ap_session *s);
 /* intern any string for the session's lifetime */

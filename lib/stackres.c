@@ -215,13 +215,13 @@ long ap_stackres__resolve_stack(struct ap_stackres *r, struct ap_session *s,
 static int same_key(const struct ap_stackres_key *a,
 		    const struct ap_stackres_key *b)
 {
-	return a->as == b->as && a->stack_id == b->stack_id &&
-	       a->flags == b->flags;
+	return a->as == b->as && a->as_stamp == b->as_stamp &&
+	       a->stack_id == b->stack_id && a->flags == b->flags;
 }
 
 static uint64_t key_hash(const struct ap_stackres_key *k)
 {
-	uint64_t h = ap_hash64((uintptr_t)k->as ^
+	uint64_t h = ap_hash64(k->as_stamp ^
 			       ap_hash64((uint64_t)k->stack_id << 8 |
 					 (uint64_t)(k->flags & 0xff)));
 
@@ -262,8 +262,10 @@ static void cache_put(struct ap_stackres *r, const struct ap_stackres_key *k)
 	uint64_t *slot;
 	int fresh;
 
-	if (r->nr > AP_STACKRES_CACHE - r->nr_pool)
+	if (r->nr > AP_STACKRES_CACHE)
 		return;
+	if (r->nr > AP_STACKRES_CACHE - r->nr_pool)
+		cache_reset(r);	/* a live session's old entries go */
 	if (ap_grow((void **)&r->ents, &r->cap_ents, r->nr_ents,
 		    sizeof(*r->ents), 64))
 		return;
@@ -297,7 +299,8 @@ long ap_stackres__resolve(struct ap_stackres *r, struct ap_session *s,
 			  struct ap_addrspace *as, uint32_t stack_id,
 			  int flags)
 {
-	struct ap_stackres_key k = { as, stack_id, flags };
+	struct ap_stackres_key k = { as, ap_addrspace__stamp(as), stack_id,
+				     flags };
 	uint64_t epoch = ap_session__epoch(s);
 	struct ap_stack st;
 	long n;

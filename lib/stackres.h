@@ -44,15 +44,17 @@ struct ap_stackres {
 	/* what the frames are of, while nothing else was pushed */
 	struct ap_stackres_key {
 		const struct ap_addrspace *as;
+		uint64_t as_stamp;	/* its mappings when resolved */
 		uint32_t stack_id;
 		int flags;
 	} last;
 	int last_valid;
 	/* Frames of the stacks resolved so far, while the session takes no
-	 * metadata: each (address space version, stack id, flags) resolves
-	 * once however many threads share it (a deep stack of 10,000
-	 * threads was resolved 10,000 times).  Up to AP_STACKRES_CACHE
-	 * frames; past that, stacks resolve afresh. */
+	 * new symbols: each (address space with its mappings of the time,
+	 * stack id, flags) resolves once however many threads share it (a
+	 * deep stack of 10,000 threads was resolved 10,000 times), and top
+	 * resolves only what changed between refreshes.  Up to
+	 * AP_STACKRES_CACHE frames; past that, the cache starts afresh. */
 	const struct ap_session *cache_s;
 	uint64_t cache_epoch;		/* ap_session__epoch */
 	struct ap_hmap cache;		/* hash of a key -> index in ents */

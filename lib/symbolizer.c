@@ -232,6 +232,7 @@ struct ap_addrspace {
 	struct as_map **maps;		/* sorted by start, disjoint */
 	size_t nr;
 	size_t cap;
+	uint64_t stamp;			/* ap_addrspace__stamp */
 };
 
 struct cache_ent {
@@ -267,6 +268,7 @@ struct ap_symbolizer {
 	struct ap_symbolizer_opts opts;
 	struct htab spaces;
 	struct ap_addrspace *versions;	/* made by ap_addrspace__clone */
+	uint64_t as_stamps;		/* the last ap_addrspace.stamp given */
 	struct htab modules;
 	struct htab strings;
 	struct htab cache;		/* user results */
@@ -712,6 +714,7 @@ struct ap_addrspace *ap_symbolizer__addrspace(struct ap_symbolizer *s,
 	if (!as)
 		return NULL;
 	as->s = s;
+	as->stamp = ++s->as_stamps;
 	as->pid = pid;
 	as->start_ticks = start_ticks;
 	if (htab__insert(&s->spaces, &as->node, hash)) {
@@ -745,6 +748,12 @@ void ap_addrspace__reset(struct ap_addrspace *as)
 	for (i = 0; i < as->nr; i++)
 		as_map__put(as->maps[i]);
 	as->nr = 0;
+	as->stamp = ++as->s->as_stamps;
+}
+
+uint64_t ap_addrspace__stamp(const struct ap_addrspace *as)
+{
+	return as ? as->stamp : 0;
 }
 
 /* dst takes src's mappings, shared */
@@ -768,6 +777,7 @@ static int addrspace__assign(struct ap_addrspace *dst,
 		dst->maps[i]->refs++;
 	}
 	dst->nr = src->nr;
+	dst->stamp = ++dst->s->as_stamps;
 	return 0;
 }
 
@@ -782,6 +792,7 @@ struct ap_addrspace *ap_addrspace__clone(const struct ap_addrspace *as,
 	if (!v)
 		return NULL;
 	v->s = as->s;
+	v->stamp = ++as->s->as_stamps;
 	v->pid = as->pid;
 	v->start_ticks = as->start_ticks;
 	if (keep_maps && addrspace__assign(v, as)) {
@@ -908,6 +919,7 @@ int ap_addrspace__add_mapping(struct ap_addrspace *as, const struct ap_mmap *m)
 	if (tail)
 		as->maps[k++] = tail;
 	as->nr = nr_new;
+	as->stamp = ++as->s->as_stamps;
 	return 0;
 
 out_err:

@@ -70,6 +70,9 @@ struct ap_addrspace *ap_symbolizer__addrspace(struct ap_symbolizer *s,
 					      uint32_t pid,
 					      uint64_t start_ticks);
 void ap_addrspace__reset(struct ap_addrspace *as);
+/* unique to as and its mappings now: changes whenever they change, and
+ * no other address space, even one allocated where as was, shares it */
+uint64_t ap_addrspace__stamp(const struct ap_addrspace *as);
 /* Frees the address space of a process that is gone, its mappings with
  * it (a recorder keeps nothing of exited processes); as is not valid
  * afterwards, and the next ap_symbolizer__addrspace of its identity

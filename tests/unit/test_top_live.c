@@ -13,6 +13,8 @@
 
 #include "format.h"
 #include "session.h"
+#include "stackres.h"
+#include "strtab.h"
 #include "symbolizer.h"
 #include "top_live.h"
 #include "view.h"
@@ -342,6 +344,71 @@ START_TEST(test_header)
 }
 END_TEST
 
+/* between refreshes a live session takes new stacks and names all the
+ * time: a stack resolved once stays resolved until its process's mappings
+ * or the symbols change (it was resolved again at every refresh) */
+START_TEST(test_resolved_once_while_live)
+{
+	struct fixture fx;
+	struct ap_strtab *strs = ap_strtab__new();
+	struct ap_stackres r;
+	struct ap_addrspace *as;
+	struct ap_comm c = { .ts = 200, .pid = 10, .tid = 12 };
+	struct ap_ksym k = { .addr = 0xffffffff81002000ull, .size = 0x10 };
+	struct ap_mmap *m = calloc(1, sizeof(*m));
+	uint64_t ips[] = { 0x400200 };
+	struct ap_stack st = { .id = 4, .nr_user = 1, .ips = ips };
+
+	setup_fixture(&fx);
+	ck_assert_ptr_nonnull(strs);
+	ck_assert_ptr_nonnull(m);
+	ap_stackres__init(&r, strs);
+	as = ap_session__addrspace(fx.s, 10, 150);
+	ck_assert_ptr_nonnull(as);
+	ck_assert_int_eq(ap_stackres__resolve(&r, fx.s, as, 2, 0), 1);
+	ck_assert_int_eq(ap_stackres__resolve(&r, fx.s, as, 1, 0), 2);
+	ck_assert_int_eq(ap_stackres__resolve(&r, fx.s, as, 2, 0), 1);
+	ck_assert_uint_eq(r.resolved, 2);
+
+	/* a new stack and a new thread name: nothing to do again */
+	strcpy(c.comm, "helper");
+	ap_comm__encode(&c, &fx.b);
+	ap_stack__encode(&st, &fx.b);
+	ck_assert_int_eq(ap_top__sink(fx.t, fx.b.data, fx.b.len), 0);
+	ap_buf__reset(&fx.b);
+	ck_assert_int_eq(ap_stackres__resolve(&r, fx.s, as, 2, 0), 1);
+	ck_assert_int_eq(ap_stackres__resolve(&r, fx.s, as, 1, 0), 2);
+	ck_assert_uint_eq(r.resolved, 2);
+
+	/* a mapping of the process: its stacks again */
+	m->pid = 10;
+	m->ts = 200;
+	m->start = 0x600000;
+	m->end = 0x601000;
+	m->prot = 5;
+	strcpy(m->path, "/nonexistent/libbar.so");
+	ap_mmap__encode(m, &fx.b);
+	ck_assert_int_eq(ap_top__sink(fx.t, fx.b.data, fx.b.len), 0);
+	ap_buf__reset(&fx.b);
+	as = ap_session__addrspace(fx.s, 10, 250);
+	ck_assert_int_eq(ap_stackres__resolve(&r, fx.s, as, 2, 0), 1);
+	ck_assert_uint_eq(r.resolved, 3);
+
+	/* a kernel symbol: every stack may change */
+	strcpy(k.name, "new_ksym");
+	ap_ksym__encode(&k, &fx.b);
+	ck_assert_int_eq(ap_top__sink(fx.t, fx.b.data, fx.b.len), 0);
+	ap_buf__reset(&fx.b);
+	ck_assert_int_eq(ap_stackres__resolve(&r, fx.s, as, 1, 0), 2);
+	ck_assert_uint_eq(r.resolved, 4);
+
+	free(m);
+	ap_stackres__free(&r);
+	ap_strtab__free(strs);
+	teardown_fixture(&fx);
+}
+END_TEST
+
 static Suite *top_live_suite(void)
 {
 	Suite *s = suite_create("top_live");
@@ -352,6 +419,7 @@ static Suite *top_live_suite(void)
 	tcase_add_test(tc, test_orders_and_filter);
 	tcase_add_test(tc, test_decay_pause_rate);
 	tcase_add_test(tc, test_bad_frames);
+	tcase_add_test(tc, test_resolved_once_while_live);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("layout");
 	tcase_add_test(tc, test_layout);
