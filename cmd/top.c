@@ -768,6 +768,9 @@ int cmd_top(int argc, char **argv)
 		.delay = 2,
 		.collect.mem_density = 1,
 		.collect.min_block_ns = 1000,
+		/* a viewer, not a recording: tables for new programs wait
+		 * rather than take a third of a core on a busy machine */
+		.collect.unwind_budget_pct = 5,
 	};
 	/* top shows no source lines */
 	struct ap_symbolizer_opts so = { .warn = warn_cb, .no_srcline = 1 };

@@ -404,6 +404,8 @@ static int unwind_open(struct ap_collector *c)
 	/* system-wide, tables for every file of every process would cost
 	 * seconds: only those that stacks need */
 	ap_unwind__set_lazy(c->unwind, c->opts.system_wide);
+	if (c->opts.unwind_budget_pct)
+		ap_unwind__set_budget(c->unwind, c->opts.unwind_budget_pct);
 	return 0;
 }
 

@@ -34,6 +34,9 @@ struct ap_collect_opts {
 	int call_graph;			/* AP_CALL_GRAPH_*: user stacks */
 	uint32_t max_stack;		/* user frames at most; 0: default */
 	uint32_t max_inflight;		/* syscalls in flight; 0: threads */
+	/* percent of the reader's time that compiling unwind tables may
+	 * take once recording runs (the rest waits); 0: 30 */
+	uint32_t unwind_budget_pct;
 	/* record -- CMD: the command exec'd once the sensors are attached,
 	 * so that uprobe sensors can arm its files first; NULL otherwise */
 	char *const *cmd;

@@ -55,11 +55,12 @@ struct uproc {
 	uint64_t pgoff[AP_UMAP_MAX];
 };
 
-/* once recording runs, compiling tables may take this much of each
- * window of the recorder's time; the rest waits for the next window
- * (those frames go by frame pointer meanwhile) */
-#define BUILD_WINDOW_NS		(100 * 1000 * 1000ull)
-#define BUILD_BUDGET_NS		(30 * 1000 * 1000ull)
+/* once recording runs, compiling tables may take BUILD_BUDGET_PCT % of
+ * the recorder's time, with at most one BUILD_WINDOW_NS's share saved up;
+ * what exceeds it waits (those frames go by frame pointer meanwhile).  A
+ * table that took longer than the share is paid back before the next. */
+#define BUILD_WINDOW_NS		(100 * 1000 * 1000ll)
+#define BUILD_BUDGET_PCT	30
 
 /* free extents of the rows array, sorted by start */
 struct extent {
@@ -81,7 +82,9 @@ struct ap_unwind {
 	uint64_t tick;
 	int live;			/* recording: compile within the budget */
 	int lazy;			/* compile only what stacks need (-a) */
-	uint64_t window_start, window_used;
+	uint32_t budget_pct;		/* of the time, once live */
+	int64_t tokens;			/* ns of compiling allowed now */
+	uint64_t tokens_ts;		/* when tokens were last added */
 	uint32_t *dirty;		/* pids whose mirror waits for flush */
 	size_t nr_dirty, cap_dirty;
 	struct ap_unwind_stats st;
@@ -118,6 +121,7 @@ struct ap_unwind *ap_unwind__new(void *rows, uint32_t rows_max, int procs_fd,
 	u->nr_free = 1;
 	u->cap_free = 1;
 	u->st.rows_max = rows_max;
+	u->budget_pct = BUILD_BUDGET_PCT;
 	return u;
 }
 
@@ -472,11 +476,14 @@ static struct ftab *tab_of(struct ap_unwind *u, const struct ap_mmap *m)
 		uint64_t now = now_ns();
 
 		if (u->live) {
-			if (now - u->window_start >= BUILD_WINDOW_NS) {
-				u->window_start = now;
-				u->window_used = 0;
-			}
-			if (u->window_used >= BUILD_BUDGET_NS)
+			int64_t cap = BUILD_WINDOW_NS / 100 * u->budget_pct;
+
+			u->tokens += (int64_t)(now - u->tokens_ts) / 100 *
+				     u->budget_pct;
+			u->tokens_ts = now;
+			if (u->tokens > cap)
+				u->tokens = cap;
+			if (u->tokens <= 0)
 				return t;	/* later: ap_unwind__work */
 		}
 		u->st.builds++;
@@ -489,7 +496,8 @@ static struct ftab *tab_of(struct ap_unwind *u, const struct ap_mmap *m)
 		}
 		if (fd >= 0)
 			close(fd);
-		u->window_used += now_ns() - now;
+		if (u->live)
+			u->tokens -= (int64_t)(now_ns() - now);
 	}
 	t->last_used = ++u->tick;
 	return t;
@@ -666,14 +674,23 @@ void ap_unwind__mapping(struct ap_unwind *u, const struct ap_mmap *m)
 
 void ap_unwind__go_live(struct ap_unwind *u)
 {
-	if (u)
-		u->live = 1;
+	if (!u)
+		return;
+	u->live = 1;
+	u->tokens = BUILD_WINDOW_NS / 100 * u->budget_pct;
+	u->tokens_ts = now_ns();
 }
 
 void ap_unwind__set_lazy(struct ap_unwind *u, int lazy)
 {
 	if (u)
 		u->lazy = lazy;
+}
+
+void ap_unwind__set_budget(struct ap_unwind *u, uint32_t pct)
+{
+	if (u && pct && pct <= 100)
+		u->budget_pct = pct;
 }
 
 void ap_unwind__want(struct ap_unwind *u, uint32_t pid, const uint64_t *ips,

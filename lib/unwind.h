@@ -49,6 +49,9 @@ void ap_unwind__go_live(struct ap_unwind *u);
 /* lazy (system-wide): a file's table is compiled only once a stack of a
  * process that maps it needs it, not for every file of every process */
 void ap_unwind__set_lazy(struct ap_unwind *u, int lazy);
+/* once live, compiling tables takes at most pct % of the time (default
+ * 30); frames of files still waiting go by frame pointer */
+void ap_unwind__set_budget(struct ap_unwind *u, uint32_t pct);
 /* user frames ips[0..n) of pid went by frame pointer: their files'
  * tables are wanted (lazy mode) */
 void ap_unwind__want(struct ap_unwind *u, uint32_t pid, const uint64_t *ips,
