@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # A CUDA runtime loaded with dlopen from a directory no search path
 # names, after recording began: the mmap tracepoints reveal it, its probes
-# are armed, and the launches made after a short pause are all recorded.
+# are armed, and the launches the program makes once it sees the probes
+# on its entry points (10 s at most) are all recorded.
 # With --cuda-lib naming it, the probes are armed before the program runs
 # and no pause is needed.
 . tests/integration/lib.sh
@@ -11,7 +12,7 @@ need_bpf
 mkdir "$T/late"
 cp "$WL/libcudart.so.12" "$WL/libcuda.so.1" "$T/late/"
 
-"$APERTURE" record -e gpu -o "$T/dl.data" -- "$WL/gpu_dlopen" "$T/late" 300 \
+"$APERTURE" record -e gpu -o "$T/dl.data" -- "$WL/gpu_dlopen" "$T/late" 10000 \
 	2>"$T/rec.err" || fail "record: $(cat "$T/rec.err")"
 grep -q ' 13 events, 0 lost' "$T/rec.err" || fail "summary: $(cat "$T/rec.err")"
 "$APERTURE" report -i "$T/dl.data" --events gpu --format folded >"$T/folded" ||

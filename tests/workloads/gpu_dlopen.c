@@ -2,8 +2,9 @@
 /*
  * The CUDA runtime loaded with dlopen after the program started, from a
  * directory given on the command line (not in any search path), as
- * frameworks do.  Launches, after a pause that lets a profiler see the new
- * mapping:
+ * frameworks do.  Launches, once a profiler has seen the new mapping and
+ * put its probes on the entry points (their first byte turns into int3),
+ * or after PAUSE_MS without them:
  *
  *   runtime  late_kernel   9 x grid(4,1,1) block(32,1,1) shared 0
  *   driver   late_driver   4 x grid(2,2,1) block(64,1,1) shared 128
@@ -18,6 +19,13 @@
 #include "fakecuda.h"
 
 static volatile int sink;
+
+/* a uprobe (or uretprobe) on fn: the kernel wrote int3 over its first
+ * byte in this process's copy of the page */
+static int probed(const void *fn)
+{
+	return *(const volatile unsigned char *)fn == 0xcc;
+}
 
 __attribute__((noinline)) void late_kernel(int *x)
 {
@@ -52,7 +60,12 @@ int main(int argc, char **argv)
 	getf = (typeof(getf))dlsym(cu, "cuModuleGetFunction");
 	if (!launch || !drv || !getf)
 		return 1;
-	usleep(pause * 1000);
+	for (i = 0; i < pause / 10 &&
+		    !(probed(launch) && probed(drv) && probed(getf)); i++)
+		usleep(10000);
+	/* an entry probe goes on just after its function's return probe */
+	if (pause)
+		usleep(20000);
 	for (i = 0; i < 9; i++)
 		if (launch((const void *)late_kernel, grid, block, NULL, 0,
 			   NULL))
