@@ -19,7 +19,7 @@
 #define AP_MAX_USTACK		256	/* user frames per stack (CFI unwinder) */
 #define AP_MAX_FP_USTACK	127	/* user frames bpf_get_stack gives */
 #define AP_COMM_LEN		16
-#define AP_RINGBUF_BYTES	(16 * 1024 * 1024)
+#define AP_RINGBUF_BYTES	(16 * 1024 * 1024)	/* before load: record -m */
 #define AP_MAX_TARGETS		16384
 #define AP_MAX_TIDS		1024	/* record -t */
 #define AP_MAX_CPUS		1024	/* record -C: CPUs in the mask */

@@ -223,16 +223,17 @@ static __always_inline void *ap_reserve(__u64 size)
  * Waking the reader on every record costs an interrupt per record (a
  * self-IPI, a VM exit under virtualisation): more than the tracing itself
  * at high rates.  The reader consumes the ring at least every 100 ms
- * anyway, so it is woken only when the data waiting crosses this mark (the
- * ring holds AP_RINGBUF_BYTES): once per half MiB at most.
+ * anyway, so it is woken only when the data waiting crosses this mark:
+ * once per half MiB at most, an eighth of the ring when it is smaller
+ * (set by user space with the ring's size, record -m).
  */
-#define AP_WAKEUP_BYTES		(512 * 1024)
+const volatile __u64 ap_wakeup_bytes __weak = 512 * 1024;
 
 /* the flags for a record of size bytes when avail bytes were waiting
  * before it (each record adds an 8-byte header) */
 static __always_inline __u64 ap_wakeup_flags(__u64 avail, __u64 size)
 {
-	if (avail < AP_WAKEUP_BYTES && avail + size + 8 >= AP_WAKEUP_BYTES)
+	if (avail < ap_wakeup_bytes && avail + size + 8 >= ap_wakeup_bytes)
 		return BPF_RB_FORCE_WAKEUP;
 	return BPF_RB_NO_WAKEUP;
 }

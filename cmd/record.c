@@ -74,6 +74,7 @@ enum {
 	OPT_CALL_GRAPH,
 	OPT_MAX_STACK,
 	OPT_MAX_INFLIGHT,
+	OPT_MMAP_PAGES,
 	OPT_USER,
 	OPT_BUILDID_DIR,
 	OPT_NO_BUILDID_CACHE,
@@ -101,6 +102,7 @@ static const struct argp_option options[] = {
 	{ "call-graph", OPT_CALL_GRAPH, "cfi|fp", 0, "How user stacks are unwound: cfi (default: from each file's CFI, in the kernel) or fp (frame pointers)", 2 },
 	{ "max-stack", OPT_MAX_STACK, "N", 0, "At most N user frames per stack (default and limit: 256; fp: 127)", 2 },
 	{ "max-inflight", OPT_MAX_INFLIGHT, "N", 0, "syscall: at most N calls in flight at once, all threads together (default: as many as the machine can have threads); calls beyond are lost, counted by process", 2 },
+	{ "mmap-pages", 'm', "PAGES", 0, "The ring buffer's size: pages (a power of two) or a size with B, K, M or G, as perf's -m (default: 1 MiB per CPU, 2 to 16 MiB; system-wide 16 MiB)", 2 },
 	{ NULL, 0, NULL, 0, "Output:", 3 },
 	{ "output", 'o', "FILE", 0, "Write to FILE (default: aperture.data; an existing one is kept as FILE.old); - for standard output", 3 },
 	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS", 3 },
@@ -305,6 +307,39 @@ static void parse_cgroup(struct argp_state *state, struct record_opts *o,
 		add_filter_note(o, "%s", "/");
 }
 
+/* -m: pages (a power of two), or a size with B, K, M or G, as perf's;
+ * a BPF ring is a power of two of pages */
+static int parse_ring(const char *arg, uint64_t *bytes)
+{
+	unsigned long long n, page = (unsigned long long)sysconf(_SC_PAGESIZE);
+	char *end;
+
+	errno = 0;
+	n = strtoull(arg, &end, 10);
+	if (errno || end == arg || *arg == '-')
+		return -EINVAL;
+	switch (*end) {
+	case '\0':
+		if (n > (1ull << 30) / page)
+			return -EINVAL;
+		n *= page;
+		break;
+	case 'G': case 'g': n <<= 10;	/* fall through */
+	case 'M': case 'm': n <<= 10;	/* fall through */
+	case 'K': case 'k': n <<= 10;	/* fall through */
+	case 'B': case 'b':
+		if (end[1] || n > (1ull << 30))
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (n < 64 * 1024 || n > (1ull << 30) || (n & (n - 1)) || n % page)
+		return -EINVAL;
+	*bytes = n;
+	return 0;
+}
+
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct record_opts *o = state->input;
@@ -393,6 +428,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		else
 			ap_cli_usage_error(state,
 					   "bad --call-graph '%s': give cfi or fp",
+					   arg);
+		break;
+	case 'm':
+		if (parse_ring(arg, &o->collect.ring_bytes))
+			ap_cli_usage_error(state,
+					   "bad --mmap-pages '%s': give a power of two of pages, or a size (64K to 1G, a power of two: 4M)",
 					   arg);
 		break;
 	case OPT_MAX_STACK:

@@ -175,6 +175,31 @@ int ap_collect_opts__cpu(const struct ap_collect_opts *o, int cpu)
 	       (o->cpu_mask[cpu / 64] >> (cpu % 64) & 1);
 }
 
+uint64_t ap_collect_opts__ring_bytes(const struct ap_collect_opts *o,
+				     int ncpus)
+{
+	uint64_t want, bytes = 2 << 20;
+
+	if (o->ring_bytes)
+		return o->ring_bytes;
+	/* every process's events: bursts such as 17,000 threads made at
+	 * once (test 87) */
+	if (o->system_wide)
+		return AP_RINGBUF_BYTES;
+	/*
+	 * The targets' events: 1 MiB per CPU, as they come from every CPU at
+	 * once, within 2 and 16 MiB: records are as long as their stacks and
+	 * the reader drains from before the command starts, woken at an
+	 * eighth full.  The kernel maps the ring's pages twice (so that no
+	 * record wraps), and RSS counts them twice: the ring is most of the
+	 * recorder's memory.
+	 */
+	want = (uint64_t)(ncpus > 0 ? ncpus : 1) << 20;
+	while (bytes < want && bytes < AP_RINGBUF_BYTES)
+		bytes <<= 1;
+	return bytes;
+}
+
 const char *ap_events__valid(void)
 {
 	static char buf[256];	/* built once from the constant table */
@@ -378,29 +403,18 @@ static void unwind_prepare(struct ap_collector *c)
 /* after load: the rows map written in place, the mirror through its fd */
 static int unwind_open(struct ap_collector *c)
 {
-	size_t len = UNWIND_ROWS * sizeof(struct ap_cfi_row);
-	void *rows;
-
 	_Static_assert(sizeof(struct ap_cfi_row) % 8 == 0,
 		       "rows are laid out as the array map lays out elements");
 
 	if (c->opts.call_graph != AP_CALL_GRAPH_CFI)
 		return 0;
-	len = (len + 4095) & ~(size_t)4095;
-	rows = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		    bpf_map__fd(c->skel->maps.ap_uw_rows), 0);
-	if (rows == MAP_FAILED)
-		return -errno;
-	c->unwind = ap_unwind__new(rows, UNWIND_ROWS,
+	c->unwind = ap_unwind__new(bpf_map__fd(c->skel->maps.ap_uw_rows),
+				   UNWIND_ROWS,
 				   bpf_map__fd(c->skel->maps.ap_uw_procs),
 				   bpf_map__fd(c->skel->maps.ap_uw_maps),
 				   bpf_map__fd(c->skel->maps.ap_uw_files));
-	if (!c->unwind) {
-		munmap(rows, len);
+	if (!c->unwind)
 		return -ENOMEM;
-	}
-	c->unwind_rows = rows;
-	c->unwind_rows_len = len;
 	/* system-wide, tables for every file of every process would cost
 	 * seconds: only those that stacks need */
 	ap_unwind__set_lazy(c->unwind, c->opts.system_wide);
@@ -413,15 +427,13 @@ static void unwind_close(struct ap_collector *c)
 {
 	ap_unwind__free(c->unwind);
 	c->unwind = NULL;
-	if (c->unwind_rows)
-		munmap(c->unwind_rows, c->unwind_rows_len);
-	c->unwind_rows = NULL;
 }
 
 /* open, set up and load the object once */
 static int load_object(struct ap_collector *c, char *err, size_t errlen)
 {
 	const struct ap_collect_opts *o = &c->opts;
+	uint64_t ring;
 	size_t i;
 	int ret;
 
@@ -443,6 +455,10 @@ static int load_object(struct ap_collector *c, char *err, size_t errlen)
 	c->skel->rodata->ap_uid = o->uid;
 	c->skel->rodata->ap_cgroup_id = o->cgroup_id;
 	c->skel->rodata->ap_cgroup_level = o->cgroup_level;
+	ring = ap_collect_opts__ring_bytes(o, c->ncpus);
+	bpf_map__set_max_entries(c->skel->maps.events, (uint32_t)ring);
+	c->skel->rodata->ap_wakeup_bytes = ring / 8 < 512 * 1024 ?
+					   ring / 8 : 512 * 1024;
 	unwind_prepare(c);
 
 	for (i = 0; i < NR_SENSORS; i++) {

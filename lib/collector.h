@@ -54,7 +54,15 @@ struct ap_collect_opts {
 	int cpu_event;
 	int cpu_exclude_user, cpu_exclude_kernel;	/* :k, :u */
 	uint64_t cpu_period;		/* -c; 0: freq */
+	/* the ring buffer's bytes, a power of two of pages (record -m);
+	 * 0: ap_collect_opts__ring_bytes's default */
+	uint64_t ring_bytes;
 };
+
+/* the ring's size for o: o->ring_bytes, else the default for its events
+ * and this machine's CPUs */
+uint64_t ap_collect_opts__ring_bytes(const struct ap_collect_opts *o,
+				     int ncpus);
 
 /* the events the cpu sensor can sample on (perf's names) */
 struct ap_cpu_event {

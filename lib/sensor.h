@@ -57,8 +57,6 @@ struct ap_collector {
 	/* one per sensor in the table, in table order */
 	const struct ap_sensor_ops *ops[AP_MAX_SENSORS];
 	struct ap_unwind *unwind;	/* CFI tables; NULL: frame pointers */
-	void *unwind_rows;		/* the rows map, mmap'ed */
-	size_t unwind_rows_len;
 	pid_t cmd_pid;			/* record -- CMD: the command */
 	int cmd_execd;			/* ... has left aperture's image */
 	struct ap_sensor status[AP_MAX_SENSORS];

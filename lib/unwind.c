@@ -68,7 +68,7 @@ struct extent {
 };
 
 struct ap_unwind {
-	struct ap_cfi_row *rows;
+	int rows_fd;
 	uint32_t rows_max;
 	int procs_fd;
 	int maps_fd;
@@ -98,14 +98,14 @@ static uint64_t now_ns(void)
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-struct ap_unwind *ap_unwind__new(void *rows, uint32_t rows_max, int procs_fd,
+struct ap_unwind *ap_unwind__new(int rows_fd, uint32_t rows_max, int procs_fd,
 				 int maps_fd, int files_fd)
 {
 	struct ap_unwind *u = calloc(1, sizeof(*u));
 
 	if (!u)
 		return NULL;
-	u->rows = rows;
+	u->rows_fd = rows_fd;
 	u->rows_max = rows_max;
 	u->procs_fd = procs_fd;
 	u->maps_fd = maps_fd;
@@ -239,6 +239,29 @@ static uint32_t rows_get(struct ap_unwind *u, uint32_t n)
 	return start;
 }
 
+/*
+ * n rows into the rows map from row start, through a mapping of just the
+ * pages they cover: the kernel maps every page of a BPF array at mmap, so
+ * the whole map kept mapped (16 MiB) would count whole in our RSS.
+ */
+static int rows_write(int fd, uint32_t start, const struct ap_cfi_row *v,
+		      size_t n)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t off = (size_t)start * sizeof(*v), len = n * sizeof(*v);
+	size_t lo = off & ~(page - 1);
+	size_t hi = (off + len + page - 1) & ~(page - 1);
+	void *p;
+
+	p = mmap(NULL, hi - lo, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 (off_t)lo);
+	if (p == MAP_FAILED)
+		return -errno;
+	memcpy((char *)p + (off - lo), v, len);
+	munmap(p, hi - lo);
+	return 0;
+}
+
 static int read_loads(Elf *elf, struct ftab *t)
 {
 	size_t phnum, i;
@@ -333,7 +356,12 @@ static void load_table(struct ap_unwind *u, struct ftab *t, Elf *elf, int fd,
 		ap_cfi_table__free(&ct);
 		return;
 	}
-	memcpy(&u->rows[start], ct.rows, ct.nr * sizeof(ct.rows[0]));
+	if (rows_write(u->rows_fd, start, ct.rows, ct.nr)) {
+		rows_release(u, start, (uint32_t)ct.nr);
+		u->st.no_room++;
+		ap_cfi_table__free(&ct);
+		return;
+	}
 	t->row_start = start;
 	t->row_nr = (uint32_t)ct.nr;
 	publish_file(u, t, fd);

@@ -32,9 +32,10 @@ struct ap_unwind_stats {
 	uint64_t publishes_max;		/* ... for one process, at most */
 };
 
-/* rows: the mmap'ed rows array map (rows_max rows); procs_fd, maps_fd:
- * the mirror's maps; files_fd: the tables by file (bpf/unwind.bpf.h) */
-struct ap_unwind *ap_unwind__new(void *rows, uint32_t rows_max,
+/* rows_fd: the rows array map (rows_max rows, BPF_F_MMAPABLE); procs_fd,
+ * maps_fd: the mirror's maps; files_fd: the tables by file
+ * (bpf/unwind.bpf.h) */
+struct ap_unwind *ap_unwind__new(int rows_fd, uint32_t rows_max,
 				 int procs_fd, int maps_fd, int files_fd);
 void ap_unwind__free(struct ap_unwind *u);
 /* a mapping of m->pid: executable ones get their file's table and go into

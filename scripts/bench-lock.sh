@@ -74,8 +74,9 @@ echo "mutex throughput kept (median of 3 paired): aperture -e lock $k_lock, -e l
 echo "-e lock / perf lock record throughput kept: $(ratio "$k_lock" "$k_pf") (goal >= 1); $(grep -o '[0-9]* events, [0-9]* lost' "$B/mx.err")"
 
 # the recorders' memory one second into a 3 s run: Rss counts the BPF
-# ring buffer's 16 MiB twice (the kernel maps its pages twice in a row so
-# that a record never wraps), Pss shares them out: the memory they take
+# ring buffer's pages twice (the kernel maps them twice in a row so that a
+# record never wraps; record -m sizes it, 1 MiB per CPU by default), Pss
+# shares them out: the memory they take
 mem_of() {	# PATTERN: "RSS_KB PSS_KB" of the newest matching process
 	pid=$(pgrep -n -f "$1")
 	[ -n "$pid" ] && awk '$1 == "Rss:" { r = $2 } $1 == "Pss:" { p = $2 }
