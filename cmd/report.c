@@ -20,6 +20,7 @@
 #include "profile.h"
 #include "session.h"
 #include "bidcache.h"
+#include "dwcache.h"
 #include "symbolizer.h"
 #include "ev_lock.h"
 #include "view.h"
@@ -34,6 +35,7 @@ struct report_opts {
 	const char *symfs;
 	const char *buildid_dir;	/* NULL: from the environment */
 	int no_debuginfod;
+	int no_debug_cache;
 	int verbose;
 	const char *events;		/* NULL: what the file holds */
 	const char *format_name;	/* as given to --format */
@@ -61,6 +63,7 @@ enum {
 	OPT_BUILDID_DIR,
 	OPT_FOLDED_SRCLINE,
 	OPT_NO_DEBUGINFOD,
+	OPT_NO_DEBUG_CACHE,
 	OPT_DIFF,
 	OPT_TIME,
 };
@@ -88,7 +91,8 @@ static const struct argp_option options[] = {
 	{ "symfs", OPT_SYMFS, "DIR", 0, "Look for the recorded files under DIR (a copy of the target's root)", 2 },
 	{ "buildid-dir", OPT_BUILDID_DIR, "DIR", 0, "The build-id cache record kept files in (default: as record)", 2 },
 	{ "no-debuginfod", OPT_NO_DEBUGINFOD, NULL, 0, "Ask no debuginfod server, even with DEBUGINFOD_URLS set", 2 },
-	{ "verbose", 'v', NULL, 0, "Say on standard error what symbolizing read: modules, and those whose DWARF was read with its size", 2 },
+	{ "no-debug-cache", OPT_NO_DEBUG_CACHE, NULL, 0, "Read compressed separate debug files as they are, not through the uncompressed copies kept in ~/.cache/aperture/debug (as APERTURE_DEBUG_CACHE=off)", 2 },
+	{ "verbose", 'v', NULL, 0, "Say on standard error what symbolizing read: modules, those whose DWARF was read with its size and the bytes inflated, the debug cache's work and the debug files refused", 2 },
 	{ "per-thread", OPT_PER_THREAD, NULL, 0, "syscall, lock: split by thread (syscall: a table per thread; lock: a row per lock and thread)", 2 },
 	{ "lock-class", OPT_LOCK_CLASS, "LIST", 0, "lock: futex waits shown, comma-separated mutex, cond, join, other or all (default mutex)", 2 },
 	{ "errors", OPT_ERRORS, NULL, 0, "syscall: errno breakdown per syscall", 2 },
@@ -350,6 +354,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'v':
 		o->verbose = 1;
+		break;
+	case OPT_NO_DEBUG_CACHE:
+		o->no_debug_cache = 1;
 		break;
 	case OPT_PER_THREAD:
 		o->r.per_thread = 1;
@@ -1046,7 +1053,7 @@ int cmd_report(int argc, char **argv)
 	struct ap_session *s;
 	struct ap_reader *rd;
 	struct ap_frame f;
-	char names[256], bid_dir[AP_PATH_MAX];
+	char names[256], bid_dir[AP_PATH_MAX], dw_dir[AP_PATH_MAX];
 	int nr_views = 0, i, err, ret = 1;
 	struct tty_cut tc = { 0 };
 	FILE *out;
@@ -1084,6 +1091,8 @@ int cmd_report(int argc, char **argv)
 		unsetenv("DEBUGINFOD_URLS");
 	if (!ap_bidcache__dir(o.buildid_dir, bid_dir, sizeof(bid_dir)))
 		so.buildid_dir = bid_dir;
+	if (!o.no_debug_cache && !ap_dwcache__dir(dw_dir, sizeof(dw_dir)))
+		so.debug_cache = dw_dir;
 	if (ap_input__open(&in, o.input, &so))
 		return 1;
 	rd = in.rd;
@@ -1245,9 +1254,11 @@ out:
 
 		ap_symbolizer__stats(in.sym, &ss);
 		fprintf(stderr,
-			"aperture report: %" PRIu64 " user lookups (%" PRIu64 " cached), %" PRIu64 " modules, DWARF read for %" PRIu64 " (%" PRIu64 " bytes of debug sections)\n",
+			"aperture report: %" PRIu64 " user lookups (%" PRIu64 " cached), %" PRIu64 " modules, DWARF read for %" PRIu64 " (%" PRIu64 " bytes of debug sections, %" PRIu64 " bytes inflated); debug cache: %" PRIu64 " files inflated into it, %" PRIu64 " read from it; %" PRIu64 " debug files refused\n",
 			ss.lookups, ss.cache_hits, ss.modules,
-			ss.dwarf_modules, ss.dwarf_bytes);
+			ss.dwarf_modules, ss.dwarf_bytes, ss.dwarf_inflated,
+			ss.debug_cache_made, ss.debug_cache_used,
+			ss.debug_refused);
 	}
 	ap_evsink__free(sink);
 	for (i = 0; i < nr_views; i++)

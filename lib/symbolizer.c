@@ -48,6 +48,7 @@
 #include "bidcache.h"
 #include "debuginfod.h"
 #include "demangle.h"
+#include "dwcache.h"
 #include "safefile.h"
 
 #define container_of(ptr, type, member) \
@@ -214,6 +215,7 @@ struct module {
 	struct func_sym *syms;		/* sorted by start */
 	size_t nr_syms;
 	bool dwarf_read;		/* module__dwarf ran */
+	bool no_dwarf;			/* its DWARF was refused */
 };
 
 /* shared by the versions of an address space that hold it */
@@ -278,6 +280,14 @@ struct ap_symbolizer {
 	struct htab jits;		/* JIT symbols per process */
 	int vdso_fd;			/* the vDSO image (memfd), or -1 */
 	char vdso_path[64];		/* /proc/self/fd/N */
+	struct dw_alias *aliases;	/* debug files read through the cache */
+};
+
+/* a debug file read through its copy in the debug cache: where a dwz
+ * link relative to it points */
+struct dw_alias {
+	struct dw_alias *next;
+	char *copy, *orig;
 };
 
 /* what an address resolves to when nothing is known about it */
@@ -460,32 +470,42 @@ static int find_altfile(const char *symfs, const char *file_name,
  * callback for the dwz file that the DWARF found names
  * (.gnu_debugaltlink): the link's name with CRC 0.
  */
-static int safe_find_debuginfo(Dwfl_Module *mod, void **userdata,
-			       const char *modname, Dwarf_Addr base,
-			       const char *file_name,
-			       const char *debuglink_file,
-			       GElf_Word debuglink_crc,
-			       char **debuginfo_file_name)
+static int find_debugfile(const struct ap_symbolizer *s, Dwfl_Module *mod,
+			  const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name,
+			  unsigned char *alt_id, const unsigned char **found_id,
+			  int *found_len)
 {
 	static const char *const fmts[] = {
 		"%s%.*s/%s", "%s%.*s/.debug/%s", "%s/usr/lib/debug%.*s/%s",
 	};
-	const struct ap_symbolizer *s = userdata ? *userdata : NULL;
 	const char *symfs = s && s->opts.symfs ? s->opts.symfs : "";
 	size_t symfs_len = strlen(symfs);
-	unsigned char alt_id[ALT_ID_MAX];
 	const unsigned char *bid = NULL;
 	char path[AP_PATH_MAX + 64];
 	const char *slash, *dir;
+	struct dw_alias *a;
 	GElf_Addr vaddr;
 	int n, i, fd, dirlen, alt_len;
 
+	/* a debug file read through the debug cache: its dwz file is
+	 * beside the original */
+	for (a = s ? s->aliases : NULL; a && file_name; a = a->next)
+		if (!strcmp(a->copy, file_name)) {
+			file_name = a->orig;
+			break;
+		}
 	if (debuglink_file && debuglink_file[0] && !debuglink_crc &&
 	    file_name &&
-	    !altlink_of(file_name, debuglink_file, alt_id, &alt_len))
+	    !altlink_of(file_name, debuglink_file, alt_id, &alt_len)) {
+		*found_id = alt_id;
+		*found_len = alt_len;
 		return find_altfile(symfs, file_name, debuglink_file, alt_id,
 				    alt_len, debuginfo_file_name);
+	}
 	n = dwfl_module_build_id(mod, &bid, &vaddr);
+	*found_id = bid;
+	*found_len = n;
 	if (n > 0 && !build_id_path(path, sizeof(path), symfs, bid, n)) {
 		fd = try_debugfile(path, bid, n, 0, debuginfo_file_name);
 		if (fd >= 0)
@@ -522,15 +542,128 @@ out_servers:
 	return -1;
 }
 
+static void symbolizer__warn(struct ap_symbolizer *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * The bytes the compressed sections of file fd inflate to; -1 when they
+ * claim more than they can hold (or are malformed), said once: libdw would
+ * allocate what they claim.
+ */
+static int64_t dwarf_checked(struct ap_symbolizer *s, int fd,
+			     const char *name)
+{
+	uint64_t claim;
+	int64_t ret;
+	int bad;
+
+	ret = ap_dwcache__check(fd, &bad, &claim);
+	if (ret >= 0)
+		return ret;
+	if (ret == -EFBIG && bad >= 0)
+		symbolizer__warn(s, "debug file '%s' refused: its compressed section %d claims %" PRIu64 " bytes once inflated, more than it can hold; symbols only",
+				 name, bad, claim);
+	else if (ret == -EFBIG)
+		symbolizer__warn(s, "debug file '%s' refused: its compressed sections claim %" PRIu64 " bytes once inflated, more than 4 GiB; symbols only",
+				 name, claim);
+	else
+		symbolizer__warn(s, "debug file '%s' refused: its compressed sections are malformed; symbols only",
+				 name);
+	s->stats.debug_refused++;
+	return -1;
+}
+
+/*
+ * The debug file found (fd, build-id id of n bytes), checked first: one
+ * whose compressed sections claim more than they can hold is refused,
+ * since libdw would allocate what they claim.  When DWARF is wanted, read
+ * through its uncompressed copy in the debug cache (lib/dwcache.h): libdw
+ * would inflate its compressed sections whole, every report.
+ */
+static int debug_checked(struct ap_symbolizer *s, int fd,
+			 const unsigned char *id, int n, char **name)
+{
+	char path[AP_PATH_MAX + 64];
+	struct dw_alias *a;
+	uint64_t inflated;
+	int64_t ret;
+	int cfd;
+
+	ret = dwarf_checked(s, fd, *name);
+	if (ret < 0) {
+		close(fd);
+		free(*name);
+		*name = NULL;
+		errno = EINVAL;
+		return -1;
+	}
+	if (!ret || !s->opts.debug_cache || n <= 0 || !*name ||
+	    (s->opts.no_inline && s->opts.no_srcline))
+		return fd;
+	cfd = ap_dwcache__open(s->opts.debug_cache, fd, id, (size_t)n, path,
+			       sizeof(path), &inflated);
+	if (cfd < 0) {
+		if (cfd != -ENODATA)
+			symbolizer__warn(s, "debug cache: cannot keep an uncompressed copy of '%s' in '%s': %s%s",
+					 *name, s->opts.debug_cache,
+					 ap_open_strerror(cfd),
+					 cfd == -EPERM ? " (not a directory of this user's own)" :
+					 cfd == -ENOSPC ? " (it would leave less than a tenth of the filesystem free)" : "");
+		return fd;
+	}
+	a = calloc(1, sizeof(*a));
+	if (a) {
+		a->copy = strdup(path);
+		a->orig = strdup(*name);
+	}
+	if (!a || !a->copy || !a->orig) {
+		if (a) {
+			free(a->copy);
+			free(a->orig);
+		}
+		free(a);
+		close(cfd);
+		return fd;
+	}
+	close(fd);
+	free(*name);
+	*name = strdup(path);
+	a->next = s->aliases;
+	s->aliases = a;
+	if (inflated) {
+		s->stats.debug_cache_made++;
+		s->stats.dwarf_inflated += inflated;
+	} else {
+		s->stats.debug_cache_used++;
+	}
+	return cfd;
+}
+
+static int safe_find_debuginfo(Dwfl_Module *mod, void **userdata,
+			       const char *modname, Dwarf_Addr base,
+			       const char *file_name,
+			       const char *debuglink_file,
+			       GElf_Word debuglink_crc,
+			       char **debuginfo_file_name)
+{
+	struct ap_symbolizer *s = userdata ? *userdata : NULL;
+	unsigned char alt_id[ALT_ID_MAX];
+	const unsigned char *id = NULL;
+	int fd, n = 0;
+
+	fd = find_debugfile(s, mod, file_name, debuglink_file, debuglink_crc,
+			    debuginfo_file_name, alt_id, &id, &n);
+	if (fd < 0 || !s)
+		return fd;
+	return debug_checked(s, fd, id, n, debuginfo_file_name);
+}
+
 static const Dwfl_Callbacks dwfl_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
 	.find_debuginfo = safe_find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = NULL,		/* libdw's default search path */
 };
-
-static void symbolizer__warn(struct ap_symbolizer *s, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 
 static void symbolizer__warn(struct ap_symbolizer *s, const char *fmt, ...)
 {
@@ -677,6 +810,14 @@ void ap_symbolizer__free(struct ap_symbolizer *s)
 	ap_kallsyms__free(s->ksyms);
 	if (s->vdso_fd >= 0)
 		close(s->vdso_fd);
+	while (s->aliases) {
+		struct dw_alias *a = s->aliases;
+
+		s->aliases = a->next;
+		free(a->copy);
+		free(a->orig);
+		free(a);
+	}
 	free(s);
 }
 
@@ -1528,7 +1669,9 @@ static int module__inlines(struct ap_symbolizer *s, struct module *mod,
 	if (err <= 0)
 		goto out;
 	err = 0;
-	if (dwarf_getsrcfiles(cudie, &files, NULL) != 0)
+	/* the file table comes with the CU's whole line program: only
+	 * where source lines are shown */
+	if (s->opts.no_srcline || dwarf_getsrcfiles(cudie, &files, NULL) != 0)
 		files = NULL;
 
 	for (i = sc.nr - 1; i >= 0; i--) {
@@ -1617,6 +1760,10 @@ static struct cache_ent *cache_ent__new(const void *key_mod, uint64_t addr,
  */
 static void module__dwarf(struct ap_symbolizer *s, struct module *mod)
 {
+	const char *mainfile = NULL, *debugfile = NULL;
+	uint64_t claim;
+	int64_t bytes;
+	int fd, bad;
 	size_t shstrndx;
 	Dwarf_Addr bias;
 	Elf_Scn *scn = NULL;
@@ -1626,10 +1773,37 @@ static void module__dwarf(struct ap_symbolizer *s, struct module *mod)
 	if (mod->dwarf_read)
 		return;
 	mod->dwarf_read = true;
+	/* the module's own DWARF, checked before libdw inflates it (a
+	 * separate debug file is, by safe_find_debuginfo) */
+	if (dwfl_module_info(mod->dwmod, NULL, NULL, NULL, NULL, NULL,
+			     &mainfile, NULL) && mainfile) {
+		fd = ap_open_regular(mainfile, 0);
+		if (fd >= 0) {
+			bytes = dwarf_checked(s, fd, mainfile);
+			close(fd);
+			if (bytes < 0) {
+				mod->no_dwarf = true;
+				return;
+			}
+		}
+	}
 	dw = dwfl_module_getdwarf(mod->dwmod, &bias);
 	if (!dw)
 		return;
 	s->stats.dwarf_modules++;
+	/* libdw has inflated the file's compressed sections, and the
+	 * headers it left say so no more: ask the file */
+	if (dwfl_module_info(mod->dwmod, NULL, NULL, NULL, NULL, NULL,
+			     &mainfile, &debugfile) &&
+	    (debugfile || mainfile)) {
+		fd = ap_open_regular(debugfile ? debugfile : mainfile, 0);
+		if (fd >= 0) {
+			bytes = ap_dwcache__check(fd, &bad, &claim);
+			if (bytes > 0)
+				s->stats.dwarf_inflated += (uint64_t)bytes;
+			close(fd);
+		}
+	}
 	elf = dwarf_getelf(dw);
 	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
 		return;
@@ -1640,8 +1814,9 @@ static void module__dwarf(struct ap_symbolizer *s, struct module *mod)
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
 			continue;
 		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (name && !strncmp(name, ".debug_", 7))
-			s->stats.dwarf_bytes += sh.sh_size;
+		if (!name || strncmp(name, ".debug_", 7))
+			continue;
+		s->stats.dwarf_bytes += sh.sh_size;
 	}
 }
 
@@ -1671,7 +1846,7 @@ static int module__resolve(struct ap_symbolizer *s, struct module *mod,
 
 	if (!s->opts.no_srcline || !s->opts.no_inline)
 		module__dwarf(s, mod);
-	if (!s->opts.no_srcline) {
+	if (!s->opts.no_srcline && !mod->no_dwarf) {
 		dl = dwfl_module_getsrc(mod->dwmod, addr);
 		if (dl) {
 			const char *src = dwfl_lineinfo(dl, NULL, &line, NULL,
@@ -1681,7 +1856,7 @@ static int module__resolve(struct ap_symbolizer *s, struct module *mod,
 		}
 	}
 
-	if (!s->opts.no_inline) {
+	if (!s->opts.no_inline && !mod->no_dwarf) {
 		err = module__inlines(s, mod, addr, file, line, f);
 		if (err)
 			return err;

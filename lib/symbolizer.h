@@ -45,6 +45,9 @@ struct ap_symbolizer_opts {
 	int no_params;		/* C++: names without their parameter lists */
 	const char *symfs;	/* look files up under this root (perf's) */
 	const char *buildid_dir; /* the build-id cache (lib/bidcache.h) */
+	/* separate debug files kept uncompressed (lib/dwcache.h); NULL:
+	 * none */
+	const char *debug_cache;
 	/* called once per problem (build-id mismatch, missing file...) */
 	void (*warn)(void *ctx, const char *msg);
 	void *warn_ctx;
@@ -131,6 +134,11 @@ struct ap_symbolizer_stats {
 	uint64_t unresolved;
 	uint64_t dwarf_modules;	/* modules whose DWARF was read */
 	uint64_t dwarf_bytes;	/* the size of their debug sections */
+	/* bytes of compressed DWARF inflated: by libdw, and into the cache */
+	uint64_t dwarf_inflated;
+	uint64_t debug_cache_made;	/* debug files inflated into it */
+	uint64_t debug_cache_used;	/* debug files read from it */
+	uint64_t debug_refused;	/* debug files refused (lib/dwcache.h) */
 };
 void ap_symbolizer__stats(const struct ap_symbolizer *s,
 			  struct ap_symbolizer_stats *st);

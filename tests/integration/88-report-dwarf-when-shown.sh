@@ -6,9 +6,13 @@
 # functions) reads none and prints the same rows as --no-inline; folded
 # stacks and --inline still show the inline frame.  --symfs holds the
 # separate debug files too, as perf's: a root without /usr/lib/debug has
-# none to read.  report -v counts what was read.
+# none to read.  A compressed debug file is read through an uncompressed
+# copy kept in the debug cache, with the same result.  report -v counts
+# what was read.
 . tests/integration/lib.sh
 need_bpf
+# DWARF read from the debug files as installed, until the cache's part
+export APERTURE_DEBUG_CACHE=off
 
 "$APERTURE" record -F 999 -o "$T/i.data" -- "$WL/inline_hot" 1 \
 	>/dev/null 2>"$T/rec.err" || fail "record: $(cat "$T/rec.err")"
@@ -48,6 +52,34 @@ mods=${1:-0}
 bytes=${2:-0}
 echo "folded: DWARF read for $mods modules, $bytes bytes"
 [ "$mods" -ge 1 ] || fail "folded read no DWARF"
+
+# compressed separate debug files (libc6-dbg's) are read through an
+# uncompressed copy in the debug cache, made once: the same stacks, lines
+# and inline frames as from the compressed file
+export APERTURE_DEBUG_CACHE="$T/dcache"
+"$APERTURE" report -v --format folded --folded-srcline -i "$T/i.data" \
+	>"$T/c1" 2>"$T/c1.err" || fail "report (cache made)"
+"$APERTURE" report -v --format folded --folded-srcline -i "$T/i.data" \
+	>"$T/c2" 2>"$T/c2.err" || fail "report (cache read)"
+"$APERTURE" report -v --format folded --folded-srcline --no-debug-cache \
+	-i "$T/i.data" >"$T/c0" 2>"$T/c0.err" || fail "report --no-debug-cache"
+made() { sed -n 's/.*debug cache: \([0-9]*\) files inflated into it, \([0-9]*\) read.*/\1 \2/p' "$1"; }
+echo "debug cache: $(made "$T/c1.err") then $(made "$T/c2.err"), --no-debug-cache $(made "$T/c0.err") (made, read)"
+[ "$(made "$T/c0.err")" = "0 0" ] || fail "--no-debug-cache used the cache"
+cmp -s "$T/c0" "$T/c1" && cmp -s "$T/c0" "$T/c2" || {
+	diff "$T/c0" "$T/c2" | head -10
+	fail "stacks through the debug cache differ"
+}
+grep -q ';hot_host (.*inline_hot.c:[0-9]*);hot_step (.*inline_hot.c:[0-9]*) ' "$T/c2" ||
+	fail "no inline frame with its line: $(head -3 "$T/c2")"
+set -- $(made "$T/c1.err") $(made "$T/c2.err")
+[ "$2" = 0 ] && [ "$3" = 0 ] && [ "$4" = "$1" ] ||
+	fail "the second report did not read what the first made"
+if [ "$mods" -gt 1 ]; then
+	# libc6-dbg: its debug files are compressed
+	[ "$1" -ge 1 ] || fail "no debug file inflated: $(cat "$T/c1.err")"
+fi
+export APERTURE_DEBUG_CACHE=off
 
 # the same recording under a root holding the mapped files and no debug
 # files: only the workload's own DWARF
