@@ -309,8 +309,11 @@ out:
 	return err;
 }
 
-/* a directory of the user's own, closed to others (made so when it is
- * ours), opened without following a link; its descriptor or -errno */
+/* a directory of the user's own that no one else may write, made 0700
+ * when missing, opened without following a link; its descriptor or
+ * -errno.  One that exists keeps its mode: the cache may be pointed at a
+ * directory that is not ours to close (APERTURE_DEBUG_CACHE=/tmp as
+ * root). */
 static int own_dir(int at, const char *name)
 {
 	struct stat st;
@@ -321,11 +324,8 @@ static int own_dir(int at, const char *name)
 	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOTDIR ? -ELOOP : -errno;
-	if (fstat(fd, &st) || st.st_uid != geteuid()) {
-		close(fd);
-		return -EPERM;
-	}
-	if ((st.st_mode & 077) && fchmod(fd, 0700)) {
+	if (fstat(fd, &st) || st.st_uid != geteuid() ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
 		close(fd);
 		return -EPERM;
 	}

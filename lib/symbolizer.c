@@ -607,7 +607,7 @@ static int debug_checked(struct ap_symbolizer *s, int fd,
 			symbolizer__warn(s, "debug cache: cannot keep an uncompressed copy of '%s' in '%s': %s%s",
 					 *name, s->opts.debug_cache,
 					 ap_open_strerror(cfd),
-					 cfd == -EPERM ? " (not a directory of this user's own)" :
+					 cfd == -EPERM ? " (not a directory of this user's own that no one else can write)" :
 					 cfd == -ENOSPC ? " (it would leave less than a tenth of the filesystem free)" : "");
 		return fd;
 	}

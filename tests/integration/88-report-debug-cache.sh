@@ -100,6 +100,18 @@ cmp -s "$T/c0" "$T/c4" || fail "stacks with a link in the cache differ"
 grep -q "debug cache: cannot keep an uncompressed copy of .*: a symbolic link, not followed" \
 	"$T/c4.err" || fail "no word of the link: $(cat "$T/c4.err")"
 [ -z "$(ls -A "$T/elsewhere")" ] || fail "wrote through the link"
+
+# a directory others can write is not used, and its mode is left alone
+# (the cache pointed at /tmp must not close /tmp)
+APERTURE_DEBUG_CACHE="$T/shared"
+mkdir -m 1777 "$T/shared"
+folded >"$T/c5" 2>"$T/c5.err" || fail "report (shared cache directory)"
+cmp -s "$T/c0" "$T/c5" || fail "stacks with a shared cache directory differ"
+grep -q "debug cache: cannot keep .*no one else can write" "$T/c5.err" ||
+	fail "no word of the shared directory: $(cat "$T/c5.err")"
+[ "$(stat -c %a "$T/shared")" = 1777 ] ||
+	fail "the shared directory's mode changed: $(stat -c %a "$T/shared")"
+[ -z "$(ls -A "$T/shared")" ] || fail "wrote into the shared directory"
 export APERTURE_DEBUG_CACHE="$T/cache"
 
 # hostile: .debug_info claims SIZE (8 bytes, little-endian, octal escapes)
