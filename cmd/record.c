@@ -6,6 +6,7 @@
 #include <grp.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <malloc.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -107,7 +108,7 @@ static const struct argp_option options[] = {
 	{ "output", 'o', "FILE", 0, "Write to FILE (default: aperture.data; an existing one is kept as FILE.old); - for standard output", 3 },
 	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS", 3 },
 	{ "quiet", 'q', NULL, 0, "No sensor notes, no summary line, no word on the command's status", 3 },
-	{ "verbose", 'v', NULL, 0, "Also print libbpf's messages (as APERTURE_DEBUG=1) and, at the end, what the targets' mappings cost the recorder", 3 },
+	{ "verbose", 'v', NULL, 0, "Also print libbpf's messages (as APERTURE_DEBUG=1) and, at the end, what the targets' mappings cost the recorder and its memory", 3 },
 	{ NULL, 'g', NULL, 0, "Accepted for perf users: stacks are always recorded", 2 },
 	{ "buildid-dir", OPT_BUILDID_DIR, "DIR", 0, "Keep files only the targets reach (another mount namespace, deleted) in this build-id cache (default: $APERTURE_BUILDID_DIR, else $XDG_CACHE_HOME/aperture/build-id or ~/.cache/aperture/build-id)", 3 },
 	{ "no-buildid-cache", OPT_NO_BUILDID_CACHE, NULL, 0, "Keep no files in the build-id cache", 3 },
@@ -780,6 +781,27 @@ static void workload_stop(struct workload *w)
 }
 
 /* the shell's convention: the status, or 128 + the signal */
+/* -v: what the recorder holds at the end, and its memory at most */
+static void print_memory(const struct ap_kallsyms *ksyms)
+{
+	struct mallinfo2 mi = mallinfo2();
+	long rss = -1, hwm = -1;
+	char line[256];
+	FILE *f = fopen("/proc/self/status", "re");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		sscanf(line, "VmRSS: %ld", &rss);
+		sscanf(line, "VmHWM: %ld", &hwm);
+	}
+	if (f)
+		fclose(f);
+	fprintf(stderr,
+		"aperture: memory: %zu kB of heap in use, %zu kB of kernel symbols (%zu), RSS %ld kB, at most %ld kB\n",
+		(mi.uordblks + mi.hblkhd) / 1024,
+		ap_kallsyms__bytes(ksyms) / 1024, ap_kallsyms__count(ksyms),
+		rss, hwm);
+}
+
 static int exit_code(int status)
 {
 	if (WIFEXITED(status))
@@ -1045,6 +1067,10 @@ int cmd_record(int argc, char **argv)
 		ap_err("%s", err);
 		goto out_workload;
 	}
+	/* loading the BPF object (libbpf parses the kernel's BTF: 12 MB)
+	 * freed more than the recording ever holds again: give the free
+	 * pages back rather than keep them as RSS */
+	malloc_trim(0);
 	nsens = ap_collector__sensors(r.col, &sensors);
 	for (i = 0; i < nsens; i++)
 		if ((o.events & AP_EVMASK(sensors[i].tag)) &&
@@ -1210,6 +1236,7 @@ int cmd_record(int argc, char **argv)
 			counts->mmaps, ap_collector__mappings_lost(r.col),
 			ap_proc_build_id_reads(), us.builds, us.publishes,
 			us.publishes_max, us.maps_full);
+		print_memory(ksyms);
 	}
 	if (o.cmd && cmd_ended && ret == 0) {
 		/* like time and strace: `aperture record -- make && ..` */

@@ -4,14 +4,15 @@
  * from the file's AP_TAG_KSYM frames at report time.
  *
  * Compact, because record keeps the whole kernel's table for as long as it
- * runs: a symbol is 40 bytes and its name lives once in a pool of 64 KiB
- * blocks (a kernel of 120,000 text symbols: about 8 MB, not the 27 MB of
- * fixed 208-byte records).  Symbols and names live in blocks that never
- * move, so a pointer returned by find stays valid until ap_kallsyms__free,
- * whatever is added later.  The address index is sorted lazily, on the
- * first find after an add.
+ * runs: a symbol is 16 bytes in one array, sorted in place, and its name
+ * lives once in one pool addressed by offset (a kernel of 120,000 text
+ * symbols: about 5 MB; it was 10 MB with 40-byte records of pointers and
+ * a separate 16-byte index, 27 MB with fixed 208-byte records).  The
+ * array is sorted lazily, on the first find after an add; what find
+ * returns is filled in for each call.
  */
 #include "symbolizer.h"
+#include "vec.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,38 +21,57 @@
 #include <string.h>
 #include <unistd.h>
 
-#define KSYM_CHUNK	1024
 #define KSYM_PAGE	4096ULL
-#define NAME_BLOCK	65536
 #define NAME_MAX_LEN	127	/* what the file's ap_ksym keeps */
 #define READ_BUF	(256 * 1024)
 
-struct ksym_ref {
+/* 16 bytes: the pool grows in insertion order, so that the name's offset
+ * orders aliases as they were added, and the few sizes known (JIT
+ * images') are in a table of their own */
+struct ksym_ent {
 	uint64_t addr;
-	size_t idx;		/* insertion order: ties keep the first added */
+	uint32_t name;		/* offset in the pool */
+	uint16_t module;	/* index in modules; 0: vmlinux */
+	char type;
+	uint8_t sized;		/* in sizes */
+};
+
+struct ksym_sized {
+	uint32_t name;		/* the symbol's, as in ksym_ent */
+	uint64_t size;
 };
 
 struct ap_kallsyms {
-	struct ap_kallsym **chunks;
-	size_t nr_chunks;
-	size_t cap_chunks;
-	size_t nr;
-	struct ksym_ref *index;	/* nr entries, sorted when sorted != 0 */
-	size_t cap_index;
+	struct ksym_ent *v;	/* sorted by (addr, name) when sorted != 0 */
+	size_t nr, cap;
+	struct ksym_sized *sizes;	/* by name, as added */
+	size_t nr_sizes, cap_sizes;
 	int sorted;
-	char **blocks;		/* the name pool */
-	size_t nr_blocks;
-	size_t cap_blocks;
-	size_t block_used;	/* bytes used in blocks[nr_blocks - 1] */
-	const char *last_module;	/* modules come in runs: one copy each */
+	char *pool;		/* the names, NUL-terminated */
+	size_t pool_len, pool_cap;
+	char **modules;		/* modules[0] is "" */
+	size_t nr_modules, cap_modules;
+	uint16_t last_module;	/* modules come in runs */
+	struct ap_kallsym out;	/* what find returned last */
 };
 
 struct ap_kallsyms *ap_kallsyms__new(void)
 {
 	struct ap_kallsyms *k = calloc(1, sizeof(*k));
 
-	if (k)
-		k->sorted = 1;
+	if (!k)
+		return NULL;
+	k->sorted = 1;
+	k->modules = malloc(16 * sizeof(*k->modules));
+	if (k->modules)
+		k->modules[0] = strdup("");
+	if (!k->modules || !k->modules[0]) {
+		free(k->modules);
+		free(k);
+		return NULL;
+	}
+	k->nr_modules = 1;
+	k->cap_modules = 16;
 	return k;
 }
 
@@ -61,13 +81,12 @@ void ap_kallsyms__free(struct ap_kallsyms *k)
 
 	if (!k)
 		return;
-	for (i = 0; i < k->nr_chunks; i++)
-		free(k->chunks[i]);
-	for (i = 0; i < k->nr_blocks; i++)
-		free(k->blocks[i]);
-	free(k->chunks);
-	free(k->blocks);
-	free(k->index);
+	for (i = 0; i < k->nr_modules; i++)
+		free(k->modules[i]);
+	free(k->modules);
+	free(k->v);
+	free(k->sizes);
+	free(k->pool);
 	free(k);
 }
 
@@ -76,104 +95,175 @@ size_t ap_kallsyms__count(const struct ap_kallsyms *k)
 	return k ? k->nr : 0;
 }
 
-static struct ap_kallsym *kallsyms__at(const struct ap_kallsyms *k, size_t idx)
+size_t ap_kallsyms__bytes(const struct ap_kallsyms *k)
 {
-	return &k->chunks[idx / KSYM_CHUNK][idx % KSYM_CHUNK];
+	size_t n, i;
+
+	if (!k)
+		return 0;
+	n = sizeof(*k) + k->cap * sizeof(*k->v) + k->pool_cap +
+	    k->cap_sizes * sizeof(*k->sizes) +
+	    k->cap_modules * sizeof(*k->modules);
+	for (i = 0; i < k->nr_modules; i++)
+		n += strlen(k->modules[i]) + 1;
+	return n;
 }
 
-/* a copy of s[0..n) in the pool, NUL-terminated; NULL when out of memory */
-static const char *kallsyms__strdup(struct ap_kallsyms *k, const char *s,
-				    size_t n)
+static const char *ent__name(const struct ap_kallsyms *k,
+			     const struct ksym_ent *e)
 {
-	char *dst;
+	return k->pool + e->name;
+}
+
+static const char *ent__module(const struct ap_kallsyms *k,
+			       const struct ksym_ent *e)
+{
+	return k->modules[e->module];
+}
+
+/* 0: unknown, runs to the next symbol */
+static uint64_t ent__size(const struct ap_kallsyms *k,
+			  const struct ksym_ent *e)
+{
+	size_t lo = 0, hi = k->nr_sizes;
+
+	if (!e->sized)
+		return 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (k->sizes[mid].name < e->name)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < k->nr_sizes && k->sizes[lo].name == e->name ?
+	       k->sizes[lo].size : 0;
+}
+
+/* a copy of s[0..n) in the pool, NUL-terminated: its offset, or -ENOMEM */
+static int64_t kallsyms__strdup(struct ap_kallsyms *k, const char *s, size_t n)
+{
+	size_t at = k->pool_len;
 
 	if (n > NAME_MAX_LEN)
 		n = NAME_MAX_LEN;
-	if (!k->nr_blocks || k->block_used + n + 1 > NAME_BLOCK) {
-		char *block;
+	if (k->pool_cap - k->pool_len < n + 1) {
+		/* doubling: realloc moves a large pool by remapping it, and
+		 * pages not written yet take no memory */
+		size_t cap = k->pool_cap ? k->pool_cap * 2 : 65536;
+		char *pool;
 
-		if (k->nr_blocks == k->cap_blocks) {
-			size_t cap = k->cap_blocks ? k->cap_blocks * 2 : 16;
-			char **blocks = realloc(k->blocks,
-						cap * sizeof(*blocks));
-
-			if (!blocks)
-				return NULL;
-			k->blocks = blocks;
-			k->cap_blocks = cap;
-		}
-		block = malloc(NAME_BLOCK);
-		if (!block)
-			return NULL;
-		k->blocks[k->nr_blocks++] = block;
-		k->block_used = 0;
+		if (cap > UINT32_MAX)
+			return -ENOMEM;
+		pool = realloc(k->pool, cap);
+		if (!pool)
+			return -ENOMEM;
+		k->pool = pool;
+		k->pool_cap = cap;
 	}
-	dst = k->blocks[k->nr_blocks - 1] + k->block_used;
-	memcpy(dst, s, n);
-	dst[n] = '\0';
-	k->block_used += n + 1;
-	return dst;
+	memcpy(k->pool + at, s, n);
+	k->pool[at + n] = '\0';
+	k->pool_len += n + 1;
+	return at;
+}
+
+/* the index of module mod[0..n), added when new; -errno */
+static int kallsyms__module(struct ap_kallsyms *k, const char *mod, size_t n)
+{
+	size_t i;
+	char *name;
+
+	if (!n)
+		return 0;
+	if (n > NAME_MAX_LEN)
+		n = NAME_MAX_LEN;
+	name = k->modules[k->last_module];
+	if (strlen(name) == n && !memcmp(name, mod, n))
+		return k->last_module;
+	for (i = 1; i < k->nr_modules; i++)
+		if (strlen(k->modules[i]) == n && !memcmp(k->modules[i], mod, n))
+			return k->last_module = i;
+	if (k->nr_modules > UINT16_MAX)
+		return -E2BIG;
+	if (k->nr_modules == k->cap_modules) {
+		char **m = realloc(k->modules, 2 * k->cap_modules * sizeof(*m));
+
+		if (!m)
+			return -ENOMEM;
+		k->modules = m;
+		k->cap_modules *= 2;
+	}
+	name = strndup(mod, n);
+	if (!name)
+		return -ENOMEM;
+	k->modules[k->nr_modules] = name;
+	return k->last_module = k->nr_modules++;
 }
 
 static int kallsyms__push(struct ap_kallsyms *k, uint64_t addr, uint64_t size,
 			  char type, const char *name, size_t name_len,
 			  const char *mod, size_t mod_len)
 {
-	struct ap_kallsym *dst;
+	struct ksym_ent *dst;
+	int64_t off;
+	int m;
 
-	if (k->nr == k->nr_chunks * KSYM_CHUNK) {
-		struct ap_kallsym *chunk;
+	if (k->nr == SIZE_MAX / sizeof(*k->v) / 2)
+		return -E2BIG;
+	if (k->nr == k->cap) {
+		size_t cap = k->cap ? k->cap * 2 : 1024;
+		struct ksym_ent *v = realloc(k->v, cap * sizeof(*v));
 
-		if (k->nr_chunks == k->cap_chunks) {
-			size_t cap = k->cap_chunks ? k->cap_chunks * 2 : 16;
-			struct ap_kallsym **chunks;
-
-			chunks = realloc(k->chunks, cap * sizeof(*chunks));
-			if (!chunks)
-				return -ENOMEM;
-			k->chunks = chunks;
-			k->cap_chunks = cap;
-		}
-		chunk = malloc(KSYM_CHUNK * sizeof(*chunk));
-		if (!chunk)
+		if (!v)
 			return -ENOMEM;
-		k->chunks[k->nr_chunks++] = chunk;
+		k->v = v;
+		k->cap = cap;
 	}
-	if (k->nr == k->cap_index) {
-		size_t cap = k->cap_index ? k->cap_index * 2 : KSYM_CHUNK;
-		struct ksym_ref *index;
-
-		index = realloc(k->index, cap * sizeof(*index));
-		if (!index)
-			return -ENOMEM;
-		k->index = index;
-		k->cap_index = cap;
-	}
-
-	dst = kallsyms__at(k, k->nr);
-	dst->addr = addr;
-	dst->size = size;
-	dst->type = type;
-	dst->name = kallsyms__strdup(k, name, name_len);
-	if (!dst->name)
+	m = kallsyms__module(k, mod, mod_len);
+	if (m < 0)
+		return m;
+	if (size && ap_grow((void **)&k->sizes, &k->cap_sizes, k->nr_sizes,
+			    sizeof(*k->sizes), 64))
 		return -ENOMEM;
-	if (!mod_len) {
-		dst->module = "";
-	} else if (k->last_module && strlen(k->last_module) == mod_len &&
-		   !memcmp(k->last_module, mod, mod_len)) {
-		dst->module = k->last_module;
-	} else {
-		dst->module = kallsyms__strdup(k, mod, mod_len);
-		if (!dst->module)
-			return -ENOMEM;
-		k->last_module = dst->module;
+	off = kallsyms__strdup(k, name, name_len);
+	if (off < 0)
+		return (int)off;
+	dst = &k->v[k->nr];
+	dst->addr = addr;
+	dst->name = off;
+	dst->module = m;
+	dst->type = type;
+	dst->sized = size != 0;
+	if (size) {
+		k->sizes[k->nr_sizes].name = off;
+		k->sizes[k->nr_sizes++].size = size;
 	}
-	if (k->nr && k->index[k->nr - 1].addr > addr)
+	if (k->nr && k->v[k->nr - 1].addr > addr)
 		k->sorted = 0;
-	k->index[k->nr].addr = addr;
-	k->index[k->nr].idx = k->nr;
 	k->nr++;
 	return 0;
+}
+
+/* a loaded table takes what it holds, not what doubling left spare */
+static void kallsyms__fit(struct ap_kallsyms *k)
+{
+	void *p;
+
+	if (k->nr && k->nr < k->cap) {
+		p = realloc(k->v, k->nr * sizeof(*k->v));
+		if (p) {
+			k->v = p;
+			k->cap = k->nr;
+		}
+	}
+	if (k->pool_len && k->pool_len < k->pool_cap) {
+		p = realloc(k->pool, k->pool_len);
+		if (p) {
+			k->pool = p;
+			k->pool_cap = k->pool_len;
+		}
+	}
 }
 
 int ap_kallsyms__add(struct ap_kallsyms *k, const struct ap_ksym *sym)
@@ -195,13 +285,13 @@ void ap_kallsym__to_ksym(const struct ap_kallsym *k, struct ap_ksym *out)
 	snprintf(out->module, sizeof(out->module), "%s", k->module);
 }
 
-static int ksym_ref__cmp(const void *a, const void *b)
+static int ksym_ent__cmp(const void *a, const void *b)
 {
-	const struct ksym_ref *x = a, *y = b;
+	const struct ksym_ent *x = a, *y = b;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
+	return x->name < y->name ? -1 : x->name > y->name;
 }
 
 /* Where a symbol of unknown size ends: at the next higher symbol of the same
@@ -212,28 +302,27 @@ static int ksym_ref__cmp(const void *a, const void *b)
  * gaps, and the next [bpf] symbol may be an unrelated program far away. */
 static uint64_t kallsyms__end(const struct ap_kallsyms *k, size_t pos)
 {
-	const struct ap_kallsym *sym = kallsyms__at(k, k->index[pos].idx);
-	uint64_t page_end;
+	const struct ksym_ent *sym = &k->v[pos];
+	int bpf = !strcmp(ent__module(k, sym), "bpf");
+	uint64_t size = ent__size(k, sym), page_end;
 	size_t i;
 
-	if (sym->size)
-		return sym->addr + sym->size;
+	if (size)
+		return sym->addr + size;
 	page_end = (sym->addr & ~(KSYM_PAGE - 1)) + KSYM_PAGE;
 	for (i = pos + 1; i < k->nr; i++) {
-		const struct ap_kallsym *next;
+		const struct ksym_ent *next = &k->v[i];
 
-		if (k->index[i].addr == sym->addr)
+		if (next->addr == sym->addr)
 			continue;
-		next = kallsyms__at(k, k->index[i].idx);
-		if (strcmp(next->module, sym->module) == 0) {
-			if (!strcmp(sym->module, "bpf") &&
-			    next->addr > page_end)
+		if (next->module == sym->module) {
+			if (bpf && next->addr > page_end)
 				return page_end;
 			return next->addr;
 		}
 		break;
 	}
-	if (!strcmp(sym->module, "bpf"))
+	if (bpf)
 		return page_end;
 	return ((sym->addr + KSYM_PAGE - 1) & ~(KSYM_PAGE - 1)) + KSYM_PAGE;
 }
@@ -253,33 +342,35 @@ static int binding(char type)
 
 /* perf's choose_best_symbol: a sized symbol, then not weak, then global,
  * then fewer leading underscores, then the longer name */
-static int alias__better(const struct ap_kallsym *a, const struct ap_kallsym *b)
+static int alias__better(const struct ap_kallsyms *k, const struct ksym_ent *a,
+			 const struct ksym_ent *b)
 {
+	const char *na = ent__name(k, a), *nb = ent__name(k, b);
 	size_t ua, ub, la, lb;
 
-	if (!a->size != !b->size)
-		return a->size != 0;
+	if (!a->sized != !b->sized)
+		return a->sized;
 	if (binding(a->type) != binding(b->type))
 		return binding(a->type) > binding(b->type);
-	ua = underscores(a->name);
-	ub = underscores(b->name);
+	ua = underscores(na);
+	ub = underscores(nb);
 	if (ua != ub)
 		return ua < ub;
-	la = strlen(a->name);
-	lb = strlen(b->name);
+	la = strlen(na);
+	lb = strlen(nb);
 	return la > lb;
 }
 
 const struct ap_kallsym *ap_kallsyms__find(struct ap_kallsyms *k,
 					   uint64_t addr)
 {
-	const struct ap_kallsym *best;
+	const struct ksym_ent *best;
 	size_t lo = 0, hi, first, i;
 
 	if (!k || !k->nr)
 		return NULL;
 	if (!k->sorted) {
-		qsort(k->index, k->nr, sizeof(*k->index), ksym_ref__cmp);
+		qsort(k->v, k->nr, sizeof(*k->v), ksym_ent__cmp);
 		k->sorted = 1;
 	}
 
@@ -288,7 +379,7 @@ const struct ap_kallsym *ap_kallsyms__find(struct ap_kallsyms *k,
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (k->index[mid].addr <= addr)
+		if (k->v[mid].addr <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -296,21 +387,28 @@ const struct ap_kallsym *ap_kallsyms__find(struct ap_kallsyms *k,
 	if (lo == 0)
 		return NULL;
 	first = lo - 1;
-	while (first > 0 && k->index[first - 1].addr == k->index[lo - 1].addr)
+	while (first > 0 && k->v[first - 1].addr == k->v[lo - 1].addr)
 		first--;
 
 	/* aliases at one address: the one perf prints, the first added on
 	 * a tie */
 	best = NULL;
 	for (i = first; i < lo; i++) {
-		const struct ap_kallsym *sym = kallsyms__at(k, k->index[i].idx);
+		const struct ksym_ent *sym = &k->v[i];
 
 		if (addr >= kallsyms__end(k, i))
 			continue;
-		if (!best || alias__better(sym, best))
+		if (!best || alias__better(k, sym, best))
 			best = sym;
 	}
-	return best;
+	if (!best)
+		return NULL;
+	k->out.addr = best->addr;
+	k->out.size = ent__size(k, best);
+	k->out.name = ent__name(k, best);
+	k->out.module = ent__module(k, best);
+	k->out.type = best->type;
+	return &k->out;
 }
 
 static int is_space(char c)
@@ -510,6 +608,8 @@ struct ap_kallsyms *ap_kallsyms__load_sized(const char *path,
 		goto out_free;
 	}
 	ret = kallsyms__add_missing(k, sizes, nr_sizes);
+	if (!ret)
+		kallsyms__fit(k);
 
 out_free:
 	if (fd >= 0)

@@ -33,17 +33,21 @@ struct ap_kmaps {
 	int nr;
 	uint64_t lost;
 	uint8_t *rec;			/* one record copied out */
-	/* a drain's records, in one array kept for the next drains (each is
-	 * over 4 KiB: allocating one per record was a fifth of top -a's time
-	 * on a busy machine), and sorted by time through order */
-	struct ap_rec_kmap *batch;
+	struct ap_rec_kmap *one;	/* one record parsed, or handed out */
+	/* a drain's records, packed (ap_rec_kmap__pack: a path as long as
+	 * it is, not 4 KiB) in one arena kept for the next drains
+	 * (allocating one per record was a fifth of top -a's time on a busy
+	 * machine), and sorted by time through order */
+	uint8_t *arena;
+	size_t arena_len, arena_cap;
+	size_t *offs;			/* each record's place in arena */
 	size_t nr_batch, cap_batch;
 	struct ap_rec_kmap **order;
 	size_t cap_order;
 };
 
-/* records kept between drains: a burst's go back */
-#define KMAPS_KEEP	1024
+/* bytes kept between drains: a burst's go back */
+#define KMAPS_KEEP	(64 * 1024)
 
 static int kring__open(struct kring *r, int cpu)
 {
@@ -108,7 +112,8 @@ int ap_kmaps__open(struct ap_kmaps **out, int ncpus, char *err,
 		return -ENOMEM;
 	k->rings = calloc(ncpus > 0 ? ncpus : 1, sizeof(*k->rings));
 	k->rec = malloc(KMAPS_REC_MAX);
-	if (!k->rings || !k->rec) {
+	k->one = malloc(sizeof(*k->one));
+	if (!k->rings || !k->rec || !k->one) {
 		ap_kmaps__close(k);
 		return -ENOMEM;
 	}
@@ -152,10 +157,12 @@ void ap_kmaps__close(struct ap_kmaps *k)
 		if (k->rings[i].fd >= 0)
 			close(k->rings[i].fd);
 	}
-	free(k->batch);
+	free(k->arena);
+	free(k->offs);
 	free(k->order);
 	free(k->rings);
 	free(k->rec);
+	free(k->one);
 	free(k);
 }
 
@@ -181,9 +188,10 @@ uint64_t ap_kmaps__lost(const struct ap_kmaps *k)
 /* one record into the batch; 0 or -ENOMEM */
 static int kmaps__take(struct ap_kmaps *k, const void *rec, size_t size)
 {
-	struct ap_rec_kmap *e;
+	struct ap_rec_kmap *e = k->one;
 	struct ap_perf_sb sb;
 	uint64_t lost;
+	size_t len;
 	int err;
 
 	if (size >= sizeof(struct perf_event_header) &&
@@ -192,10 +200,6 @@ static int kmaps__take(struct ap_kmaps *k, const void *rec, size_t size)
 			k->lost += lost;
 		return 0;
 	}
-	if (ap_grow((void **)&k->batch, &k->cap_batch, k->nr_batch,
-		    sizeof(*k->batch), 64))
-		return -ENOMEM;
-	e = &k->batch[k->nr_batch];
 	err = ap_perf_sb__parse(rec, size, &sb, &e->m);
 	if (err)
 		return 0;	/* of no interest, or not to be trusted */
@@ -207,7 +211,24 @@ static int kmaps__take(struct ap_kmaps *k, const void *rec, size_t size)
 	e->kind = sb.kind;
 	e->ppid = sb.ppid;
 	memcpy(e->comm, sb.comm, sizeof(e->comm));
-	k->nr_batch++;
+
+	/* 8-byte aligned, as the record's fields are */
+	len = (ap_rec_kmap__size(e) + 7) & ~(size_t)7;
+	if (ap_grow((void **)&k->offs, &k->cap_batch, k->nr_batch,
+		    sizeof(*k->offs), 64))
+		return -ENOMEM;
+	while (k->arena_cap - k->arena_len < len) {
+		size_t cap = k->arena_cap ? k->arena_cap * 2 : 16384;
+		uint8_t *a = realloc(k->arena, cap);
+
+		if (!a)
+			return -ENOMEM;
+		k->arena = a;
+		k->arena_cap = cap;
+	}
+	ap_rec_kmap__pack(k->arena + k->arena_len, e);
+	k->offs[k->nr_batch++] = k->arena_len;
+	k->arena_len += len;
 	return 0;
 }
 
@@ -216,7 +237,9 @@ static int by_time(const void *a, const void *b)
 	const struct ap_rec_kmap *x = *(struct ap_rec_kmap *const *)a;
 	const struct ap_rec_kmap *y = *(struct ap_rec_kmap *const *)b;
 
-	return x->hdr.ts < y->hdr.ts ? -1 : x->hdr.ts > y->hdr.ts;
+	if (x->hdr.ts != y->hdr.ts)
+		return x->hdr.ts < y->hdr.ts ? -1 : 1;
+	return x < y ? -1 : x > y;	/* the arena's order: the kernel's */
 }
 
 int ap_kmaps__drain(struct ap_kmaps *k,
@@ -251,18 +274,26 @@ int ap_kmaps__drain(struct ap_kmaps *k,
 		ret = ap_grow((void **)&k->order, &k->cap_order, k->cap_order,
 			      sizeof(*k->order), 64);
 	for (j = 0; j < k->nr_batch && !ret; j++)
-		k->order[j] = &k->batch[j];
+		k->order[j] = (struct ap_rec_kmap *)(k->arena + k->offs[j]);
 	if (!ret && k->nr_batch > 1)
 		qsort(k->order, k->nr_batch, sizeof(*k->order), by_time);
 	for (j = 0; j < k->nr_batch && !ret; j++) {
-		ret = fn(ctx, k->order[j]);
+		ap_rec_kmap__unpack(k->one, k->order[j]);
+		ret = fn(ctx, k->one);
 		n++;
 	}
 	k->nr_batch = 0;
-	if (k->cap_batch > KMAPS_KEEP) {
-		free(k->batch);
-		k->batch = NULL;
+	k->arena_len = 0;
+	if (k->arena_cap > KMAPS_KEEP) {
+		free(k->arena);
+		k->arena = NULL;
+		k->arena_cap = 0;
+		free(k->offs);
+		k->offs = NULL;
 		k->cap_batch = 0;
+		free(k->order);
+		k->order = NULL;
+		k->cap_order = 0;
 	}
 	return ret ? ret : n;
 }

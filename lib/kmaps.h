@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "aperture.h"
 #include "format.h"
@@ -28,6 +29,46 @@ struct ap_rec_kmap {
 	char comm[16];			/* EXEC */
 	struct ap_mmap m;		/* MMAP */
 };
+
+/* The bytes of rec that matter: up to the end of an MMAP's path, up to
+ * the mapping for the others.  Records kept for later are stored this
+ * long, not at the 4 KiB of a path's maximum. */
+static inline size_t ap_rec_kmap__size(const struct ap_rec_kmap *rec)
+{
+	size_t head = offsetof(struct ap_rec_kmap, m);
+
+	if (rec->kind != AP_PERF_SB_MMAP)
+		return head;
+	return offsetof(struct ap_rec_kmap, m.path) +
+	       strnlen(rec->m.path, sizeof(rec->m.path) - 1) + 1;
+}
+
+/* rec in ap_rec_kmap__size(rec) bytes at dst (its path NUL-terminated) */
+static inline void ap_rec_kmap__pack(void *dst, const struct ap_rec_kmap *rec)
+{
+	size_t len = ap_rec_kmap__size(rec);
+
+	memcpy(dst, rec, len);
+	if (rec->kind == AP_PERF_SB_MMAP)
+		((char *)dst)[len - 1] = '\0';
+}
+
+/* a packed record back into a whole one */
+static inline void ap_rec_kmap__unpack(struct ap_rec_kmap *dst,
+				       const void *src)
+{
+	size_t m = offsetof(struct ap_rec_kmap, m);
+	size_t path = offsetof(struct ap_rec_kmap, m.path);
+
+	memcpy(dst, src, m);
+	if (dst->kind != AP_PERF_SB_MMAP) {
+		memset(&dst->m, 0, sizeof(dst->m));
+		return;
+	}
+	memcpy(&dst->m, (const char *)src + m, path - m);
+	memset(dst->m.path, 0, sizeof(dst->m.path));
+	strcpy(dst->m.path, (const char *)src + path);
+}
 
 struct ap_kmaps;
 

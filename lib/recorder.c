@@ -83,7 +83,8 @@ struct ap_recorder {
 	int vdso_done;			/* its image written */
 	char *bid_dir;			/* build-id cache; NULL: none */
 	struct ap_hmap bid_done;	/* hash of a build-id -> 1 */
-	struct ap_rec_kmap **pend;	/* oldest first */
+	struct ap_rec_kmap **pend;	/* oldest first, packed */
+	struct ap_rec_kmap *one_kmap;	/* one of them unpacked */
 	size_t nr_pend, cap_pend;
 	void *priv[32];			/* ap_recorder__priv, by tag */
 	void (*priv_free[32])(void *);
@@ -139,6 +140,7 @@ void ap_recorder__free(struct ap_recorder *r)
 	while (r->nr_pend)
 		free(r->pend[--r->nr_pend]);
 	free(r->pend);
+	free(r->one_kmap);
 	free(r->procs);
 	free(r);
 }
@@ -482,10 +484,10 @@ static void proc_gone(struct ap_recorder *r, struct proc *p)
 
 /* ---- kernel mapping records of processes not known yet ---- */
 
+/* kept packed: a path as long as it is, not 4 KiB (PEND_MAX of them
+ * under -a were 8 MiB) */
 static int pend_add(struct ap_recorder *r, const struct ap_rec_kmap *rec)
 {
-	size_t len = rec->kind == AP_PERF_SB_MMAP ? sizeof(*rec) :
-			offsetof(struct ap_rec_kmap, m);
 	struct ap_rec_kmap *e;
 
 	if (r->nr_pend == PEND_MAX) {
@@ -501,10 +503,10 @@ static int pend_add(struct ap_recorder *r, const struct ap_rec_kmap *rec)
 	if (ap_grow((void **)&r->pend, &r->cap_pend, r->nr_pend,
 		    sizeof(*r->pend), 64))
 		return -ENOMEM;
-	e = malloc(len);
+	e = malloc(ap_rec_kmap__size(rec));
 	if (!e)
 		return -ENOMEM;
-	memcpy(e, rec, len);
+	ap_rec_kmap__pack(e, rec);
 	r->pend[r->nr_pend++] = e;
 	return 0;
 }
@@ -539,8 +541,11 @@ static void pend_flush(struct ap_recorder *r, struct proc *p,
 			continue;
 		}
 		/* older ones were another process under the same pid */
-		if (e->hdr.ts >= born_ts && e->kind != AP_PERF_SB_FORK)
-			apply_kmap(r, p, e);
+		if (e->hdr.ts >= born_ts && e->kind != AP_PERF_SB_FORK &&
+		    (r->one_kmap || (r->one_kmap = malloc(sizeof(*e))))) {
+			ap_rec_kmap__unpack(r->one_kmap, e);
+			apply_kmap(r, p, r->one_kmap);
+		}
 		free(e);
 	}
 	r->nr_pend = n;

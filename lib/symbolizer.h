@@ -149,7 +149,7 @@ int ap_sym_loc__format(const struct ap_sym_loc *loc, int frame, char *buf,
 
 /* kallsyms: sorted table of kernel symbols, for record (which writes the
  * symbols a recording hits) and for the symbolizer. */
-struct ap_kallsym {
+struct ap_kallsym {		/* what find returns */
 	uint64_t addr;
 	uint64_t size;		/* 0: unknown, runs to the next symbol */
 	const char *name;
@@ -185,12 +185,15 @@ struct ap_kallsyms *ap_kallsyms__load_kernel(int *err);
 int ap_kallsyms__bpf_sizes(struct ap_ksym_size **out);
 struct ap_kallsyms *ap_kallsyms__new(void);
 int ap_kallsyms__add(struct ap_kallsyms *k, const struct ap_ksym *sym);
-/* the symbol covering addr, or NULL; stable pointer */
+/* the symbol covering addr, or NULL; filled in for each call: valid until
+ * the next find, add or free of k */
 const struct ap_kallsym *ap_kallsyms__find(struct ap_kallsyms *k,
 					   uint64_t addr);
 /* as the file stores it */
 void ap_kallsym__to_ksym(const struct ap_kallsym *k, struct ap_ksym *out);
 size_t ap_kallsyms__count(const struct ap_kallsyms *k);
+/* the bytes the table takes (allocated, not all of it written) */
+size_t ap_kallsyms__bytes(const struct ap_kallsyms *k);
 void ap_kallsyms__free(struct ap_kallsyms *k);
 
 #include "buildid.h"

@@ -1035,9 +1035,10 @@ START_TEST(test_kallsyms_find)
 		ck_assert_ptr_nonnull(k);
 		ck_assert_str_eq(k->name, ksym_cases[_i].name);
 		ck_assert_str_eq(k->module, ksym_cases[_i].module);
-		/* stable: the same pointer after more adds */
-		ck_assert_ptr_eq(ap_kallsyms__find(ks, ksym_cases[_i].addr),
-				 k);
+		/* the same symbol when asked again */
+		k = ap_kallsyms__find(ks, ksym_cases[_i].addr);
+		ck_assert_ptr_nonnull(k);
+		ck_assert_str_eq(k->name, ksym_cases[_i].name);
 	}
 	ap_kallsyms__free(ks);
 	unlink(path);
@@ -1048,7 +1049,7 @@ END_TEST
 START_TEST(test_kallsyms_add)
 {
 	struct ap_kallsyms *ks = ap_kallsyms__new();
-	const struct ap_kallsym *k, *first;
+	const struct ap_kallsym *k;
 	struct ap_ksym sym = { 0 };
 	int i;
 
@@ -1057,13 +1058,14 @@ START_TEST(test_kallsyms_add)
 	sym.size = 0x10;
 	snprintf(sym.name, sizeof(sym.name), "sized");
 	ck_assert_int_eq(ap_kallsyms__add(ks, &sym), 0);
-	first = ap_kallsyms__find(ks, 0x100f);
-	ck_assert_ptr_nonnull(first);
-	ck_assert_str_eq(first->name, "sized");
+	k = ap_kallsyms__find(ks, 0x100f);
+	ck_assert_ptr_nonnull(k);
+	ck_assert_str_eq(k->name, "sized");
+	ck_assert_uint_eq(k->size, 0x10);
 	ck_assert_ptr_null(ap_kallsyms__find(ks, 0x1010));
 	ck_assert_ptr_null(ap_kallsyms__find(ks, 0xfff));
 
-	/* many more, in descending order: pointers stay valid */
+	/* many more, in descending order: the first still found, sized */
 	for (i = 5000; i > 0; i--) {
 		sym.addr = 0x100000 + i * 0x10;
 		sym.size = 0;
@@ -1071,10 +1073,39 @@ START_TEST(test_kallsyms_add)
 		ck_assert_int_eq(ap_kallsyms__add(ks, &sym), 0);
 	}
 	ck_assert_uint_eq(ap_kallsyms__count(ks), 5001);
-	ck_assert_ptr_eq(ap_kallsyms__find(ks, 0x1008), first);
+	k = ap_kallsyms__find(ks, 0x1008);
+	ck_assert_ptr_nonnull(k);
+	ck_assert_str_eq(k->name, "sized");
+	ck_assert_uint_eq(k->size, 0x10);
+	ck_assert_uint_eq(k->addr, 0x1000);
 	k = ap_kallsyms__find(ks, 0x100000 + 1234 * 0x10 + 3);
 	ck_assert_ptr_nonnull(k);
 	ck_assert_str_eq(k->name, "s1234");
+
+	/* a module seen again after another one: the same name */
+	sym.addr = 0x200000;
+	snprintf(sym.module, sizeof(sym.module), "ext4");
+	snprintf(sym.name, sizeof(sym.name), "e1");
+	ck_assert_int_eq(ap_kallsyms__add(ks, &sym), 0);
+	sym.addr = 0x300000;
+	snprintf(sym.module, sizeof(sym.module), "xfs");
+	snprintf(sym.name, sizeof(sym.name), "x1");
+	ck_assert_int_eq(ap_kallsyms__add(ks, &sym), 0);
+	sym.addr = 0x200100;
+	snprintf(sym.module, sizeof(sym.module), "ext4");
+	snprintf(sym.name, sizeof(sym.name), "e2");
+	ck_assert_int_eq(ap_kallsyms__add(ks, &sym), 0);
+	k = ap_kallsyms__find(ks, 0x200010);
+	ck_assert_ptr_nonnull(k);
+	/* e1 ends at e2, the next symbol of its module */
+	ck_assert_str_eq(k->name, "e1");
+	ck_assert_str_eq(k->module, "ext4");
+	k = ap_kallsyms__find(ks, 0x200100);
+	ck_assert_ptr_nonnull(k);
+	ck_assert_str_eq(k->name, "e2");
+	ck_assert_str_eq(k->module, "ext4");
+	k = ap_kallsyms__find(ks, 0x300000);
+	ck_assert_str_eq(k->module, "xfs");
 
 	ck_assert_int_eq(ap_kallsyms__add(NULL, &sym), -EINVAL);
 	ck_assert_int_eq(ap_kallsyms__add(ks, NULL), -EINVAL);
