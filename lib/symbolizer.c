@@ -220,10 +220,16 @@ struct module {
 
 /* shared by the versions of an address space that hold it */
 struct as_map {
-	struct ap_mmap m;
 	struct module *mod;		/* set on first lookup */
 	unsigned int refs;
+	/* last: allocated only as far as the end of its path (a process
+	 * has hundreds of mappings, and AP_PATH_MAX is 4 KB) */
+	struct ap_mmap m;
 };
+
+/* the bytes of an as_map whose path is len bytes long */
+#define AS_MAP_SIZE(len) \
+	(offsetof(struct as_map, m) + offsetof(struct ap_mmap, path) + (len) + 1)
 
 struct ap_addrspace {
 	struct hnode node;		/* first: freed through it */
@@ -985,11 +991,12 @@ static size_t addrspace__lower(const struct ap_addrspace *as, uint64_t addr)
 static struct as_map *as_map__clone(const struct as_map *src, uint64_t start,
 				    uint64_t end)
 {
-	struct as_map *p = malloc(sizeof(*p));
+	size_t sz = AS_MAP_SIZE(strlen(src->m.path));
+	struct as_map *p = malloc(sz);
 
 	if (!p)
 		return NULL;
-	*p = *src;
+	memcpy(p, src, sz);
 	p->refs = 1;
 	p->m.pgoff += start - src->m.start;
 	p->m.start = start;
@@ -1000,7 +1007,7 @@ static struct as_map *as_map__clone(const struct as_map *src, uint64_t start,
 int ap_addrspace__add_mapping(struct ap_addrspace *as, const struct ap_mmap *m)
 {
 	struct as_map *map, *head = NULL, *tail = NULL;
-	size_t i, j, k, nr_new;
+	size_t i, j, k, nr_new, len;
 	int err;
 
 	if (!as || !m || m->start >= m->end)
@@ -1013,11 +1020,13 @@ int ap_addrspace__add_mapping(struct ap_addrspace *as, const struct ap_mmap *m)
 	nr_new = as->nr - (j - i) + 1;
 
 	err = -ENOMEM;
-	map = malloc(sizeof(*map));
+	len = strnlen(m->path, sizeof(m->path) - 1);
+	map = malloc(AS_MAP_SIZE(len));
 	if (!map)
 		goto out_err;
-	map->m = *m;
-	map->m.path[sizeof(map->m.path) - 1] = '\0';
+	memcpy(&map->m, m, offsetof(struct ap_mmap, path));
+	memcpy(map->m.path, m->path, len);
+	map->m.path[len] = '\0';
 	if (map->m.build_id_len > AP_BUILD_ID_MAX)
 		map->m.build_id_len = AP_BUILD_ID_MAX;
 	map->mod = NULL;
