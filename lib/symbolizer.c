@@ -287,6 +287,7 @@ struct ap_symbolizer {
 	int vdso_fd;			/* the vDSO image (memfd), or -1 */
 	char vdso_path[64];		/* /proc/self/fd/N */
 	struct dw_alias *aliases;	/* debug files read through the cache */
+	Dwfl_Module *alt_found;		/* the last whose dwz file we gave */
 };
 
 /* a debug file read through its copy in the debug cache: where a dwz
@@ -474,7 +475,8 @@ static int find_altfile(const char *symfs, const char *file_name,
  * the servers; a candidate must carry the module's build-id (or the
  * debuglink's CRC where the module has none).  libdwfl asks the same
  * callback for the dwz file that the DWARF found names
- * (.gnu_debugaltlink): the link's name with CRC 0.
+ * (.gnu_debugaltlink): the link's name with CRC 0 (*found_id is alt_id
+ * then); module__dwarf reads no DWARF that needs one it was not given.
  */
 static int find_debugfile(const struct ap_symbolizer *s, Dwfl_Module *mod,
 			  const char *file_name, const char *debuglink_file,
@@ -661,7 +663,10 @@ static int safe_find_debuginfo(Dwfl_Module *mod, void **userdata,
 			    debuginfo_file_name, alt_id, &id, &n);
 	if (fd < 0 || !s)
 		return fd;
-	return debug_checked(s, fd, id, n, debuginfo_file_name);
+	fd = debug_checked(s, fd, id, n, debuginfo_file_name);
+	if (fd >= 0 && id == alt_id)
+		s->alt_found = mod;
+	return fd;
 }
 
 static const Dwfl_Callbacks dwfl_callbacks = {
@@ -1765,11 +1770,16 @@ static struct cache_ent *cache_ent__new(const void *key_mod, uint64_t addr,
 /*
  * Counts, once per module, the DWARF libdw reads for it: with compressed
  * debug sections (libc6-dbg's) it inflates them whole here, the main cost
- * of a report that needs inline frames or source lines.
+ * of a report that needs inline frames or source lines.  DWARF that
+ * shares a dwz file (.gnu_debugaltlink) that safe_find_debuginfo did not
+ * give is not read at all: libdw's dwarf_getalt() would open the link's
+ * path itself, with a plain open() (a FIFO there hung report); the ELF
+ * symbols still name the functions.
  */
 static void module__dwarf(struct ap_symbolizer *s, struct module *mod)
 {
-	const char *mainfile = NULL, *debugfile = NULL;
+	const char *mainfile = NULL, *debugfile = NULL, *alt;
+	const void *alt_id;
 	uint64_t claim;
 	int64_t bytes;
 	int fd, bad;
@@ -1799,6 +1809,13 @@ static void module__dwarf(struct ap_symbolizer *s, struct module *mod)
 	dw = dwfl_module_getdwarf(mod->dwmod, &bias);
 	if (!dw)
 		return;
+	if (dwelf_dwarf_gnu_debugaltlink(dw, &alt, &alt_id) > 0 &&
+	    s->alt_found != mod->dwmod) {
+		symbolizer__warn(s, "'%s': no dwz file '%s' found that is a regular file with its build-id; its functions are named without DWARF (no inline frames or source lines)",
+				 mod->path, alt);
+		mod->no_dwarf = true;
+		return;
+	}
 	s->stats.dwarf_modules++;
 	/* libdw has inflated the file's compressed sections, and the
 	 * headers it left say so no more: ask the file */

@@ -39,6 +39,8 @@ need_cmd perf linux-perf
 need_cmd strace strace
 need_cmd tmux tmux
 need_cmd readelf binutils
+# tests: a debug file that shares a dwz file
+need_cmd dwz dwz
 # tests: a local debuginfod server for report's last lookup step
 need_cmd debuginfod debuginfod
 need_cmd python3 python3
