@@ -170,6 +170,8 @@ int ap_kmaps__pending(const struct ap_kmaps *k)
 {
 	int i;
 
+	if (k->nr_batch)
+		return 1;	/* held back by the last drain */
 	for (i = 0; i < k->nr; i++) {
 		struct perf_event_mmap_page *meta = k->rings[i].base;
 
@@ -242,14 +244,69 @@ static int by_time(const void *a, const void *b)
 	return x < y ? -1 : x > y;	/* the arena's order: the kernel's */
 }
 
+/*
+ * The records of a drain from order[from] on (sorted), newer than its
+ * start, kept for the next one in time order; without memory for the
+ * copy, delivered now.  Returns what the drain returns.
+ */
+static int kmaps__hold(struct ap_kmaps *k, size_t from,
+		       int (*fn)(void *ctx, const struct ap_rec_kmap *rec),
+		       void *ctx, int n)
+{
+	size_t j, len, total = 0, held = 0;
+	uint8_t *keep;
+	int ret = 0;
+
+	for (j = from; j < k->nr_batch; j++)
+		total += (ap_rec_kmap__size(k->order[j]) + 7) & ~(size_t)7;
+	keep = malloc(total);
+	if (!keep) {
+		for (j = from; j < k->nr_batch && !ret; j++) {
+			ap_rec_kmap__unpack(k->one, k->order[j]);
+			ret = fn(ctx, k->one);
+			n++;
+		}
+		k->nr_batch = 0;
+		k->arena_len = 0;
+		return ret ? ret : n;
+	}
+	total = 0;
+	for (j = from; j < k->nr_batch; j++) {
+		len = (ap_rec_kmap__size(k->order[j]) + 7) & ~(size_t)7;
+		memcpy(keep + total, k->order[j], len);
+		k->offs[held++] = total;
+		total += len;
+	}
+	/* the arena held them all: it holds these */
+	memcpy(k->arena, keep, total);
+	free(keep);
+	k->nr_batch = held;
+	k->arena_len = total;
+	return n;
+}
+
+/*
+ * The CPUs' buffers are read one after the other, and the reader can be
+ * preempted in between (milliseconds on a busy machine): a fork recorded
+ * on one CPU can miss a drain that reads its child's exec and mappings,
+ * written later on another CPU read later, and the child's records came
+ * before any sign of the child (the recorder dropped them: its samples
+ * resolved to nothing).  Every record made before the drain began is in
+ * its buffer when read; those made since wait for the next drain, where
+ * whatever came before them on the other CPUs is read too.
+ */
 int ap_kmaps__drain(struct ap_kmaps *k,
 		    int (*fn)(void *ctx, const struct ap_rec_kmap *rec),
 		    void *ctx)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	int i, ret = 0, n = 0;
+	struct timespec ts;
+	uint64_t until;
 	size_t j;
 
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	until = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	for (i = 0; i < k->nr; i++) {
 		struct kring *r = &k->rings[i];
 		struct perf_event_mmap_page *meta = r->base;
@@ -277,11 +334,14 @@ int ap_kmaps__drain(struct ap_kmaps *k,
 		k->order[j] = (struct ap_rec_kmap *)(k->arena + k->offs[j]);
 	if (!ret && k->nr_batch > 1)
 		qsort(k->order, k->nr_batch, sizeof(*k->order), by_time);
-	for (j = 0; j < k->nr_batch && !ret; j++) {
+	for (j = 0; j < k->nr_batch && !ret && k->order[j]->hdr.ts <= until;
+	     j++) {
 		ap_rec_kmap__unpack(k->one, k->order[j]);
 		ret = fn(ctx, k->one);
 		n++;
 	}
+	if (!ret && j < k->nr_batch)
+		return kmaps__hold(k, j, fn, ctx, n);
 	k->nr_batch = 0;
 	k->arena_len = 0;
 	if (k->arena_cap > KMAPS_KEEP) {
