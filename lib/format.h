@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "codec.h"
 
@@ -276,6 +277,22 @@ void ap_task__encode(const struct ap_task *e, struct ap_buf *b);
 int ap_task__decode(const void *p, size_t len, struct ap_task *e);
 void ap_comm__encode(const struct ap_comm *e, struct ap_buf *b);
 int ap_comm__decode(const void *p, size_t len, struct ap_comm *e);
+/* the bytes of e up to its path's NUL: what a mapping kept packed takes
+ * (a path is rarely near AP_PATH_MAX) */
+static inline size_t ap_mmap__size(const struct ap_mmap *e)
+{
+	return offsetof(struct ap_mmap, path) +
+	       strnlen(e->path, sizeof(e->path) - 1) + 1;
+}
+/* e, packed or not, into the whole struct dst */
+static inline void ap_mmap__copy(struct ap_mmap *dst, const struct ap_mmap *e)
+{
+	size_t len = strnlen(e->path, sizeof(e->path) - 1);
+
+	memcpy(dst, e, offsetof(struct ap_mmap, path));
+	memcpy(dst->path, e->path, len);
+	memset(dst->path + len, 0, sizeof(dst->path) - len);
+}
 void ap_mmap__encode(const struct ap_mmap *e, struct ap_buf *b);
 int ap_mmap__decode(const void *p, size_t len, struct ap_mmap *e);
 void ap_stack__encode(const struct ap_stack *e, struct ap_buf *b);

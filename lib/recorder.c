@@ -565,7 +565,7 @@ static void inherit(struct ap_recorder *r, struct proc *child,
 	if (!m)
 		return;
 	for (i = 0; i < n; i++) {
-		*m = *ap_addrspace__at(parent->as, i);
+		ap_mmap__copy(m, ap_addrspace__at(parent->as, i));
 		m->pid = child->pid;
 		m->ts = ts;
 		ap_collector__mapping(r->collector, m);

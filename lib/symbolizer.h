@@ -92,7 +92,9 @@ struct ap_addrspace *ap_addrspace__clone(const struct ap_addrspace *as,
  * 0 or -errno */
 int ap_addrspace__copy(struct ap_addrspace *dst,
 		       const struct ap_addrspace *src);
-/* the mappings in address order */
+/* the mappings in address order; a returned mapping is packed (its path
+ * as long as it is, ap_mmap__size): copy it with ap_mmap__copy, never
+ * as a whole struct */
 size_t ap_addrspace__count(const struct ap_addrspace *as);
 const struct ap_mmap *ap_addrspace__at(const struct ap_addrspace *as,
 				       size_t i);
@@ -104,7 +106,7 @@ int ap_addrspace__overlaps_code(const struct ap_addrspace *as,
 				uint64_t start, uint64_t end);
 /* Adds (or replaces, when it overlaps) one mapping. */
 int ap_addrspace__add_mapping(struct ap_addrspace *as, const struct ap_mmap *m);
-/* The mapping covering addr, or NULL. */
+/* The mapping covering addr, or NULL; packed, as ap_addrspace__at's */
 const struct ap_mmap *ap_addrspace__find(const struct ap_addrspace *as,
 					 uint64_t addr);
 

@@ -7,8 +7,9 @@
 # and its unwind table built a few times at most, the unwinder's mirror
 # of the process written a few hundred times at most (it holds 256
 # mappings; each mapping past them rewrote it: 20,000 writes of 256
-# entries, and record -a -d 5 ran 132 s), and the root workload's calls
-# are all there, none of them lost.
+# entries, and record -a -d 5 ran 132 s), its heap by the mappings'
+# paths as long as they are (4 KiB each took 85 MB), and the root
+# workload's calls are all there, none of them lost.
 . tests/integration/lib.sh
 need_bpf
 need_cmd setpriv
@@ -62,6 +63,14 @@ count() { echo "$line" | sed -n "s/.* \([0-9][0-9]*\) $1.*/\1/p"; }
 one() { echo "$line" | sed -n "s/.*$1 (at most \([0-9][0-9]*\) of one process).*/\1/p"; }
 [ "$(one 'mirror updates')" -lt 1000 ] || fail "mirror updates: $line"
 [ "$(one 'maps scans')" -lt 200 ] || fail "maps scans: $line"
+# what the recorder holds besides the kernel's symbols: each mapping
+# kept its path's 4 KiB (20,000 of them: 85 MB of heap, RSS 103 MB)
+mem=$(grep '^aperture: memory:' "$T/rec.err") || fail "no memory line"
+echo "$mem"
+set -- $(echo "$mem" | sed -n 's/.* \([0-9]*\) kB of heap in use, \([0-9]*\) kB of kernel symbols.*/\1 \2/p')
+[ $# -eq 2 ] || fail "memory line not understood: $mem"
+[ $(($1 - $2)) -lt 24576 ] ||
+	fail "the recorder holds $(($1 - $2)) kB besides the kernel symbols, 24 MiB or more"
 
 "$APERTURE" report -i "$T/m.data" --events syscall --pid "$pid" \
 	>"$T/root" 2>"$T/rep.err" || fail "report --pid: $(cat "$T/rep.err")"
