@@ -50,10 +50,51 @@ struct uproc {
 	int dirty;			/* m changed since it was published */
 	int pending;			/* some files' tables are not built yet */
 	uint64_t publishes;		/* mirrors written */
-	struct ap_umap m[AP_UMAP_MAX];	/* sorted by start */
-	struct ftab *files[AP_UMAP_MAX];	/* parallel to m */
-	uint64_t pgoff[AP_UMAP_MAX];
+	/* cap entries each, grown up to AP_UMAP_MAX as the process maps
+	 * code: most processes have a few dozen, and 256 of each (12 KiB a
+	 * process) added up under -a */
+	uint32_t cap;
+	struct ap_umap *m;		/* sorted by start */
+	struct ftab **files;		/* parallel to m */
+	uint64_t *pgoff;
 };
+
+static void uproc__free(struct uproc *p)
+{
+	if (!p)
+		return;
+	free(p->m);
+	free(p->files);
+	free(p->pgoff);
+	free(p);
+}
+
+/* room for one more entry (below AP_UMAP_MAX); 0 or -ENOMEM */
+static int uproc__reserve(struct uproc *p, uint32_t nr)
+{
+	uint32_t cap;
+	void *a;
+
+	if (nr < p->cap)
+		return 0;
+	cap = p->cap ? p->cap * 2 : 16;
+	if (cap > AP_UMAP_MAX)
+		cap = AP_UMAP_MAX;
+	a = realloc(p->m, cap * sizeof(*p->m));
+	if (!a)
+		return -ENOMEM;
+	p->m = a;
+	a = realloc(p->files, cap * sizeof(*p->files));
+	if (!a)
+		return -ENOMEM;
+	p->files = a;
+	a = realloc(p->pgoff, cap * sizeof(*p->pgoff));
+	if (!a)
+		return -ENOMEM;
+	p->pgoff = a;
+	p->cap = cap;
+	return 0;
+}
 
 /* once recording runs, compiling tables may take BUILD_BUDGET_PCT % of
  * the recorder's time, with at most one BUILD_WINDOW_NS's share saved up;
@@ -133,7 +174,7 @@ void ap_unwind__free(struct ap_unwind *u)
 	if (!u)
 		return;
 	for (i = 0; ap_hmap__next(&u->procs, &i, &k, &v);)
-		free((void *)(uintptr_t)v);
+		uproc__free((struct uproc *)(uintptr_t)v);
 	for (i = 0; i < u->nr_tabs; i++) {
 		free(u->tabs[i]->key);
 		free(u->tabs[i]);
@@ -683,6 +724,12 @@ void ap_unwind__mapping(struct ap_unwind *u, const struct ap_mmap *m)
 		u->st.maps_full++;
 		return;
 	}
+	if (uproc__reserve(p, j)) {
+		/* no room: the mapping unwinds by frame pointer */
+		p->nr = j;
+		mark_dirty(u, m->pid, p);
+		return;
+	}
 	for (i = j; i > 0 && p->m[i - 1].start > m->start; i--) {
 		p->m[i] = p->m[i - 1];
 		p->files[i] = p->files[i - 1];
@@ -824,7 +871,7 @@ void ap_unwind__image_gone(struct ap_unwind *u, uint32_t pid)
 	}
 	for (i = 0; i < p->nr; i++)
 		unref(u, p->files[i]);
-	free(p);
+	uproc__free(p);
 	ap_hmap__remove(&u->procs, pid);
 	u->st.procs--;
 }
