@@ -216,6 +216,8 @@ struct module {
 	size_t nr_syms;
 	bool dwarf_read;		/* module__dwarf ran */
 	bool no_dwarf;			/* its DWARF was refused */
+	bool alt_found;			/* its dwz file was ours, checked */
+	struct ap_symbolizer *owner;	/* for libdw's callbacks */
 };
 
 /* shared by the versions of an address space that hold it */
@@ -287,7 +289,6 @@ struct ap_symbolizer {
 	int vdso_fd;			/* the vDSO image (memfd), or -1 */
 	char vdso_path[64];		/* /proc/self/fd/N */
 	struct dw_alias *aliases;	/* debug files read through the cache */
-	Dwfl_Module *alt_found;		/* the last whose dwz file we gave */
 };
 
 /* a debug file read through its copy in the debug cache: where a dwz
@@ -654,7 +655,8 @@ static int safe_find_debuginfo(Dwfl_Module *mod, void **userdata,
 			       GElf_Word debuglink_crc,
 			       char **debuginfo_file_name)
 {
-	struct ap_symbolizer *s = userdata ? *userdata : NULL;
+	struct module *m = userdata ? *userdata : NULL;
+	struct ap_symbolizer *s = m ? m->owner : NULL;
 	unsigned char alt_id[ALT_ID_MAX];
 	const unsigned char *id = NULL;
 	int fd, n = 0;
@@ -665,7 +667,7 @@ static int safe_find_debuginfo(Dwfl_Module *mod, void **userdata,
 		return fd;
 	fd = debug_checked(s, fd, id, n, debuginfo_file_name);
 	if (fd >= 0 && id == alt_id)
-		s->alt_found = mod;
+		m->alt_found = true;
 	return fd;
 }
 
@@ -1436,8 +1438,10 @@ static void module__open(struct ap_symbolizer *s, struct module *mod)
 	}
 	/* safe_find_debuginfo's: --symfs holds the debug files too */
 	if (dwfl_module_info(dwmod, &userdata, NULL, NULL, NULL, NULL, NULL,
-			     NULL) && userdata)
-		*userdata = s;
+			     NULL) && userdata) {
+		mod->owner = s;
+		*userdata = mod;
+	}
 
 	if (mod->build_id_len) {
 		len = dwfl_module_build_id(dwmod, &bits, &bits_vaddr);
@@ -1810,7 +1814,7 @@ static void module__dwarf(struct ap_symbolizer *s, struct module *mod)
 	if (!dw)
 		return;
 	if (dwelf_dwarf_gnu_debugaltlink(dw, &alt, &alt_id) > 0 &&
-	    s->alt_found != mod->dwmod) {
+	    !mod->alt_found) {
 		symbolizer__warn(s, "'%s': no dwz file '%s' found that is a regular file with its build-id; its functions are named without DWARF (no inline frames or source lines)",
 				 mod->path, alt);
 		mod->no_dwarf = true;
