@@ -17,6 +17,14 @@ for f in lib/*.[ch] cmd/*.[ch] bpf/*.[ch]; do
 		exit 1
 	fi
 done
+# report's debug cache in a directory of this run's, not the user's own
+# ~/.cache (a test that checks the cache sets its own)
+if [ -z "${APERTURE_DEBUG_CACHE:-}" ]; then
+	APERTURE_DEBUG_CACHE=$(mktemp -d /tmp/aperture-debug-cache.XXXXXX) ||
+		exit 1
+	export APERTURE_DEBUG_CACHE
+	trap 'rm -rf "$APERTURE_DEBUG_CACHE"' EXIT
+fi
 passed=0
 failed=0
 skipped=0

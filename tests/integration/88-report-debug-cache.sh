@@ -90,6 +90,22 @@ cmp -s "$T/c0" "$T/c3" || fail "stacks through a replaced entry differ"
 set -- $(counts "$T/c3.err")
 [ "$3" = 1 ] || fail "an entry of another build-id was used: $(counts "$T/c3.err")"
 
+# by default, the user's own: $XDG_CACHE_HOME/aperture/debug, else
+# ~/.cache/aperture/debug
+mkdir -m 700 "$T/home" "$T/xdg"
+(unset APERTURE_DEBUG_CACHE XDG_CACHE_HOME; export HOME="$T/home"
+ folded >"$T/c6" 2>"$T/c6.err") ||
+	fail "report (default cache): $(cat "$T/c6.err")"
+[ -n "$(find "$T/home/.cache/aperture/debug" -type f 2>/dev/null)" ] ||
+	fail "nothing cached in ~/.cache/aperture/debug: $(counts "$T/c6.err")"
+(unset APERTURE_DEBUG_CACHE; export XDG_CACHE_HOME="$T/xdg" HOME="$T/home"
+ folded >"$T/c7" 2>"$T/c7.err") ||
+	fail "report (XDG_CACHE_HOME): $(cat "$T/c7.err")"
+[ -n "$(find "$T/xdg/aperture/debug" -type f 2>/dev/null)" ] ||
+	fail "nothing cached in \$XDG_CACHE_HOME/aperture/debug: $(counts "$T/c7.err")"
+cmp -s "$T/c0" "$T/c6" && cmp -s "$T/c0" "$T/c7" ||
+	fail "stacks through the default cache differ"
+
 # a link planted where a cache directory goes is not followed
 mkdir "$T/elsewhere"
 APERTURE_DEBUG_CACHE="$T/cache2"
