@@ -148,9 +148,12 @@ int ap_parse_maps_line(const char *line, struct ap_mmap *m)
  * Build-ids read, by the file's device and inode and checked against its
  * size and modification time: a process that maps one file 20,000 times,
  * or every process mapping libc, costs one read of its ELF notes, not
- * one per mapping and scan.  Direct-mapped: a collision reads again.
+ * one per mapping and scan.  Two ways a set, the older one replaced: two
+ * files whose slots collide (a target's own file and libc) are not read
+ * again on every scan.
  */
-#define BID_CACHE	512
+#define BID_SETS	256
+#define BID_WAYS	2
 
 static struct bid_ent {
 	dev_t dev;
@@ -160,8 +163,9 @@ static struct bid_ent {
 	uint8_t id[AP_BUILD_ID_MAX];
 	int len;			/* < 0: not an ELF file with one */
 	int used;
-} bid_cache[BID_CACHE];
-static uint64_t bid_reads;
+	uint64_t last;			/* bid_clock when last used */
+} bid_cache[BID_SETS][BID_WAYS];
+static uint64_t bid_reads, bid_clock;
 
 uint64_t ap_proc_build_id_reads(void)
 {
@@ -170,19 +174,29 @@ uint64_t ap_proc_build_id_reads(void)
 
 static int read_build_id(const char *path, uint8_t *id, size_t len)
 {
-	struct bid_ent *e;
+	struct bid_ent *set, *e;
 	struct stat st;
-	int n;
+	int n, w;
 
 	/* stat does not open: a FIFO there does not block it */
 	if (stat(path, &st) || !S_ISREG(st.st_mode)) {
 		bid_reads++;
 		return ap_read_build_id(path, id, len);
 	}
-	e = &bid_cache[(ap_hash64((uint64_t)st.st_dev * 0x9e3779b97f4a7c15ull ^
-				  (uint64_t)st.st_ino)) % BID_CACHE];
-	if (e->used && e->dev == st.st_dev && e->ino == st.st_ino &&
-	    e->size == st.st_size &&
+	set = bid_cache[ap_hash64((uint64_t)st.st_dev * 0x9e3779b97f4a7c15ull ^
+				  (uint64_t)st.st_ino) % BID_SETS];
+	e = &set[0];
+	for (w = 0; w < BID_WAYS; w++) {
+		if (set[w].used && set[w].dev == st.st_dev &&
+		    set[w].ino == st.st_ino) {
+			e = &set[w];
+			break;
+		}
+		if (!set[w].used || set[w].last < e->last)
+			e = &set[w];
+	}
+	e->last = ++bid_clock;
+	if (w < BID_WAYS && e->size == st.st_size &&
 	    e->mtime.tv_sec == st.st_mtim.tv_sec &&
 	    e->mtime.tv_nsec == st.st_mtim.tv_nsec) {
 		if (e->len > 0)
