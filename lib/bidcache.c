@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,22 +16,46 @@
 #include "safefile.h"
 #include "symbolizer.h"
 
+/* base exists and belongs to someone else (root under sudo -E keeps the
+ * user's HOME): writing there would leave the user files of root's */
+static int others(const char *base)
+{
+	struct stat st;
+
+	return !stat(base, &st) && st.st_uid != geteuid();
+}
+
+int ap_user_cache_dir(const char *leaf, char *buf, size_t len)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+	struct passwd *pw;
+	int n;
+
+	if (xdg && *xdg == '/' && !others(xdg)) {
+		n = snprintf(buf, len, "%s/aperture/%s", xdg, leaf);
+	} else if (home && *home == '/' && !others(home)) {
+		n = snprintf(buf, len, "%s/.cache/aperture/%s", home, leaf);
+	} else {
+		pw = getpwuid(geteuid());
+		if (!pw || !pw->pw_dir || *pw->pw_dir != '/')
+			return -ENOENT;
+		n = snprintf(buf, len, "%s/.cache/aperture/%s", pw->pw_dir,
+			     leaf);
+	}
+	return n > 0 && (size_t)n < len ? 0 : -ENOENT;
+}
+
 int ap_bidcache__dir(const char *opt, char *buf, size_t len)
 {
 	const char *env = getenv("APERTURE_BUILDID_DIR");
-	const char *xdg = getenv("XDG_CACHE_HOME");
-	const char *home = getenv("HOME");
 
 	if (opt && *opt)
 		snprintf(buf, len, "%s", opt);
 	else if (env && *env)
 		snprintf(buf, len, "%s", env);
-	else if (xdg && *xdg == '/')
-		snprintf(buf, len, "%s/aperture/build-id", xdg);
-	else if (home && *home)
-		snprintf(buf, len, "%s/.cache/aperture/build-id", home);
 	else
-		return -ENOENT;
+		return ap_user_cache_dir("build-id", buf, len);
 	return 0;
 }
 

@@ -15,6 +15,10 @@
 
 #include "format.h"
 
+/* $XDG_CACHE_HOME/aperture/LEAF, else $HOME/.cache/aperture/LEAF; one
+ * that belongs to another user (root under sudo -E) passed over for the
+ * home of the effective user's passwd entry; 0 or -ENOENT */
+int ap_user_cache_dir(const char *leaf, char *buf, size_t len);
 /* the cache directory for opt (NULL: the environment's); 0 or -ENOENT */
 int ap_bidcache__dir(const char *opt, char *buf, size_t len);
 /* DIR/ab/cdef... for a build-id; 0 or -EINVAL */

@@ -40,20 +40,13 @@
 int ap_dwcache__dir(char *buf, size_t len)
 {
 	const char *env = getenv("APERTURE_DEBUG_CACHE");
-	const char *xdg = getenv("XDG_CACHE_HOME");
-	const char *home = getenv("HOME");
 	int n;
 
 	if (env && !strcmp(env, "off"))
 		return -ENOENT;
-	if (env && *env == '/')
-		n = snprintf(buf, len, "%s", env);
-	else if (xdg && *xdg == '/')
-		n = snprintf(buf, len, "%s/aperture/debug", xdg);
-	else if (home && *home == '/')
-		n = snprintf(buf, len, "%s/.cache/aperture/debug", home);
-	else
-		return -ENOENT;
+	if (!env || *env != '/')
+		return ap_user_cache_dir("debug", buf, len);
+	n = snprintf(buf, len, "%s", env);
 	return n > 0 && (size_t)n < len ? 0 : -ENOENT;
 }
 

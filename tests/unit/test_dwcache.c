@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -293,6 +294,36 @@ START_TEST(test_dir)
 }
 END_TEST
 
+/* root under sudo -E: a HOME or XDG_CACHE_HOME of another user's is not
+ * written into; the passwd entry's home is used */
+START_TEST(test_dir_others)
+{
+	char other[] = "/tmp/aperture-home-XXXXXX", buf[512], want[512];
+	struct passwd *pw = getpwuid(geteuid());
+
+	ck_assert_ptr_nonnull(pw);
+	ck_assert_ptr_nonnull(mkdtemp(other));
+	if (chown(other, geteuid() + 1, (gid_t)-1)) {
+		rmdir(other);
+		return;		/* not root: nothing to pass over */
+	}
+	unsetenv("APERTURE_DEBUG_CACHE");
+	snprintf(want, sizeof(want), "%s/.cache/aperture/debug", pw->pw_dir);
+	unsetenv("XDG_CACHE_HOME");
+	setenv("HOME", other, 1);
+	ck_assert_int_eq(ap_dwcache__dir(buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, want);
+	setenv("XDG_CACHE_HOME", other, 1);
+	ck_assert_int_eq(ap_dwcache__dir(buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, want);
+	ck_assert_int_eq(chown(other, geteuid(), (gid_t)-1), 0);
+	ck_assert_int_eq(ap_dwcache__dir(buf, sizeof(buf)), 0);
+	snprintf(want, sizeof(want), "%s/aperture/debug", other);
+	ck_assert_str_eq(buf, want);
+	rmdir(other);
+}
+END_TEST
+
 static Suite *dwcache_suite(void)
 {
 	Suite *s = suite_create("dwcache");
@@ -308,6 +339,7 @@ static Suite *dwcache_suite(void)
 	tcase_add_test(tc, test_open_refused);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("ap_dwcache__dir");
+	tcase_add_test(tc, test_dir_others);
 	tcase_add_test(tc, test_dir);
 	suite_add_tcase(s, tc);
 	return s;
