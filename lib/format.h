@@ -32,6 +32,9 @@
 					 * 7: sched frames say the process's start
 					 * time */
 #define AP_FRAME_HDR_LEN	8
+/* a block: "APBK", compressed and raw lengths, frames, CRC-32 of the
+ * compressed bytes, CRC-32 of the header's first 20 bytes */
+#define AP_BLOCK_HDR_LEN	24
 
 /* frame tags; 0-3 keep the reference event model's order */
 #define AP_TAG_CPU		0	/* CPU sample */

@@ -23,7 +23,6 @@
 #include <zlib.h>
 
 #define AP_FILE_HDR_FIXED	16	/* magic, major, minor, length */
-#define AP_BLOCK_HDR_LEN	24
 #define AP_TRAILER_TAGS		32
 #define AP_TRAILER_FIXED	(16 + AP_TRAILER_TAGS * 8)
 #define AP_FOOTER_LEN		16
@@ -373,7 +372,10 @@ parse:
 		ret = (int)data_off;
 		goto out_unmap;
 	}
-	if (inflateInit(&r->zs) != Z_OK) {
+	/* raw deflate: each block's zlib header is checked by hand and its
+	 * Adler-32 trailer not recomputed, the block's CRC-32 having
+	 * covered those bytes already (Adler-32 was a twentieth of report) */
+	if (inflateInit2(&r->zs, -MAX_WBITS) != Z_OK) {
 		ret = -ENOMEM;
 		set_err(errbuf, errlen, "%s: out of memory", path);
 		goto out_unmap;
@@ -410,6 +412,17 @@ const struct ap_header *ap_reader__header(const struct ap_reader *r)
 const struct ap_read_stats *ap_reader__stats(const struct ap_reader *r)
 {
 	return &r->stats;
+}
+
+/* a zlib stream's 2-byte header (RFC 1950): deflate, a window zlib can
+ * use, no preset dictionary, the check bits right; and room for the
+ * Adler-32 trailer */
+#define ZLIB_TRAILER	4
+static int zlib_hdr_ok(const uint8_t *z, uint32_t clen)
+{
+	return clen >= 2 + ZLIB_TRAILER && (z[0] & 0x0f) == Z_DEFLATED &&
+	       (z[0] >> 4) <= 7 && !(z[1] & 0x20) &&
+	       ((unsigned)z[0] << 8 | z[1]) % 31 == 0;
 }
 
 static int block_hdr_ok(const uint8_t *h)
@@ -582,10 +595,12 @@ static int reader__load(struct ap_reader *r)
 			r->raw = raw;
 			r->raw_cap = (size_t)rlen + 1;
 		}
+		if (!why && !zlib_hdr_ok(h + AP_BLOCK_HDR_LEN, clen))
+			why = "inflate failed (not a zlib stream)";
 		if (!why) {
 			inflateReset(&r->zs);
-			r->zs.next_in = (Bytef *)(h + AP_BLOCK_HDR_LEN);
-			r->zs.avail_in = clen;
+			r->zs.next_in = (Bytef *)(h + AP_BLOCK_HDR_LEN + 2);
+			r->zs.avail_in = clen - 2;
 			r->zs.next_out = r->raw;
 			r->zs.avail_out = rlen;
 			zret = inflate(&r->zs, Z_FINISH);
@@ -594,7 +609,8 @@ static int reader__load(struct ap_reader *r)
 					 "inflate failed (%s)",
 					 r->zs.msg ? r->zs.msg : "truncated");
 				why = zmsg;
-			} else if (zret != Z_STREAM_END || r->zs.avail_in) {
+			} else if (zret != Z_STREAM_END ||
+				   r->zs.avail_in != ZLIB_TRAILER) {
 				why = "inflated size differs from the header";
 			} else if (r->zs.avail_out) {
 				snprintf(zmsg, sizeof(zmsg),

@@ -374,6 +374,63 @@ START_TEST(test_bad_crc)
 }
 END_TEST
 
+/*
+ * Block 1's compressed bytes changed and its CRC made to match, as only
+ * someone writing a file on purpose would: a bad zlib header skips the
+ * block with one line; a changed Adler-32 trailer is not looked at (the
+ * CRC-32 covers those bytes), the block reads whole.
+ */
+START_TEST(test_zlib_stream)
+{
+	static uint64_t got[MAXFRAMES];
+	const uint64_t b = 1, h = blk_off[b];
+	struct ap_read_stats st;
+	char path[64], want[128];
+	struct warns wn;
+	uint8_t hdr[AP_BLOCK_HDR_LEN], *z;
+	uint32_t clen;
+	size_t n;
+	int fd;
+
+	copy_variant(master, path, sizeof(path), master_size, (uint64_t)-1);
+	fd = open(path, O_RDWR);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pread(fd, hdr, sizeof(hdr), (off_t)h),
+			 (ssize_t)sizeof(hdr));
+	clen = ap_get_le32(hdr + 4);
+	z = malloc(clen);
+	ck_assert_ptr_nonnull(z);
+	ck_assert_int_eq(pread(fd, z, clen, (off_t)h + sizeof(hdr)),
+			 (ssize_t)clen);
+	if (_i == 0)
+		z[1] ^= 0x20;		/* a preset dictionary */
+	else
+		z[clen - 1] ^= 0x55;	/* the Adler-32 */
+	ap_put_le32(hdr + 16, (uint32_t)crc32(crc32(0L, Z_NULL, 0), z, clen));
+	ap_put_le32(hdr + 20, (uint32_t)crc32(crc32(0L, Z_NULL, 0), hdr, 20));
+	ck_assert_int_eq(pwrite(fd, z, clen, (off_t)h + sizeof(hdr)),
+			 (ssize_t)clen);
+	ck_assert_int_eq(pwrite(fd, hdr, sizeof(hdr), (off_t)h),
+			 (ssize_t)sizeof(hdr));
+	close(fd);
+	free(z);
+	n = read_all(path, got, &wn, &st);
+	unlink(path);
+
+	if (_i == 1) {
+		expect_blocks(got, n, -1, NBLOCKS);
+		ck_assert_uint_eq(st.blocks_bad, 0);
+		return;
+	}
+	expect_blocks(got, n, (int)b, NBLOCKS);
+	ck_assert_uint_eq(st.blocks_bad, 1);
+	snprintf(want, sizeof(want),
+		 "block %d at offset %llu: inflate failed (not a zlib stream), skipped",
+		 (int)b, (unsigned long long)h);
+	ck_assert_msg(strstr(wn.all, want) != NULL, "warnings: %s", wn.all);
+}
+END_TEST
+
 /* a byte flipped in block _i's length or magic: detected, resynced */
 START_TEST(test_bad_block_header)
 {
@@ -1088,6 +1145,7 @@ static Suite *file_suite(void)
 	tcase_add_test(tc, test_read_all);
 	tcase_add_loop_test(tc, test_truncated, 0, 3 * (NBLOCKS + 2));
 	tcase_add_loop_test(tc, test_bad_crc, 0, NBLOCKS);
+	tcase_add_loop_test(tc, test_zlib_stream, 0, 2);
 	tcase_add_loop_test(tc, test_bad_block_header, 0, 2 * NBLOCKS);
 	tcase_add_test(tc, test_bad_trailer);
 	tcase_add_test(tc, test_shrinks_while_read);
