@@ -847,6 +847,12 @@ void ap_symbolizer__stats(const struct ap_symbolizer *s,
 
 /* ---- address spaces ---- */
 
+/* a new stamp: what was resolved through the old one is stale */
+static void as_touch(struct ap_addrspace *as)
+{
+	as->stamp = ++as->s->as_stamps;
+}
+
 struct ap_addrspace *ap_symbolizer__addrspace(struct ap_symbolizer *s,
 					      uint32_t pid,
 					      uint64_t start_ticks)
@@ -868,7 +874,7 @@ struct ap_addrspace *ap_symbolizer__addrspace(struct ap_symbolizer *s,
 	if (!as)
 		return NULL;
 	as->s = s;
-	as->stamp = ++s->as_stamps;
+	as_touch(as);
 	as->pid = pid;
 	as->start_ticks = start_ticks;
 	if (htab__insert(&s->spaces, &as->node, hash)) {
@@ -902,7 +908,7 @@ void ap_addrspace__reset(struct ap_addrspace *as)
 	for (i = 0; i < as->nr; i++)
 		as_map__put(as->maps[i]);
 	as->nr = 0;
-	as->stamp = ++as->s->as_stamps;
+	as_touch(as);
 }
 
 uint64_t ap_addrspace__stamp(const struct ap_addrspace *as)
@@ -930,8 +936,7 @@ static int addrspace__assign(struct ap_addrspace *dst,
 		dst->maps[i] = src->maps[i];
 		dst->maps[i]->refs++;
 	}
-	dst->nr = src->nr;
-	dst->stamp = ++dst->s->as_stamps;
+	dst->nr = src->nr;	/* the reset gave it a new stamp */
 	return 0;
 }
 
@@ -946,7 +951,7 @@ struct ap_addrspace *ap_addrspace__clone(const struct ap_addrspace *as,
 	if (!v)
 		return NULL;
 	v->s = as->s;
-	v->stamp = ++as->s->as_stamps;
+	as_touch(v);
 	v->pid = as->pid;
 	v->start_ticks = as->start_ticks;
 	if (keep_maps && addrspace__assign(v, as)) {
@@ -1076,7 +1081,7 @@ int ap_addrspace__add_mapping(struct ap_addrspace *as, const struct ap_mmap *m)
 	if (tail)
 		as->maps[k++] = tail;
 	as->nr = nr_new;
-	as->stamp = ++as->s->as_stamps;
+	as_touch(as);
 	return 0;
 
 out_err:
