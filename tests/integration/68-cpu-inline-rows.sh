@@ -39,19 +39,16 @@ PY
 # the same rows as perf's Symbol column; perf 6.1 itself sometimes dies
 # here ("assertion failed at util/build-id.c:1010", stack smashing: a
 # signal), and then there is no peer to compare with
+perf_died() {
+	[ "$1" -gt 128 ] || return 1
+	echo "perf $2 died of signal $(($1 - 128)) ($(tr '\n' ' ' <"$T/perf.err")): no comparison with perf"
+}
 perf record -q -F 999 -o "$T/perf.data" -- "$WL/inline_hot" 1 >/dev/null 2>"$T/perf.err"
 rc=$?
-if [ $rc -gt 128 ]; then
-	echo "perf record died of signal $((rc - 128)) ($(tr '\n' ' ' <"$T/perf.err")): no comparison with perf"
-	exit 0
-fi
+perf_died $rc record && exit 0
 [ $rc -eq 0 ] || fail "perf record: $(cat "$T/perf.err")"
 perf report -i "$T/perf.data" --stdio --no-children --sort sym >"$T/perf.txt" 2>"$T/perf.err"
-rc=$?
-if [ $rc -gt 128 ]; then
-	echo "perf report died of signal $((rc - 128)) ($(tr '\n' ' ' <"$T/perf.err")): no comparison with perf"
-	exit 0
-fi
+perf_died $? report && exit 0
 top=$(awk '/^ *[0-9.]+%/ { print $NF; exit }' "$T/perf.txt")
 echo "perf report's top symbol: $top"
 [ "$top" = hot_host ] || fail "perf's top row is '$top', not hot_host"

@@ -13,8 +13,7 @@ n=17000
 N=20000
 [ "$(cat /proc/sys/kernel/pid_max)" -gt $((n + 4000)) ] ||
 	skip_tool "pid_max $(cat /proc/sys/kernel/pid_max) leaves no room for $n threads"
-chmod 711 "$T"
-mkdir "$T/u" && chmod 1777 "$T/u"
+nobody_dir
 cp "$WL/sleepers" "$T/u/sleepers" && chmod 755 "$T/u/sleepers"
 
 # the command starts once the probes are attached

@@ -15,8 +15,7 @@ need_cmd python3
 n=1500
 max=1024
 N=2000
-chmod 711 "$T"
-mkdir "$T/u" && chmod 1777 "$T/u"
+nobody_dir
 cp "$WL/sleepers" "$T/u/sleepers" && chmod 755 "$T/u/sleepers"
 
 # the command starts once the probes are attached

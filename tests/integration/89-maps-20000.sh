@@ -19,8 +19,7 @@ n=20000
 N=50000
 [ "$(cat /proc/sys/vm/max_map_count)" -gt $((n + 1000)) ] ||
 	skip_tool "vm.max_map_count $(cat /proc/sys/vm/max_map_count) is below $n mappings"
-chmod 711 "$T"
-mkdir "$T/u" && chmod 1777 "$T/u"
+nobody_dir
 cp "$WL/many_maps" "$T/u/many_maps" && chmod 755 "$T/u/many_maps"
 cp "$WL/cpu_split" "$T/u/lib_x" && chmod 644 "$T/u/lib_x"
 

@@ -39,6 +39,13 @@ skip_tool() {
 	exit 78
 }
 
+# $T/u, where a workload run as nobody (setpriv) finds its files and may
+# write: $T is root's 0700 otherwise
+nobody_dir() {
+	chmod 711 "$T" && mkdir "$T/u" && chmod 1777 "$T/u" ||
+		fail "cannot make $T/u"
+}
+
 # the build under test has ASan and UBSan (make SANITIZE=1): two to
 # three times slower
 sanitized() {
