@@ -289,6 +289,7 @@ struct ap_symbolizer {
 	int vdso_fd;			/* the vDSO image (memfd), or -1 */
 	char vdso_path[64];		/* /proc/self/fd/N */
 	struct dw_alias *aliases;	/* debug files read through the cache */
+	int cache_err;			/* the debug cache's last error, said */
 };
 
 /* a debug file read through its copy in the debug cache: where a dwz
@@ -612,12 +613,15 @@ static int debug_checked(struct ap_symbolizer *s, int fd,
 	cfd = ap_dwcache__open(s->opts.debug_cache, fd, id, (size_t)n, path,
 			       sizeof(path), &inflated);
 	if (cfd < 0) {
-		if (cfd != -ENODATA)
+		/* said once, not for every debug file: a directory refused
+		 * refuses them all */
+		if (cfd != -ENODATA && cfd != s->cache_err)
 			symbolizer__warn(s, "debug cache: cannot keep an uncompressed copy of '%s' in '%s': %s%s",
 					 *name, s->opts.debug_cache,
 					 ap_open_strerror(cfd),
 					 cfd == -EPERM ? " (not a directory of this user's own that no one else can write)" :
 					 cfd == -ENOSPC ? " (it would leave less than a tenth of the filesystem free)" : "");
+		s->cache_err = cfd;
 		return fd;
 	}
 	a = calloc(1, sizeof(*a));
