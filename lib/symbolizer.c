@@ -670,8 +670,22 @@ static int safe_find_debuginfo(Dwfl_Module *mod, void **userdata,
 	if (fd < 0 || !s)
 		return fd;
 	fd = debug_checked(s, fd, id, n, debuginfo_file_name);
-	if (fd >= 0 && id == alt_id)
+	if (fd >= 0 && id == alt_id) {
+		/* a dwz file libdwfl cannot read as DWARF (one that only
+		 * carries the build-id) would leave libdw's dwarf_getalt to
+		 * search for it itself, with a plain open(): refused here,
+		 * and module__dwarf reads no DWARF that needs it */
+		Dwarf *alt = dwarf_begin(fd, DWARF_C_READ);
+
+		if (!alt) {
+			close(fd);
+			free(*debuginfo_file_name);
+			*debuginfo_file_name = NULL;
+			return -1;
+		}
+		dwarf_end(alt);
 		m->alt_found = true;
+	}
 	return fd;
 }
 

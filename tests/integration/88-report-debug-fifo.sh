@@ -11,7 +11,8 @@
 # (.gnu_debugaltlink) that is a FIFO (at the link's path and at its
 # build-id path, both of which libdw's dwarf_getalt() opens itself):
 # report ends and names the functions from the ELF symbols, without the
-# DWARF's source lines.
+# DWARF's source lines; the same when the file found first with the dwz
+# file's build-id holds no DWARF (libdw would then search on its own).
 . tests/integration/lib.sh
 need_bpf
 need_cmd objcopy
@@ -96,4 +97,18 @@ grep -q '^dz;.*main;.*burn_60 [0-9]*$' "$T/dz.folded" ||
 grep -q 'cpu_split\.c' "$T/dz.folded" && fail "lines without dz.alt"
 grep -q "no dwz file 'dz.alt'" "$T/rep.err" ||
 	fail "no warning: $(cat "$T/rep.err")"
+# a file with dz.alt's build-id and no DWARF where the dwz file is looked
+# for first, the FIFO at the link's path: refused, libdw left no search
+# of its own to make
+rm -f "$afifo"
+objcopy --remove-section='.debug_*' "$T/dz.alt.real" "$afifo" ||
+	fail "objcopy --remove-section"
+env -u DEBUGINFOD_URLS timeout 60 "$APERTURE" report -i "$T/dz.data" \
+	--format folded --folded-srcline >"$T/dz.folded" 2>"$T/rep.err"
+rc=$?
+[ $rc -eq 0 ] || fail "report dz, a dz.alt without DWARF (exit $rc): $(cat "$T/rep.err")"
+grep -q '^dz;.*main;.*burn_60 [0-9]*$' "$T/dz.folded" ||
+	fail "no names from dz.debug's symbols: $(head -5 "$T/dz.folded")"
+grep -q "no dwz file 'dz.alt'" "$T/rep.err" ||
+	fail "no warning of a dz.alt without DWARF: $(cat "$T/rep.err")"
 exit 0
