@@ -162,8 +162,7 @@ static struct bid_ent {
 	struct timespec mtime;
 	uint8_t id[AP_BUILD_ID_MAX];
 	int len;			/* < 0: not an ELF file with one */
-	int used;
-	uint64_t last;			/* bid_clock when last used */
+	uint64_t last;			/* bid_clock when last used; 0: free */
 } bid_cache[BID_SETS][BID_WAYS];
 static uint64_t bid_reads, bid_clock;
 
@@ -187,12 +186,12 @@ static int read_build_id(const char *path, uint8_t *id, size_t len)
 				  (uint64_t)st.st_ino) % BID_SETS];
 	e = &set[0];
 	for (w = 0; w < BID_WAYS; w++) {
-		if (set[w].used && set[w].dev == st.st_dev &&
+		if (set[w].last && set[w].dev == st.st_dev &&
 		    set[w].ino == st.st_ino) {
 			e = &set[w];
 			break;
 		}
-		if (!set[w].used || set[w].last < e->last)
+		if (set[w].last < e->last)
 			e = &set[w];
 	}
 	e->last = ++bid_clock;
@@ -206,7 +205,6 @@ static int read_build_id(const char *path, uint8_t *id, size_t len)
 	}
 	bid_reads++;
 	n = ap_read_build_id(path, id, len);
-	e->used = 1;
 	e->dev = st.st_dev;
 	e->ino = st.st_ino;
 	e->size = st.st_size;
