@@ -95,6 +95,19 @@ static __always_inline void unseen_switch(struct task_struct *task,
 		ap_count_task(AP_STAT_SCHED_UNSEEN, task);
 }
 
+/* a switch-in not reported, found when the thread leaves the CPU again or
+ * exits (on this kernel every switch away from some tasks goes
+ * unreported): the time blocked up to a wake-up seen is still known, the
+ * wait for a CPU after it is not */
+static __always_inline void unseen_switch_in(struct task_struct *task,
+					     struct ap_sched_thread *t)
+{
+	unseen_switch(task, t);
+	if ((t->flags & AP_SCHED_T_OFF) && (t->flags & AP_SCHED_T_WOKEN) &&
+	    t->out_state == AP_SCHED_BLOCKED && t->wake_ts >= t->out_ts)
+		t->blocked_ns += t->wake_ts - t->out_ts;
+}
+
 static __always_inline void switch_out(void *ctx, struct task_struct *prev,
 				       __u32 tgid, __u32 tid, int preempt,
 				       __u32 prev_state, __u64 now, __u32 cpu)
@@ -116,10 +129,9 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev,
 	if ((t->flags & AP_SCHED_T_ON) && t->in_ts && now > t->in_ts)
 		t->on_ns += now - t->in_ts;
 	/* off-CPU again with no switch-in seen since: the kernel ran the
-	 * thread without reporting it (seen on 6.18 under load, by bpftrace
-	 * as well), and that interval cannot be measured: counted */
+	 * thread without reporting it (bpftrace sees the same) */
 	if (!(t->flags & AP_SCHED_T_ON))
-		unseen_switch(prev, t);
+		unseen_switch_in(prev, t);
 	/* preempted while getting ready to sleep still counts as runnable:
 	 * the scheduler does not dequeue a preempted task */
 	if (preempt || prev_state == TASK_RUNNING_STATE) {
@@ -346,6 +358,9 @@ int BPF_PROG(ap_sched_exit, struct task_struct *p)
 	now = bpf_ktime_get_ns();
 	if ((t->flags & AP_SCHED_T_ON) && t->in_ts && now > t->in_ts)
 		t->on_ns += now - t->in_ts;
+	/* it runs this program, so it was switched in since it left */
+	if (!(t->flags & AP_SCHED_T_ON))
+		unseen_switch_in(p, t);
 	t->in_ts = now;
 	t->flags |= AP_SCHED_T_EXITED;
 	e = ap_reserve(sizeof(*e));

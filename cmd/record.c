@@ -1210,7 +1210,7 @@ int cmd_record(int argc, char **argv)
 				counters[AP_STAT_KSTACK_ERR],
 				counters[AP_STAT_USTACK_ERR]);
 		if (counters[AP_STAT_SCHED_UNSEEN])
-			fprintf(stderr, " (%" PRIu64 " context switches the kernel did not report: intervals not measured)",
+			fprintf(stderr, " (%" PRIu64 " context switches the kernel did not report: intervals not measured in full)",
 				counters[AP_STAT_SCHED_UNSEEN]);
 		if (counts->losers) {
 			/* the name is another user's: escaped */

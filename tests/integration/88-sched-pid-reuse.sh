@@ -5,10 +5,14 @@
 # and sleeps 10 x 60 ms.  Identity is (pid, start time): the report shows
 # two processes under that pid, and each one's blocked time is its own
 # sleep, not the sum of both: at least what it asked for, at most what
-# it measured around its nanosleeps (which adds the wait for a CPU).  A
-# context switch the kernel did not report (on 6.18 under load) leaves a
-# sleep unmeasured: counted in the header, each such (of the whole
-# system, under -a) lowers the least by one sleep.
+# it measured around its nanosleeps (which adds the wait for a CPU).
+# Some kernels trace nothing while certain tasks run (here the VM agent's
+# threads: not their switches, nor wake-ups from interrupts that land on
+# them), so a child can be switched in, or woken and switched in,
+# unreported, even just before it exits.  The recorder counts each such
+# switch (in the header, of the whole system under -a); a wake-up it saw
+# still ends the blocked time, and each one counted lowers the least by
+# one sleep.
 . tests/integration/lib.sh
 need_bpf
 need_cmd python3
