@@ -96,9 +96,9 @@ static __always_inline void unseen_switch(struct task_struct *task,
 }
 
 /* a switch-in not reported, found when the thread leaves the CPU again or
- * exits (on this kernel every switch away from some tasks goes
- * unreported): the time blocked up to a wake-up seen is still known, the
- * wait for a CPU after it is not */
+ * exits (some kernels trace nothing while certain tasks run, a VM's agent
+ * here, so a switch away from one goes unreported): the time blocked up
+ * to a wake-up seen is still known, the wait for a CPU after it is not */
 static __always_inline void unseen_switch_in(struct task_struct *task,
 					     struct ap_sched_thread *t)
 {
