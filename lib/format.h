@@ -35,6 +35,8 @@
 /* a block: "APBK", compressed and raw lengths, frames, CRC-32 of the
  * compressed bytes, CRC-32 of the header's first 20 bytes */
 #define AP_BLOCK_HDR_LEN	24
+/* the trailer holds a frame count (u64) for each of this many tags */
+#define AP_TRAILER_TAGS		32
 
 /* frame tags; 0-3 keep the reference event model's order */
 #define AP_TAG_CPU		0	/* CPU sample */

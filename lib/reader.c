@@ -23,7 +23,6 @@
 #include <zlib.h>
 
 #define AP_FILE_HDR_FIXED	16	/* magic, major, minor, length */
-#define AP_TRAILER_TAGS		32
 #define AP_TRAILER_FIXED	(16 + AP_TRAILER_TAGS * 8)
 #define AP_FOOTER_LEN		16
 /* bound on a block's raw length: the writer ends a block within one frame

@@ -24,7 +24,6 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#define AP_TRAILER_TAGS		32
 /* level 1: measured on 256 KiB blocks of cpu and stack frames, 69 MB/s at
  * ratio 2.5 against 17 MB/s at ratio 2.9 for level 6; the writer is on
  * the recording hot path */
