@@ -57,7 +57,8 @@
 #define AP_STAT_UW_BAD_RULE	21	/* rows the table could not express */
 #define AP_STAT_UW_FAULT	22	/* stack reads that faulted */
 #define AP_STAT_UW_OUTSIDE	23	/* return address outside every mapping */
-#define AP_STAT_UW_BUSY		24	/* unwinder scratch in use (nesting) */
+#define AP_STAT_UW_BUSY		24	/* every unwinder buffer of the CPU in
+					 * use (programs nested): no stack */
 #define AP_STAT_UW_VMA		25	/* frames whose mapping the mirror lacked,
 					 * found with bpf_find_vma */
 #define AP_STAT_NR		32

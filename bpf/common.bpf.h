@@ -62,8 +62,64 @@ const volatile __u32 ap_cgroup_level __weak = 0;
  * the final drain ends under any load (calls in flight still complete) */
 volatile __u32 ap_stopped __weak;
 
-/* losses by process (aperture.h); the new entry is built here, not on
- * the BPF stack */
+/*
+ * Per-CPU scratch buffers come in pools of AP_NEST_SLOTS, one buffer a
+ * program in flight on the CPU.  Programs of one CPU do nest: a
+ * perf_event program (the cpu-clock interrupt, an NMI) or a tracepoint
+ * in an interrupt runs inside a tp_btf program (which takes no global
+ * guard), and a uprobe program can be preempted.  With one buffer a
+ * CPU the inner program overwrote the outer one's record: a syscall
+ * record went out as a CPU sample, or with another record's fields.
+ */
+#define AP_NEST_SLOTS		4
+#define AP_POOL_REC		0	/* ap_rec_scratch */
+#define AP_POOL_UW		1	/* ap_uw_scratch */
+#define AP_POOL_LOSS		2	/* ap_loss_scratch */
+
+/* how many programs hold, or are trying for, each buffer of a pool */
+struct ap_pool {
+	__u64 used[AP_NEST_SLOTS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 3);
+	__type(key, __u32);
+	__type(value, struct ap_pool);
+} ap_pools SEC(".maps") __weak;
+
+/*
+ * A free buffer of pool on this CPU, or AP_NEST_SLOTS when all are taken.
+ * Add, then look: a count of 1 means no other program holds or is taking
+ * the buffer, whether it interrupted this one or preempted it (the BPF
+ * instruction set built for has atomic adds, not compare-and-swap).
+ */
+static __always_inline __u32 ap_slot_take(__u32 pool)
+{
+	struct ap_pool *p = bpf_map_lookup_elem(&ap_pools, &pool);
+	__u32 i;
+
+	if (!p)
+		return AP_NEST_SLOTS;
+	for (i = 0; i < AP_NEST_SLOTS; i++) {
+		__sync_fetch_and_add(&p->used[i], 1);
+		if (*(volatile __u64 *)&p->used[i] == 1)
+			return i;
+		__sync_fetch_and_add(&p->used[i], -1);
+	}
+	return AP_NEST_SLOTS;
+}
+
+static __always_inline void ap_slot_give(__u32 pool, __u32 slot)
+{
+	struct ap_pool *p = bpf_map_lookup_elem(&ap_pools, &pool);
+
+	if (p && slot < AP_NEST_SLOTS)
+		__sync_fetch_and_add(&p->used[slot], -1);
+}
+
+/* losses by process (aperture.h); a new entry is built in
+ * ap_loss_scratch, not on the BPF stack */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, AP_LOSS_PROCS);
@@ -80,7 +136,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, AP_NEST_SLOTS);
 	__type(key, __u32);
 	__type(value, struct ap_loss);
 } ap_loss_scratch SEC(".maps") __weak;
@@ -92,7 +148,7 @@ static __noinline void ap_lose(__u32 idx, __u64 task)
 	struct task_struct *leader;
 	struct ap_loss_key k;
 	struct ap_loss *v, *z;
-	__u32 zero = 0;
+	__u32 zero = 0, slot;
 	int i;
 
 	if (idx >= AP_LOSS_NR || !t)
@@ -103,23 +159,24 @@ static __noinline void ap_lose(__u32 idx, __u64 task)
 	k.start_ns = leader ? BPF_CORE_READ(leader, start_boottime) : 0;
 	v = bpf_map_lookup_elem(&ap_loss_procs, &k);
 	if (!v) {
-		z = bpf_map_lookup_elem(&ap_loss_scratch, &zero);
-		if (!z)
-			return;
-		for (i = 0; i < AP_LOSS_NR; i++)
-			z->n[i] = 0;
-		z->comm[0] = 0;
-		if (leader)
-			BPF_CORE_READ_STR_INTO(&z->comm, leader, comm);
-		/* -EEXIST: another CPU added it first; -E2BIG: full */
-		bpf_map_update_elem(&ap_loss_procs, &k, z, BPF_NOEXIST);
-		v = bpf_map_lookup_elem(&ap_loss_procs, &k);
-		if (!v) {
-			v = bpf_map_lookup_elem(&ap_loss_over, &zero);
-			if (v)
-				v->n[idx]++;	/* per CPU */
-			return;
+		slot = ap_slot_take(AP_POOL_LOSS);
+		z = slot < AP_NEST_SLOTS ?
+			bpf_map_lookup_elem(&ap_loss_scratch, &slot) : NULL;
+		if (z) {
+			for (i = 0; i < AP_LOSS_NR; i++)
+				z->n[i] = 0;
+			z->comm[0] = 0;
+			if (leader)
+				BPF_CORE_READ_STR_INTO(&z->comm, leader, comm);
+			/* -EEXIST: another CPU added it first; -E2BIG: full */
+			bpf_map_update_elem(&ap_loss_procs, &k, z, BPF_NOEXIST);
+			v = bpf_map_lookup_elem(&ap_loss_procs, &k);
 		}
+		ap_slot_give(AP_POOL_LOSS, slot);
+		if (!v)
+			v = bpf_map_lookup_elem(&ap_loss_over, &zero);
+		if (!v)
+			return;
 	}
 	__sync_fetch_and_add(&v->n[idx], 1);
 }
@@ -129,8 +186,10 @@ static __always_inline void ap_count_task(__u32 idx, void *task)
 {
 	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
 
+	/* atomic even per CPU: a program that interrupts this one may count
+	 * the same counter */
 	if (v)
-		(*v)++;
+		__sync_fetch_and_add(v, 1);
 	if (idx < AP_LOSS_NR && idx != AP_STAT_IDLE)
 		ap_lose(idx, (__u64)task);
 }
@@ -140,7 +199,7 @@ static __always_inline void ap_count(__u32 idx)
 	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
 
 	if (v)
-		(*v)++;
+		__sync_fetch_and_add(v, 1);	/* as in ap_count_task() */
 	if (idx < AP_LOSS_NR && idx != AP_STAT_IDLE)
 		ap_lose(idx, bpf_get_current_task());
 }
@@ -292,31 +351,53 @@ static __always_inline void ap_get_stacks(void *ctx, struct ap_stacks *st,
 /*
  * Records that carry stacks are built in a per-CPU buffer and sent cut
  * after their last frame: a full-depth record is 3 KiB, a typical one a
- * tenth of that, and the ring holds that many more.  BPF programs of one
- * CPU do not nest (the kernel's per-CPU recursion guard), so one buffer a
- * CPU is enough.
+ * tenth of that, and the ring holds that many more.
  */
 #define AP_REC_MAX		4096
 
 struct ap_rec_buf {
-	__u8 data[AP_REC_MAX];
+	__u8 data[AP_REC_MAX];	/* the record, from the start */
+	__u32 slot;		/* which buffer of the pool, to give back */
+	__u32 pad;
 };
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, AP_NEST_SLOTS);
 	__type(key, __u32);
 	__type(value, struct ap_rec_buf);
 } ap_rec_scratch SEC(".maps") __weak;
 
-/* a record of size bytes with a struct ap_stacks as its last member */
+/*
+ * A buffer for a record of size bytes; every path then sends it
+ * (ap_submit_st, for one that ends with a struct ap_stacks) or gives it
+ * back (ap_release_st).  With all buffers of the CPU taken (four programs
+ * nested) the record is lost, counted as a ring buffer drop.
+ */
 static __always_inline void *ap_reserve_st(__u64 size)
 {
-	__u32 zero = 0;
+	struct ap_rec_buf *b;
+	__u32 slot;
 
 	if (size > AP_REC_MAX)
 		return NULL;
-	return bpf_map_lookup_elem(&ap_rec_scratch, &zero);
+	slot = ap_slot_take(AP_POOL_REC);
+	if (slot >= AP_NEST_SLOTS) {
+		ap_count(AP_STAT_RB_DROP);
+		return NULL;
+	}
+	b = bpf_map_lookup_elem(&ap_rec_scratch, &slot);
+	if (!b) {
+		ap_slot_give(AP_POOL_REC, slot);
+		return NULL;
+	}
+	b->slot = slot;
+	return b;
+}
+
+static __always_inline void ap_release_st(void *e)
+{
+	ap_slot_give(AP_POOL_REC, ((struct ap_rec_buf *)e)->slot);
 }
 
 /* send the first hdr + frames bytes of e; hdr: offset of its st.ips */
@@ -329,6 +410,7 @@ static __always_inline void ap_output_st(void *e, __u64 hdr,
 	if (size > AP_REC_MAX)
 		size = AP_REC_MAX;
 	ap_output(e, size);
+	ap_release_st(e);
 }
 
 #define ap_submit_st(e) \

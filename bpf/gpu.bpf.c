@@ -269,7 +269,7 @@ int ap_gpu_return(struct pt_regs *ctx)
 		ap_submit_st(out);
 		sent = bpf_map_lookup_elem(&gpu_sent, &zero);
 		if (sent)
-			(*sent)++;
+			__sync_fetch_and_add(sent, 1);
 	}
 	bpf_map_delete_elem(&gpu_inflight, &tid);
 	return 0;
@@ -399,7 +399,7 @@ int BPF_USDT(ap_gpu_cupti_act, void *rec)
 	ap_submit(e, sizeof(*e));
 	sent = bpf_map_lookup_elem(&gpu_sent, &one);
 	if (sent)
-		(*sent)++;
+		__sync_fetch_and_add(sent, 1);
 	return 0;
 }
 

@@ -220,8 +220,10 @@ static __always_inline void fill_sock(struct ap_ev_io *e, struct file *f)
  * The path walk keeps its state in a per-CPU map value rather than on the
  * stack: the verifier then checks one step of the walk once, where a loop
  * over stack variables made it explore every combination of component
- * lengths and mount crossings (over a million instructions).  Programs of
- * this object do not nest on a CPU, so one buffer per CPU is enough.
+ * lengths and mount crossings (over a million instructions).  Only this
+ * object's programs use it, all tracepoints of the perf kind (tp/), which
+ * the kernel's per-CPU bpf_prog_active keeps from nesting, and which run
+ * with preemption off: one buffer per CPU is enough.
  */
 #define AP_IO_WALK_DONE		0x8000	/* internal: reached a root */
 
@@ -427,9 +429,7 @@ static __noinline int emit(const struct ap_io_inflight *in, int fd,
 		/* only once it is on its way: a dropped record is re-sent */
 		bpf_map_update_elem(&io_seen, &key, &one, BPF_ANY);
 	} else if (ap_io_summed) {
-		__u32 zero = 0;
-		struct ap_ev_io *e = bpf_map_lookup_elem(&ap_rec_scratch,
-							 &zero);
+		struct ap_ev_io *e = ap_reserve_st(sizeof(*e));
 
 		if (!e)
 			return 0;
@@ -438,6 +438,7 @@ static __noinline int emit(const struct ap_io_inflight *in, int fd,
 		e->start = in->start;
 		if (sum_call(e))
 			ap_output(e, sizeof(*e));
+		ap_release_st(e);
 	} else {
 		struct ap_ev_io *e = ap_reserve(sizeof(*e));
 

@@ -74,15 +74,16 @@ struct {
 	__type(value, struct ap_uw_learnt);
 } ap_uw_learnt SEC(".maps") __weak;
 
+/* the frames of a walk: bpf_loop's callback cannot write the caller's
+ * record, a pointer into a map value it does not know */
 struct ap_uw_buf {
-	__u32 busy;
-	__u32 pad;
 	__u64 ips[AP_MAX_USTACK];
 };
 
+/* one a walk in flight on the CPU (ap_slot_take) */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, AP_NEST_SLOTS);
 	__type(key, __u32);
 	__type(value, struct ap_uw_buf);
 } ap_uw_scratch SEC(".maps") __weak;
@@ -106,6 +107,8 @@ struct ap_uw_state {
 	__u32 max;
 	__u32 flags;		/* AP_USTACK_* */
 	__u32 exact_pc;		/* pc is not a return address (leaf, signal) */
+	__u32 slot;		/* the walk's ap_uw_scratch buffer */
+	__u32 pad;
 	__u64 tramp;		/* the uretprobe trampoline; 0: none */
 	__u64 ri;		/* the task's uretprobe return instances */
 };
@@ -282,9 +285,9 @@ static long ap_uw_step(__u32 i, void *ctx)
 	struct ap_uw_buf *b;
 	__u64 cfa, ra, pc, lookup, nsp, bp;
 	__s64 off;
-	__u32 zero = 0, kind, idx;
+	__u32 slot = s->slot, kind, idx;
 
-	b = bpf_map_lookup_elem(&ap_uw_scratch, &zero);
+	b = bpf_map_lookup_elem(&ap_uw_scratch, &slot);
 	if (!b || !s->pc)
 		return 1;
 	if (i >= s->max || i >= AP_MAX_USTACK) {
@@ -389,7 +392,6 @@ static __always_inline long ap_user_stack(void *ctx, __u64 *dst, __u32 max,
 	const struct ap_uproc *up;
 	struct ap_uw_buf *b;
 	struct pt_regs *regs;
-	__u32 zero = 0;
 	long sz;
 
 	if (!ap_unwind_cfi) {
@@ -407,14 +409,16 @@ static __always_inline long ap_user_stack(void *ctx, __u64 *dst, __u32 max,
 	}
 	if (!BPF_CORE_READ(task, mm))
 		return 0;		/* a kernel thread */
-	b = bpf_map_lookup_elem(&ap_uw_scratch, &zero);
-	if (!b)
-		return 0;
-	if (b->busy) {
+	s.slot = ap_slot_take(AP_POOL_UW);
+	if (s.slot >= AP_NEST_SLOTS) {
 		ap_count(AP_STAT_UW_BUSY);
 		return 0;
 	}
-	b->busy = 1;
+	b = bpf_map_lookup_elem(&ap_uw_scratch, &s.slot);
+	if (!b) {
+		ap_slot_give(AP_POOL_UW, s.slot);
+		return 0;
+	}
 	regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	s.pc = BPF_CORE_READ(regs, ip);
 	s.sp = BPF_CORE_READ(regs, sp);
@@ -443,7 +447,7 @@ static __always_inline long ap_user_stack(void *ctx, __u64 *dst, __u32 max,
 		sz = max * sizeof(__u64);
 	if (sz > 0)
 		bpf_probe_read_kernel(dst, sz, b->ips);
-	b->busy = 0;
+	ap_slot_give(AP_POOL_UW, s.slot);
 	return sz;
 }
 
