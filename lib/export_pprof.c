@@ -426,6 +426,9 @@ static int write_gz(const uint8_t *buf, size_t len, FILE *out)
 /*
  * pprof names mapping[0] as the profile's main binary ("File:"): put first
  * the user mapping that holds the most samples' innermost user frame.
+ * Samples are weighed by their count (the first value of their view):
+ * a hot loop is a few entries of thousands, the start-up in ld.so and
+ * libc many entries of one each.
  */
 static int main_mapping_first(struct pp *x)
 {
@@ -439,12 +442,17 @@ static int main_mapping_first(struct pp *x)
 	if (!hits)
 		return -ENOMEM;
 	for (i = 0; i < x->nr_smp; i++) {
-		for (j = 0; j < x->smp[i]->n_location_id; j++) {
-			uint64_t mid = x->loc[x->smp[i]->location_id[j] - 1]->
-				       mapping_id;
+		const pb_sample *s = x->smp[i];
+		uint64_t weight = 0;
+
+		/* only its view's columns are set */
+		for (j = 0; j < s->n_value && !weight; j++)
+			weight = s->value[j] > 0 ? (uint64_t)s->value[j] : 0;
+		for (j = 0; j < s->n_location_id; j++) {
+			uint64_t mid = x->loc[s->location_id[j] - 1]->mapping_id;
 
 			if (mid && (int64_t)mid != x->kernel_map) {
-				hits[mid - 1]++;
+				hits[mid - 1] += weight;
 				break;
 			}
 		}

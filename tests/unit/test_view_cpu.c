@@ -2,15 +2,22 @@
 /*
  * The CPU view over a session fed with crafted frames: folded lines
  * (root first, kernel frames suffixed _[k], unresolved frames as
- * dso+0xOFF or [unknown]), self and children in the table, filters.
+ * dso+0xOFF or [unknown]), self and children in the table, filters;
+ * the pprof export of its profile (which mapping pprof calls the main
+ * binary).
  */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <zlib.h>
+
 #include "ctxtab.h"
+#include "export.h"
 #include "format.h"
+#include "profile.h"
+#include "proto/profile.pb-c.h"
 #include "reader.h"
 #include "session.h"
 #include "strtab.h"
@@ -382,6 +389,115 @@ START_TEST(test_ctxtab_binary_key)
 }
 END_TEST
 
+/* gunzip src into a new buffer; *out_len its length */
+static uint8_t *gunzip(const uint8_t *src, size_t len, size_t *out_len)
+{
+	size_t cap = 1 << 20;
+	uint8_t *dst = malloc(cap);
+	z_stream z = { 0 };
+
+	ck_assert_ptr_nonnull(dst);
+	ck_assert_int_eq(inflateInit2(&z, 16 + MAX_WBITS), Z_OK);
+	z.next_in = (uint8_t *)src;
+	z.avail_in = len;
+	z.next_out = dst;
+	z.avail_out = cap;
+	ck_assert_int_eq(inflate(&z, Z_FINISH), Z_STREAM_END);
+	*out_len = z.total_out;
+	inflateEnd(&z);
+	return dst;
+}
+
+/*
+ * pprof's "File:" is mapping[0]: the program whose code most samples ran,
+ * weighed by their counts.  A hot loop is one stack of many samples; the
+ * start-up in the loader, many stacks of one sample each, must not win.
+ */
+START_TEST(test_pprof_main_mapping_by_samples)
+{
+	struct ap_symbolizer_opts so = { .warn = quiet };
+	struct ap_task t = { .ts = 1, .pid = 10, .start_ticks = 5,
+			     .kind = AP_TASK_SNAPSHOT };
+	struct ap_mmap *m = calloc(1, sizeof(*m));
+	struct ap_report_opts o;
+	struct ap_profile pr;
+	struct fixture fx;
+	Perftools__Profiles__Profile *pp;
+	const struct ap_view_ops *ops = ap_view__find("cpu");
+	char *gz = NULL;
+	uint8_t *raw;
+	size_t gz_len, raw_len, off = 0;
+	FILE *f;
+	void *v;
+	int i;
+
+	ck_assert_ptr_nonnull(m);
+	fx.sym = ap_symbolizer__new(&so);
+	fx.s = ap_session__new(fx.sym);
+	ap_buf__init(&fx.b);
+	strcpy(t.comm, "prog");
+	ap_task__encode(&t, &fx.b);
+	/* the loader first: a profile's mappings come in the order seen */
+	m->pid = 10;
+	m->start = 0x7f0000000000ull;
+	m->end = 0x7f0000100000ull;
+	m->prot = 5;
+	strcpy(m->path, "/nonexistent/ld.so");
+	ap_mmap__encode(m, &fx.b);
+	m->start = 0x400000;
+	m->end = 0x500000;
+	strcpy(m->path, "/nonexistent/prog");
+	ap_mmap__encode(m, &fx.b);
+	/* stack 1: the loop in prog; stacks 2..9: one each in ld.so */
+	for (i = 1; i < 10; i++) {
+		uint64_t ip = i == 1 ? 0x400100 : 0x7f0000000100ull + 64 * i;
+		struct ap_stack st = { .id = i, .nr_user = 1, .ips = &ip };
+
+		ap_stack__encode(&st, &fx.b);
+	}
+	for (i = 0; i < 8 + 50; i++) {
+		struct ap_cpu_sample e = { .ts = 100 + i, .pid = 10, .tid = 10,
+					   .stack_id = i < 8 ? 2 + i : 1 };
+
+		ap_cpu_sample__encode(&e, &fx.b);
+	}
+	ck_assert_int_eq(fx.b.err, 0);
+	feed(&fx);
+
+	default_keys(&o);
+	o.freq = 999;
+	v = ops->new(&o, fx.s);
+	while (off + AP_FRAME_HDR_LEN <= fx.b.len) {
+		struct ap_frame fr;
+
+		fr.tag = ap_get_le32(fx.b.data + off);
+		fr.len = ap_get_le32(fx.b.data + off + 4);
+		fr.payload = fx.b.data + off + AP_FRAME_HDR_LEN;
+		if (fr.tag == AP_TAG_CPU)
+			ck_assert_int_eq(ops->event(v, &fr), 0);
+		off += AP_FRAME_HDR_LEN + fr.len;
+	}
+	ap_profile__init(&pr, fx.s);
+	ck_assert_int_eq(ops->profile(v, &pr), 0);
+	f = open_memstream(&gz, &gz_len);
+	ck_assert_int_eq(ap_export_pprof(&pr, f), 0);
+	fclose(f);
+	raw = gunzip((uint8_t *)gz, gz_len, &raw_len);
+	pp = perftools__profiles__profile__unpack(NULL, raw_len, raw);
+	ck_assert_ptr_nonnull(pp);
+	ck_assert_uint_eq(pp->n_mapping, 2);
+	ck_assert_str_eq(pp->string_table[pp->mapping[0]->filename],
+			 "/nonexistent/prog");
+	perftools__profiles__profile__free_unpacked(pp, NULL);
+	free(raw);
+	free(gz);
+	ap_profile__free(&pr);
+	ops->free(v);
+	free(m);
+	teardown_fixture(&fx);
+}
+END_TEST
+
 static Suite *view_cpu_suite(void)
 {
 	Suite *s = suite_create("view_cpu");
@@ -399,6 +515,9 @@ static Suite *view_cpu_suite(void)
 	tcase_add_test(tc, test_narrow_width_keeps_symbol);
 	tcase_add_test(tc, test_ctxtab_binary_key);
 	tcase_add_test(tc, test_deep_stack_many_threads);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("export");
+	tcase_add_test(tc, test_pprof_main_mapping_by_samples);
 	suite_add_tcase(s, tc);
 	return s;
 }
