@@ -107,17 +107,16 @@ static void teardown_fixture(struct fixture *fx)
 	ap_buf__free(&fx->b);
 }
 
-/* runs the cpu view over the fixture's samples and returns its output */
-static char *render(struct fixture *fx, struct ap_report_opts *o)
+/* a cpu view (ops) that has taken in the fixture's samples */
+static void *fed_view(struct fixture *fx, struct ap_report_opts *o,
+		      const struct ap_view_ops **ops)
 {
-	const struct ap_view_ops *ops = ap_view__find("cpu");
+	size_t off = 0;
 	void *v;
-	size_t off = 0, len;
-	char *out = NULL;
-	FILE *f;
 
-	ck_assert_ptr_nonnull(ops);
-	v = ops->new(o, fx->s);
+	*ops = ap_view__find("cpu");
+	ck_assert_ptr_nonnull(*ops);
+	v = (*ops)->new(o, fx->s);
 	while (off + AP_FRAME_HDR_LEN <= fx->b.len) {
 		struct ap_frame fr;
 
@@ -125,9 +124,21 @@ static char *render(struct fixture *fx, struct ap_report_opts *o)
 		fr.len = ap_get_le32(fx->b.data + off + 4);
 		fr.payload = fx->b.data + off + AP_FRAME_HDR_LEN;
 		if (fr.tag == AP_TAG_CPU)
-			ck_assert_int_eq(ops->event(v, &fr), 0);
+			ck_assert_int_eq((*ops)->event(v, &fr), 0);
 		off += AP_FRAME_HDR_LEN + fr.len;
 	}
+	return v;
+}
+
+/* runs the cpu view over the fixture's samples and returns its output */
+static char *render(struct fixture *fx, struct ap_report_opts *o)
+{
+	const struct ap_view_ops *ops;
+	void *v = fed_view(fx, o, &ops);
+	char *out = NULL;
+	size_t len;
+	FILE *f;
+
 	f = open_memstream(&out, &len);
 	ck_assert_int_eq(ops->print(v, f), 0);
 	fclose(f);
@@ -423,10 +434,10 @@ START_TEST(test_pprof_main_mapping_by_samples)
 	struct ap_profile pr;
 	struct fixture fx;
 	Perftools__Profiles__Profile *pp;
-	const struct ap_view_ops *ops = ap_view__find("cpu");
+	const struct ap_view_ops *ops;
 	char *gz = NULL;
 	uint8_t *raw;
-	size_t gz_len, raw_len, off = 0;
+	size_t gz_len, raw_len;
 	FILE *f;
 	void *v;
 	int i;
@@ -466,17 +477,7 @@ START_TEST(test_pprof_main_mapping_by_samples)
 
 	default_keys(&o);
 	o.freq = 999;
-	v = ops->new(&o, fx.s);
-	while (off + AP_FRAME_HDR_LEN <= fx.b.len) {
-		struct ap_frame fr;
-
-		fr.tag = ap_get_le32(fx.b.data + off);
-		fr.len = ap_get_le32(fx.b.data + off + 4);
-		fr.payload = fx.b.data + off + AP_FRAME_HDR_LEN;
-		if (fr.tag == AP_TAG_CPU)
-			ck_assert_int_eq(ops->event(v, &fr), 0);
-		off += AP_FRAME_HDR_LEN + fr.len;
-	}
+	v = fed_view(&fx, &o, &ops);
 	ap_profile__init(&pr, fx.s);
 	ck_assert_int_eq(ops->profile(v, &pr), 0);
 	f = open_memstream(&gz, &gz_len);
