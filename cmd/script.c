@@ -19,6 +19,7 @@
 struct script_opts {
 	const char *input;
 	const char *events;		/* NULL: every event */
+	const char *symfs;
 	int no_inline;
 	struct ap_report_opts r;
 };
@@ -26,6 +27,7 @@ struct script_opts {
 enum {
 	OPT_FORMAT = 0x100,
 	OPT_EVENTS,
+	OPT_SYMFS,
 };
 
 static const struct argp_option options[] = {
@@ -34,6 +36,7 @@ static const struct argp_option options[] = {
 	{ "format", OPT_FORMAT, "FMT", 0, "text (default, like perf script) or jsonl (one JSON object a line)", 1 },
 	AP_CLI_USER_ONLY_OPTION(1),
 	AP_CLI_NO_INLINE_OPTION(1),
+	{ "symfs", OPT_SYMFS, "DIR", 0, "Look for the recorded files under DIR (a copy of the target's root)", 1 },
 	{ NULL, 0, NULL, 0, "Filters:", 2 },
 	AP_CLI_FILTER_OPTIONS(2),
 	AP_CLI_HELP_OPTIONS,
@@ -61,6 +64,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_EVENTS:
 		o->events = arg;
+		break;
+	case OPT_SYMFS:
+		o->symfs = arg;
 		break;
 	case OPT_FORMAT:
 		if (!strcmp(arg, "text"))
@@ -122,6 +128,7 @@ int cmd_script(int argc, char **argv)
 	if (!o.events)
 		mask = UINT32_MAX;
 	so.no_inline = o.no_inline;
+	so.symfs = o.symfs;
 	if (ap_input__open(&in, o.input, &so))
 		return 1;
 	sink = ap_evsink__new(o.r.format, mask, &o.r, in.s, stdout);
