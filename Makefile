@@ -70,7 +70,7 @@ endif
 BPF_SRCS	:= $(sort $(wildcard bpf/*.bpf.c))
 BPF_OBJS	:= $(patsubst bpf/%.bpf.c,$(O)/bpf/%.bpf.o,$(BPF_SRCS))
 SKEL		:= $(O)/aperture.skel.h
-LIB_SRCS	:= $(sort $(wildcard lib/*.c))
+LIB_SRCS	:= $(sort $(wildcard lib/*/*.c))
 LIB_OBJS	:= $(patsubst %.c,$(O)/%.o,$(LIB_SRCS)) $(O)/lib/syscall_names.o \
 		   $(O)/proto/profile.pb-c.o
 PROTOC_C	?= protoc-c
@@ -120,12 +120,12 @@ else
 	@echo "  SKIP     libaperture-cupti.so: missing $(strip $(CUPTI_MISSING)); GPU device times unavailable (CUDA_HOME=$(CUDA_HOME))"
 endif
 
-$(CUPTI_LIB): inject/cupti.c lib/gpu_clock.c lib/gpu_clock.h bpf/gpu.h
+$(CUPTI_LIB): inject/cupti.c lib/gpu/clock.c lib/gpu/clock.h bpf/gpu.h
 	$(call msg,CCLIB,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -fPIC -shared \
 		-fvisibility=hidden -iquote lib -iquote bpf -I$(CUPTI_INC) \
-		-o $@ inject/cupti.c lib/gpu_clock.c \
+		-o $@ inject/cupti.c lib/gpu/clock.c \
 		-L$(CUPTI_LIBDIR) -lcupti -lpthread \
 		-Wl,--enable-new-dtags,-rpath,$(CUPTI_LIBDIR) -Wl,-z,defs
 

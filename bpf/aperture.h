@@ -5,7 +5,7 @@
  *
  * Only fixed-size integers and explicit padding: no pointers, enums or bool,
  * so that clang -target bpf and gcc lay the structs out identically.  This
- * is not the record file format (lib/format.h): the file stores decoded
+ * is not the record file format (lib/format/format.h): the file stores decoded
  * events, so changing a struct here never breaks old files.
  */
 #ifndef APERTURE_BPF_ABI_H
@@ -115,7 +115,7 @@ struct ap_stacks {
 };
 
 /*
- * Unwind tables, compiled by user space from a file's CFI (lib/cfi.c):
+ * Unwind tables, compiled by user space from a file's CFI (lib/unwind/cfi.c):
  * rows sorted by pc, each valid from its pc up to the next row's, for a
  * whole file; the rows of every file live in one array map.
  */

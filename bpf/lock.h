@@ -3,7 +3,7 @@
  * Lock contention records of bpf/lock.bpf.c (AP_EV_LOCK): futex waits,
  * kernel lock contention (lock:contention_begin/end) and pthread mutex
  * wait and hold times (uprobes).  Only fixed-size integers, as in
- * aperture.h; lib/ev_lock.c turns them into AP_TAG_LOCK frames.
+ * aperture.h; lib/lock/codec.c turns them into AP_TAG_LOCK frames.
  */
 #ifndef APERTURE_BPF_LOCK_H
 #define APERTURE_BPF_LOCK_H

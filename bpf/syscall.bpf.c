@@ -9,7 +9,7 @@
 #include "common.bpf.h"
 #include "syscall.h"
 
-/* set by user space before load (lib/sensor_syscall.c) */
+/* set by user space before load (lib/syscall/sensor.c) */
 const volatile __u32 ap_sc_stacks = 0;		/* --syscall-stacks */
 /* per-call records (syscall:calls or stacks); else in-kernel totals */
 const volatile __u32 ap_sc_calls = 0;
@@ -90,7 +90,7 @@ static __always_inline __u32 ilog2(__u64 v)
 	return r;
 }
 
-/* ap_hist__bucket() of lib/syscalls.c */
+/* ap_hist__bucket() of lib/syscall/syscalls.c */
 static __always_inline __u32 hist_bucket(__u64 ns)
 {
 	__u32 k;

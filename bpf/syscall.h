@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Ring buffer records of the syscall sensor (bpf/syscall.bpf.c), read by
- * lib/ev_syscall.c.  Kernel/user ABI only: fixed-size integers and
+ * lib/syscall/codec.c.  Kernel/user ABI only: fixed-size integers and
  * explicit padding, as in aperture.h.
  */
 #ifndef APERTURE_BPF_SYSCALL_H
@@ -14,7 +14,7 @@
 #define AP_SC_NORETURN		2	/* exit, exit_group: never returns */
 
 /* entries of the in-flight table: one per thread inside a syscall, as
- * many as the machine can have threads (lib/sensor_syscall.c); up to
+ * many as the machine can have threads (lib/syscall/sensor.c); up to
  * this many preallocated */
 #define AP_SC_INFLIGHT_MAX	65536
 
@@ -28,7 +28,7 @@
  */
 #define AP_SC_SUMS_MAX		16384
 #define AP_SC_ERRS_MAX		4096
-/* latency buckets, those of report --hist (lib/syscalls.c): [0, 64 ns),
+/* latency buckets, those of report --hist (lib/syscall/syscalls.c): [0, 64 ns),
  * then doublings to 1 us, then doublings of 1 us; the last takes the rest */
 #define AP_SC_HIST		48
 

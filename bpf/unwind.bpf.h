@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The user stack unwinder every sensor shares (x86-64).  User space
- * compiles each mapped file's CFI into rows (lib/cfi.c) and mirrors each
- * target's executable mappings (lib/unwind.c); here one bpf_loop step per
+ * compiles each mapped file's CFI into rows (lib/unwind/cfi.c) and mirrors each
+ * target's executable mappings (lib/unwind/unwind.c); here one bpf_loop step per
  * frame finds the mapping of the pc, binary-searches its file's rows,
  * computes the CFA and reads the return address and the saved rbp from
  * the stack.  Where a file has no table the step falls back to the frame

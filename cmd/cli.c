@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collector.h"
-#include "view.h"
+#include "record/collector.h"
+#include "report/view.h"
 
 void ap_cli_usage_error(struct argp_state *state, const char *fmt, ...)
 {

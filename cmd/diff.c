@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "diff.h"
-#include "view.h"
+#include "report/diff.h"
+#include "report/view.h"
 
 struct diff_opts {
 	const char *files[2];

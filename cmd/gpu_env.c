@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "gpu_libs.h"
+#include "gpu/libs.h"
 
 struct gpu_env_opts {
 	char **cmd;

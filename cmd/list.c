@@ -16,8 +16,8 @@
 #include <sys/syscall.h>
 
 #include "cli.h"
-#include "collector.h"
-#include "format.h"
+#include "record/collector.h"
+#include "format/format.h"
 
 static const struct argp_option options[] = {
 	AP_CLI_HELP_OPTIONS,

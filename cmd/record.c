@@ -21,17 +21,17 @@
 
 #include "aperture.h"
 #include "cli.h"
-#include "codec.h"
-#include "bidcache.h"
-#include "collector.h"
-#include "escape.h"
-#include "format.h"
-#include "gpu_libs.h"
-#include "procfs.h"
-#include "recorder.h"
-#include "symbolizer.h"
-#include "unwind.h"
-#include "writer.h"
+#include "format/buf.h"
+#include "record/bidcache.h"
+#include "record/collector.h"
+#include "util/escape.h"
+#include "format/format.h"
+#include "gpu/libs.h"
+#include "record/procfs.h"
+#include "record/recorder.h"
+#include "symbols/symbolizer.h"
+#include "unwind/unwind.h"
+#include "format/writer.h"
 
 #define DEFAULT_FREQ	999
 #define MAX_PIDS	1024

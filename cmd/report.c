@@ -11,19 +11,19 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "escape.h"
-#include "evdump.h"
-#include "export.h"
-#include "format.h"
-#include "input.h"
-#include "reader.h"
-#include "profile.h"
-#include "session.h"
-#include "bidcache.h"
-#include "dwcache.h"
-#include "symbolizer.h"
-#include "ev_lock.h"
-#include "view.h"
+#include "util/escape.h"
+#include "report/evdump.h"
+#include "export/export.h"
+#include "format/format.h"
+#include "report/input.h"
+#include "format/reader.h"
+#include "export/profile.h"
+#include "report/session.h"
+#include "record/bidcache.h"
+#include "symbols/dwcache.h"
+#include "symbols/symbolizer.h"
+#include "lock/codec.h"
+#include "report/view.h"
 
 #define MAX_VIEWS	16
 
@@ -1086,7 +1086,7 @@ int cmd_report(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	so.symfs = o.symfs;
-	/* libdw and lib/debuginfod.c both ask the servers this names */
+	/* libdw and lib/symbols/debuginfod.c both ask the servers this names */
 	if (o.no_debuginfod)
 		unsetenv("DEBUGINFOD_URLS");
 	if (!ap_bidcache__dir(o.buildid_dir, bid_dir, sizeof(bid_dir)))

@@ -8,13 +8,13 @@
 #include <string.h>
 
 #include "cli.h"
-#include "evdump.h"
-#include "format.h"
-#include "input.h"
-#include "reader.h"
-#include "session.h"
-#include "symbolizer.h"
-#include "view.h"
+#include "report/evdump.h"
+#include "format/format.h"
+#include "report/input.h"
+#include "format/reader.h"
+#include "report/session.h"
+#include "symbols/symbolizer.h"
+#include "report/view.h"
 
 struct script_opts {
 	const char *input;

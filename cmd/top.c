@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * aperture top: the collection of record, fed live through the recorder
- * into a session and a view (lib/top_live.c), redrawn every interval on a
- * full-screen terminal (lib/ui_term.c) or printed as plain snapshots (-b).
+ * into a session and a view (lib/tui/top_live.c), redrawn every interval on a
+ * full-screen terminal (lib/tui/ui_term.c) or printed as plain snapshots (-b).
  */
 #include <argp.h>
 #include <errno.h>
@@ -16,15 +16,15 @@
 
 #include "aperture.h"
 #include "cli.h"
-#include "collector.h"
-#include "format.h"
-#include "procfs.h"
-#include "recorder.h"
-#include "session.h"
-#include "symbolizer.h"
-#include "top_live.h"
-#include "ui_term.h"
-#include "view.h"
+#include "record/collector.h"
+#include "format/format.h"
+#include "record/procfs.h"
+#include "record/recorder.h"
+#include "report/session.h"
+#include "symbols/symbolizer.h"
+#include "tui/top_live.h"
+#include "tui/ui_term.h"
+#include "report/view.h"
 
 #define DEFAULT_FREQ	999
 #define MAX_PIDS	1024

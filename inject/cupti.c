@@ -19,7 +19,7 @@
  * drop accounting) for every event.  parca-agent's GPU support works the
  * same way.
  *
- * Times: converted to CLOCK_MONOTONIC with lib/gpu_clock.c, re-synchronised
+ * Times: converted to CLOCK_MONOTONIC with lib/gpu/clock.c, re-synchronised
  * each time a buffer comes back.  At exit the last buffers are flushed
  * (atexit, registered after CUDA's own handlers, so it runs before them).
  * Nothing here ever stops the program: a CUPTI error is one line on
@@ -36,7 +36,7 @@
 #include <sys/sdt.h>
 
 #include "gpu.h"
-#include "gpu_clock.h"
+#include "gpu/clock.h"
 
 #define BUF_SIZE	(64 * 1024)
 #define BUF_ALIGN	8

@@ -11,7 +11,7 @@ if [ ! -x "$build/aperture" ]; then
 	echo "FAIL: no $build/aperture: run make O=$build tests" >&2
 	exit 1
 fi
-for f in lib/*.[ch] cmd/*.[ch] bpf/*.[ch]; do
+for f in lib/*/*.[ch] cmd/*.[ch] bpf/*.[ch]; do
 	if [ "$f" -nt "$build/aperture" ]; then
 		echo "FAIL: $build/aperture is older than $f: run make O=$build tests" >&2
 		exit 1

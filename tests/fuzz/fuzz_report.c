@@ -13,10 +13,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "reader.h"
-#include "session.h"
-#include "symbolizer.h"
-#include "view.h"
+#include "format/reader.h"
+#include "report/session.h"
+#include "symbols/symbolizer.h"
+#include "report/view.h"
 
 #define MAX_VIEWS	16
 

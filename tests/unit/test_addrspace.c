@@ -14,17 +14,17 @@
 #include <linux/perf_event.h>
 
 #include "aperture.h"
-#include "codec.h"
-#include "ctxtab.h"
-#include "ev_sched.h"
-#include "format.h"
-#include "perf_decode.h"
-#include "procfs.h"
-#include "recorder.h"
+#include "format/buf.h"
+#include "report/ctxtab.h"
+#include "sched/codec.h"
+#include "format/format.h"
+#include "record/perf_decode.h"
+#include "record/procfs.h"
+#include "record/recorder.h"
 #include "sched.h"
-#include "session.h"
-#include "strtab.h"
-#include "symbolizer.h"
+#include "report/session.h"
+#include "util/strtab.h"
+#include "symbols/symbolizer.h"
 
 static struct ap_mmap *mapping(uint32_t pid, uint64_t ts, uint64_t start,
 			       uint64_t end, const char *path)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/cfi.c: the compiled table of a file says, at every row binutils'
+ * lib/unwind/cfi.c: the compiled table of a file says, at every row binutils'
  * `readelf -wF` prints for it, the same CFA rule, the same place of the
  * caller's rbp and the same return address rule.  Checked on libc (no
  * frame pointers, a signal trampoline, PLT rules), a workload built
@@ -18,8 +18,8 @@
 #include <libelf.h>
 #include <unistd.h>
 
-#include "cfi.h"
-#include "debugfile.h"
+#include "unwind/cfi.h"
+#include "symbols/debugfile.h"
 
 struct cmp_stats {
 	unsigned long rows, same, expr, end;

@@ -12,11 +12,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "collector.h"
-#include "hmap.h"
-#include "procfs.h"
-#include "stacktab.h"
-#include "strtab.h"
+#include "record/collector.h"
+#include "util/hmap.h"
+#include "record/procfs.h"
+#include "format/stacktab.h"
+#include "util/strtab.h"
 
 START_TEST(test_hmap_upsert_find_remove)
 {

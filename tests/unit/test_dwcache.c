@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The debug cache (lib/dwcache.h) on small ELF files written here: a
+ * The debug cache (lib/symbols/dwcache.h) on small ELF files written here: a
  * build-id note and one zlib-compressed .debug_info.  What a compressed
  * section may claim, the copy's contents, modes and reuse, and what is
  * refused: links, entries of another build-id, streams that do not give
@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "dwcache.h"
+#include "symbols/dwcache.h"
 
 #define DATA_LEN	65536
 

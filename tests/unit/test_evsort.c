@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The event dump's time order (lib/evsort.c): records back in time order
+ * The event dump's time order (lib/report/evsort.c): records back in time order
  * whether they stay in memory or go through runs on disk, ties in the
  * order they came, nothing lost or doubled.
  */
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evsort.h"
+#include "report/evsort.h"
 
 #define NR	2000
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/writer.c and lib/reader.c together: a file written is read back
+ * lib/format/writer.c and lib/format/reader.c together: a file written is read back
  * frame for frame; a file cut short anywhere yields exactly its complete
  * blocks; a damaged block costs that block only; files that are not
  * aperture files, or are newer, or are empty, are refused with the errno
@@ -19,11 +19,11 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "format.h"
-#include "reader.h"
-#include "safefile.h"
-#include "symbolizer.h"
-#include "writer.h"
+#include "format/format.h"
+#include "format/reader.h"
+#include "util/safefile.h"
+#include "symbols/symbolizer.h"
+#include "format/writer.h"
 
 #define NBLOCKS		8	/* data blocks of the master file */
 #define MAXFRAMES	4096

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/format.c: every frame round-trips, the bytes of the cpu, task and
+ * lib/format/format.c: every frame round-trips, the bytes of the cpu, task and
  * stack frames are pinned, short payloads are refused and long ones
  * accepted, and the header's TLV payload skips keys it does not know.
  */
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format.h"
+#include "format/format.h"
 
 /* one row per frame type: fill a sample, encode it, decode it back */
 struct frame_case {

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The gpu event: the AP_TAG_GPU frame byte by byte, round trips, short and
- * long payloads (lib/ev_gpu.c); finding the CUDA entry points in ELF files
- * and the dynamic linker's search directories (lib/gpu_libs.c), against
+ * long payloads (lib/gpu/codec.c); finding the CUDA entry points in ELF files
+ * and the dynamic linker's search directories (lib/gpu/libs.c), against
  * the stand-in libraries of tests/workloads/fakecuda (and a real
  * libcudart when one is installed); the report view's aggregation by
  * kernel, shape and failure, and its join of device records to their
- * launches (lib/view_gpu.c); the AP_TAG_GPU_DEV frame; the conversion of
- * GPU timestamps to CLOCK_MONOTONIC (lib/gpu_clock.c).
+ * launches (lib/gpu/view.c); the AP_TAG_GPU_DEV frame; the conversion of
+ * GPU timestamps to CLOCK_MONOTONIC (lib/gpu/clock.c).
  *
  * Workloads are found under $APERTURE_TEST_BUILD (default "build").
  */
@@ -22,15 +22,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "codec.h"
-#include "ev_gpu.h"
-#include "format.h"
-#include "gpu_clock.h"
-#include "gpu_libs.h"
-#include "reader.h"
-#include "session.h"
-#include "symbolizer.h"
-#include "view.h"
+#include "format/buf.h"
+#include "gpu/codec.h"
+#include "format/format.h"
+#include "gpu/clock.h"
+#include "gpu/libs.h"
+#include "format/reader.h"
+#include "report/session.h"
+#include "symbols/symbolizer.h"
+#include "report/view.h"
 
 static void wl_path(const char *name, char *buf, size_t len)
 {

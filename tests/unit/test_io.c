@@ -19,13 +19,13 @@
 #include <sys/socket.h>
 #include <sys/sysmacros.h>
 
-#include "ev_io.h"
-#include "format.h"
-#include "reader.h"
-#include "recorder.h"
-#include "session.h"
-#include "symbolizer.h"
-#include "view.h"
+#include "io/codec.h"
+#include "format/format.h"
+#include "format/reader.h"
+#include "record/recorder.h"
+#include "report/session.h"
+#include "symbols/symbolizer.h"
+#include "report/view.h"
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 #define FIXED_LEN 114		/* payload bytes before the name */

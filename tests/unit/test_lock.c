@@ -12,14 +12,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "datasym.h"
-#include "ev_lock.h"
-#include "format.h"
-#include "procfs.h"
-#include "reader.h"
-#include "session.h"
-#include "symbolizer.h"
-#include "view.h"
+#include "symbols/datasym.h"
+#include "lock/codec.h"
+#include "format/format.h"
+#include "record/procfs.h"
+#include "format/reader.h"
+#include "report/session.h"
+#include "symbols/symbolizer.h"
+#include "report/view.h"
 
 /* a global the data symbolizer must name; big enough to hold offsets */
 int test_lock_var[16] = { 1 };

@@ -17,15 +17,15 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 
-#include "ev_mem.h"
-#include "format.h"
+#include "mem/codec.h"
+#include "format/format.h"
 #include "mem.h"
-#include "perf_decode.h"
-#include "reader.h"
-#include "recorder.h"
-#include "session.h"
-#include "symbolizer.h"
-#include "view.h"
+#include "record/perf_decode.h"
+#include "format/reader.h"
+#include "record/recorder.h"
+#include "report/session.h"
+#include "symbols/symbolizer.h"
+#include "report/view.h"
 
 /* targets of the attribution test: two globals of known size */
 char unit_hot_buffer[4 * 4096] __attribute__((aligned(4096)));

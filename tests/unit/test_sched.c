@@ -14,14 +14,14 @@
 #include <unistd.h>
 
 #include "aperture.h"
-#include "ev_sched.h"
-#include "format.h"
-#include "reader.h"
-#include "recorder.h"
+#include "sched/codec.h"
+#include "format/format.h"
+#include "format/reader.h"
+#include "record/recorder.h"
 #include "sched.h"
-#include "session.h"
-#include "symbolizer.h"
-#include "view.h"
+#include "report/session.h"
+#include "symbols/symbolizer.h"
+#include "report/view.h"
 
 static struct ap_sched_iv sample_iv(void)
 {

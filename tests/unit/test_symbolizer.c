@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for lib/symbolizer.c, lib/kallsyms.c, lib/buildid.c and
- * lib/demangle.c.
+ * Unit tests for lib/symbols/symbolizer.c, lib/symbols/kallsyms.c, lib/symbols/buildid.c and
+ * lib/symbols/demangle.c.
  *
  * The truth comes from outside the symbolizer: addresses from the .symtab
  * of the test workloads (read here with libelf), source lines from marker
@@ -9,8 +9,8 @@
  * PT_NOTE walk.  Workloads are found under $APERTURE_TEST_BUILD (default
  * "build"), sources under $APERTURE_TEST_SRCDIR (default ".").
  */
-#include "symbolizer.h"
-#include "demangle.h"
+#include "symbols/symbolizer.h"
+#include "symbols/demangle.h"
 
 #include <bpf/bpf.h>
 #include <check.h>

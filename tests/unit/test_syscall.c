@@ -13,13 +13,13 @@
 #include <string.h>
 #include <sys/syscall.h>
 
-#include "ev_syscall.h"
-#include "format.h"
-#include "reader.h"
-#include "session.h"
-#include "symbolizer.h"
-#include "syscalls.h"
-#include "view.h"
+#include "syscall/codec.h"
+#include "format/format.h"
+#include "format/reader.h"
+#include "report/session.h"
+#include "symbols/symbolizer.h"
+#include "syscall/syscalls.h"
+#include "report/view.h"
 
 static const struct ap_syscall sample = {
 	.ts = 0x0102030405060708ull,

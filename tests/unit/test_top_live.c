@@ -11,13 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format.h"
-#include "session.h"
-#include "stackres.h"
-#include "strtab.h"
-#include "symbolizer.h"
-#include "top_live.h"
-#include "view.h"
+#include "format/format.h"
+#include "report/session.h"
+#include "report/stackres.h"
+#include "util/strtab.h"
+#include "symbols/symbolizer.h"
+#include "tui/top_live.h"
+#include "report/view.h"
 
 struct fixture {
 	struct ap_symbolizer *sym;

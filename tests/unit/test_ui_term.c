@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ui_term.h"
+#include "tui/ui_term.h"
 
 static const struct {
 	const char *bytes;

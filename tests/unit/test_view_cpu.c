@@ -13,16 +13,16 @@
 
 #include <zlib.h>
 
-#include "ctxtab.h"
-#include "export.h"
-#include "format.h"
-#include "profile.h"
+#include "report/ctxtab.h"
+#include "export/export.h"
+#include "format/format.h"
+#include "export/profile.h"
 #include "proto/profile.pb-c.h"
-#include "reader.h"
-#include "session.h"
-#include "strtab.h"
-#include "symbolizer.h"
-#include "view.h"
+#include "format/reader.h"
+#include "report/session.h"
+#include "util/strtab.h"
+#include "symbols/symbolizer.h"
+#include "report/view.h"
 
 struct fixture {
 	struct ap_symbolizer *sym;

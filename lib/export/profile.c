@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "export/profile.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/session.h"
+#include "report/stackres.h"
+#include "symbols/symbolizer.h"
+#include "util/vec.h"
+
+void ap_profile__init(struct ap_profile *p, struct ap_session *s)
+{
+	memset(p, 0, sizeof(*p));
+	p->s = s;
+}
+
+void ap_profile__free(struct ap_profile *p)
+{
+	if (!p)
+		return;
+	free(p->samples);
+	p->samples = NULL;
+	p->nr = p->cap = 0;
+}
+
+int ap_profile__add_view(struct ap_profile *p, const struct ap_prof_view *v)
+{
+	if (p->nr_views == AP_PROF_MAX_VIEWS)
+		return -E2BIG;
+	p->views[p->nr_views] = *v;
+	return p->nr_views++;
+}
+
+int ap_profile__add(struct ap_profile *p, const struct ap_prof_sample *smp)
+{
+	if (ap_grow((void **)&p->samples, &p->cap, p->nr, sizeof(*p->samples),
+		    1024))
+		return -ENOMEM;
+	p->samples[p->nr++] = *smp;
+	return 0;
+}
+
+long ap_profile__frames(const struct ap_profile *p,
+			const struct ap_prof_sample *smp,
+			struct ap_stackres *r)
+{
+	struct ap_rframe *f;
+	long n;
+	int err;
+
+	/* a sample with labels and no stack is its labels alone */
+	n = ap_stackres__resolve(r, p->s, smp->as, smp->stack_id,
+				 AP_STACKRES_KERNEL |
+				 (smp->leaf || smp->root ? 0 :
+				  AP_STACKRES_UNKNOWN) |
+				 (p->user_only ? AP_STACKRES_USER_ONLY : 0));
+	if (n < 0)
+		return n;
+	if (!smp->stack_id && smp->ip) {
+		struct ap_symbolizer *sym = ap_session__symbolizer(p->s);
+		int kernel = smp->ip >= AP_KERNEL_START;
+
+		ap_stackres__clear(r);
+		if (kernel && p->user_only)
+			err = ap_stackres__push(r, "[kernel]",
+						"[kernel.kallsyms]", 1);
+		else
+			err = ap_stackres__push_loc(r, kernel ?
+				ap_symbolizer__kernel(sym, smp->ip) :
+				ap_symbolizer__user(sym, smp->as, smp->ip, 0),
+				kernel);
+		if (err)
+			return err;
+	}
+	if (smp->leaf) {
+		/* the label goes below the leaf: push it, rotate it first */
+		struct ap_rframe lf;
+
+		err = ap_stackres__push(r, smp->leaf, "", 0);
+		if (err)
+			return err;
+		f = r->frames;
+		lf = f[r->nr - 1];
+		memmove(f + 1, f, (r->nr - 1) * sizeof(*f));
+		f[0] = lf;
+	}
+	if (smp->root) {
+		err = ap_stackres__push(r, smp->root, "", 0);
+		if (err)
+			return err;
+	}
+	return (long)r->nr;
+}

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The timeline: Chrome's trace-event JSON, which Perfetto
+ * (ui.perfetto.dev) and chrome://tracing load.  One track per thread on
+ * the recording's clock (CLOCK_MONOTONIC, in microseconds): CPU samples
+ * and memory accesses as instants, syscalls, I/O calls, off-CPU
+ * intervals, lock waits and GPU launches as complete slices ("ph": "X"),
+ * each with its fields and its stack as args; process and thread names
+ * as metadata events.
+ *
+ * The GPU's work (CUPTI's records) goes on a track per device and stream
+ * in its process, after the threads, each kernel joined to the launch
+ * call that started it by a flow arrow (a "s"/"f" pair bound to the two
+ * slices, its id the CUPTI correlation id).
+ */
+#include "export/export.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/codec.h"
+#include "report/evdump.h"
+#include "util/hmap.h"
+#include "report/session.h"
+#include "report/stackres.h"
+#include "util/strtab.h"
+#include "report/view.h"
+
+/* the tracks of the GPU's streams: tids no thread has (pid_max is at
+ * most 2^22), one per (process, device, stream); and a track per thread
+ * for its I/O calls */
+#define GPU_TID_BASE	0x40000000u
+#define IO_TID_BASE	0x50000000u
+
+struct ap_trace {
+	struct ap_session *s;
+	FILE *out;
+	int user_only;
+	uint64_t nr;			/* events written */
+	struct ap_hmap threads;		/* pid << 32 | tid -> 1 */
+	/* pid << 32 | device << 24 | stream -> its track's tid */
+	struct ap_hmap streams;
+	uint32_t nr_streams;
+	/* pid << 32 | tid -> the tid of its I/O track */
+	struct ap_hmap io_tracks;
+	uint32_t nr_io;
+	uint64_t flows;
+	struct ap_strtab *strs;
+	struct ap_stackres res;
+};
+
+struct ap_trace *ap_trace__new(struct ap_session *s, int user_only,
+			       FILE *out)
+{
+	struct ap_trace *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->strs = ap_strtab__new();
+	if (!t->strs) {
+		free(t);
+		return NULL;
+	}
+	t->s = s;
+	t->out = out;
+	t->user_only = user_only;
+	ap_hmap__init(&t->threads);
+	ap_hmap__init(&t->streams);
+	ap_hmap__init(&t->io_tracks);
+	ap_stackres__init(&t->res, t->strs);
+	fputs("{\"displayTimeUnit\": \"ns\",\n"
+	      " \"otherData\": {\"tool\": \"aperture " APERTURE_VERSION
+	      "\", \"clock\": \"CLOCK_MONOTONIC\"},\n"
+	      " \"traceEvents\": [", out);
+	return t;
+}
+
+static void us(FILE *out, uint64_t ns)
+{
+	fprintf(out, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
+}
+
+/*
+ * The tid of the track of a device record's device and stream.  The
+ * synchronisations (a host thread waiting for a stream or the device)
+ * have a track of their own per device: on a stream's track they would
+ * overlap its kernels without nesting.
+ */
+#define SYNC_TRACK	0xffffff
+
+static int stream_tid(struct ap_trace *t, const struct ap_evrec *r,
+		      uint32_t *tid)
+{
+	uint32_t stream = r->on_device == AP_GPU_SYNC ? SYNC_TRACK :
+			  r->stream < SYNC_TRACK ? r->stream : SYNC_TRACK - 1;
+	uint64_t key = (uint64_t)r->pid << 32 | (r->device & 0xff) << 24 |
+		       stream;
+	uint64_t *slot;
+	int fresh;
+
+	slot = ap_hmap__upsert(&t->streams, key, &fresh);
+	if (!slot)
+		return -ENOMEM;
+	if (fresh)
+		*slot = GPU_TID_BASE + t->nr_streams++;
+	*tid = (uint32_t)*slot;
+	return 0;
+}
+
+/*
+ * An I/O call's slice goes on a track of its own beside its thread's:
+ * the syscall sensor's slice of the same call is timed by another
+ * program, a microsecond or so apart at each end, and the two would
+ * overlap without nesting on one track.
+ */
+static int io_tid(struct ap_trace *t, const struct ap_evrec *r, uint32_t *tid)
+{
+	uint64_t *slot;
+	int fresh;
+
+	slot = ap_hmap__upsert(&t->io_tracks, (uint64_t)r->pid << 32 | r->tid,
+			       &fresh);
+	if (!slot)
+		return -ENOMEM;
+	if (fresh)
+		*slot = IO_TID_BASE + t->nr_io++;
+	*tid = (uint32_t)*slot;
+	return 0;
+}
+
+/* the arrow from the launch call to the kernel it started */
+static void flow(struct ap_trace *t, const struct ap_evrec *r, uint32_t tid)
+{
+	t->flows++;
+	fprintf(t->out, ",\n{\"name\": \"launch\", \"cat\": \"gpu\", \"ph\": \"s\", \"id\": %" PRIu64 ", \"pid\": %u, \"tid\": %u, \"ts\": ",
+		t->flows, r->pid, r->launch_tid);
+	us(t->out, r->launch_mid);
+	fprintf(t->out, "},\n{\"name\": \"launch\", \"cat\": \"gpu\", \"ph\": \"f\", \"bp\": \"e\", \"id\": %" PRIu64 ", \"pid\": %u, \"tid\": %u, \"ts\": ",
+		t->flows, r->pid, tid);
+	us(t->out, r->ts + r->dur_ns / 2);
+	fputc('}', t->out);
+}
+
+int ap_trace__event(struct ap_trace *t, const struct ap_evrec *r)
+{
+	FILE *out = t->out;
+	uint32_t tid = r->tid;
+	const char *sep = ", ";
+	long n, j;
+	int i, fresh, err;
+
+	if (r->on_device) {
+		err = stream_tid(t, r, &tid);
+		if (err)
+			return err;
+	} else if (!ap_hmap__upsert(&t->threads,
+				    (uint64_t)r->pid << 32 | r->tid, &fresh)) {
+		return -ENOMEM;
+	} else if (r->slice && !strcmp(r->event, "io")) {
+		err = io_tid(t, r, &tid);
+		if (err)
+			return err;
+	}
+	n = ap_evrec__stack(r, t->s, &t->res, t->user_only);
+	if (n < 0)
+		return (int)n;
+	fputs(t->nr++ ? ",\n{\"name\": " : "\n{\"name\": ", out);
+	ap_json_str(out, r->name);
+	fputs(", \"cat\": ", out);
+	ap_json_str(out, r->event);
+	fputs(r->slice ? ", \"ph\": \"X\", \"ts\": " :
+			 ", \"ph\": \"i\", \"s\": \"t\", \"ts\": ", out);
+	us(out, r->ts);
+	if (r->slice) {
+		fputs(", \"dur\": ", out);
+		us(out, r->dur_ns);
+	}
+	fprintf(out, ", \"pid\": %u, \"tid\": %u, \"args\": {", r->pid, tid);
+	if (tid != r->tid)
+		fprintf(out, "\"tid\": %u", r->tid);
+	else if (r->cpu != AP_EVREC_NO_CPU)
+		fprintf(out, "\"cpu\": %u", r->cpu);
+	else
+		sep = "";
+	for (i = 0; i < r->nr; i++) {
+		fputs(sep, out);
+		sep = ", ";
+		ap_json_str(out, r->f[i].key);
+		fputs(": ", out);
+		if (r->f[i].num)
+			fputs(r->f[i].val, out);
+		else
+			ap_json_str(out, r->f[i].val);
+	}
+	if (n > 0) {
+		/* leaf first, as perf script and the tables print them */
+		fputs(sep, out);
+		fputs("\"stack\": [", out);
+		for (j = 0; j < n; j++) {
+			char buf[1100];
+
+			snprintf(buf, sizeof(buf), "%s%s (%s)",
+				 t->res.frames[j].sym,
+				 t->res.frames[j].kernel ? "_[k]" : "",
+				 t->res.frames[j].dso);
+			fputs(j ? ", " : "", out);
+			ap_json_str(out, buf);
+		}
+		fputc(']', out);
+	}
+	fputs("}}", out);
+	if (r->joined)
+		flow(t, r, tid);
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* process and thread names, as the session knows them at the end */
+int ap_trace__finish(struct ap_trace *t)
+{
+	FILE *out = t->out;
+	uint64_t key, val, last_pid = UINT64_MAX;
+	size_t it = 0, n = 0, i;
+	uint64_t *keys;
+
+	keys = malloc((t->threads.nr ? t->threads.nr : 1) * sizeof(*keys));
+	if (!keys)
+		return -ENOMEM;
+	while (ap_hmap__next(&t->threads, &it, &key, &val))
+		keys[n++] = key;
+	qsort(keys, n, sizeof(*keys), cmp_u64);	/* pid, then tid */
+	for (i = 0; i < n; i++) {
+		uint32_t pid = keys[i] >> 32, tid = (uint32_t)keys[i];
+
+		if (pid != last_pid) {
+			const struct ap_proc_info *p = ap_session__proc(t->s, pid);
+
+			fprintf(out, "%s\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": %u, \"tid\": %u, \"args\": {\"name\": ",
+				t->nr++ ? "," : "", pid, pid);
+			ap_json_str(out, p && p->comm ? p->comm :
+				    ap_session__comm(t->s, pid, pid));
+			fputs("}}", out);
+			last_pid = pid;
+		}
+		fprintf(out, ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": %u, \"tid\": %u, \"args\": {\"name\": ",
+			pid, tid);
+		ap_json_str(out, ap_session__comm(t->s, pid, tid));
+		fputs("}}", out);
+	}
+	free(keys);
+	/* the GPU's tracks, named and after the threads */
+	for (it = 0; ap_hmap__next(&t->streams, &it, &key, &val);) {
+		uint32_t pid = key >> 32, tid = (uint32_t)val;
+		uint32_t dev = (key >> 24) & 0xff, stream = key & SYNC_TRACK;
+
+		fprintf(out, "%s\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": %u, \"tid\": %u, \"args\": {\"name\": ",
+			t->nr++ ? "," : "", pid, tid);
+		if (stream == SYNC_TRACK)
+			fprintf(out, "\"GPU %u synchronisations\"", dev);
+		else
+			fprintf(out, "\"GPU %u stream %u\"", dev, stream);
+		fprintf(out, "}},\n{\"name\": \"thread_sort_index\", \"ph\": \"M\", \"pid\": %u, \"tid\": %u, \"args\": {\"sort_index\": %u}}",
+			pid, tid, tid);
+	}
+	for (it = 0; ap_hmap__next(&t->io_tracks, &it, &key, &val);)
+		fprintf(out, "%s\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": %u, \"tid\": %u, \"args\": {\"name\": \"I/O of %u\"}},\n{\"name\": \"thread_sort_index\", \"ph\": \"M\", \"pid\": %u, \"tid\": %u, \"args\": {\"sort_index\": %u}}",
+			t->nr++ ? "," : "", (uint32_t)(key >> 32),
+			(uint32_t)val, (uint32_t)key, (uint32_t)(key >> 32),
+			(uint32_t)val, (uint32_t)val);
+	fputs("\n]}\n", out);
+	return ferror(out) ? -EIO : 0;
+}
+
+void ap_trace__free(struct ap_trace *t)
+{
+	if (!t)
+		return;
+	ap_hmap__free(&t->threads);
+	ap_hmap__free(&t->streams);
+	ap_hmap__free(&t->io_tracks);
+	ap_stackres__free(&t->res);
+	ap_strtab__free(t->strs);
+	free(t);
+}

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "gpu/codec.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "format/format.h"
+#include "gpu.h"
+#include "record/recorder.h"
+
+_Static_assert(AP_GPU_RUNTIME == AP_GPU_API_RUNTIME &&
+	       AP_GPU_DRIVER == AP_GPU_API_DRIVER &&
+	       AP_GPU_RUNTIME_EXC == AP_GPU_API_RUNTIME_EXC &&
+	       AP_GPU_DRIVER_EX == AP_GPU_API_DRIVER_EX,
+	       "file and BPF api numbers");
+_Static_assert(AP_GPU_NAME_MAX == AP_GPU_NAME_LEN, "name length");
+_Static_assert(AP_REC_GPU_MAPPED == AP_EV_GPU_MAPPED, "record type");
+_Static_assert(AP_REC_GPU_DEV == AP_EV_GPU_DEV, "record type");
+_Static_assert(AP_GPU_KERNEL == AP_GPU_DEV_KERNEL &&
+	       AP_GPU_MEMCPY == AP_GPU_DEV_MEMCPY &&
+	       AP_GPU_MEMSET == AP_GPU_DEV_MEMSET &&
+	       AP_GPU_SYNC == AP_GPU_DEV_SYNC &&
+	       AP_GPU_DROPPED == AP_GPU_DEV_DROPPED, "device kinds");
+_Static_assert(AP_GPU_DEV_NAME_MAX == AP_GPU_DEV_NAME_LEN, "name length");
+
+/* what launches and device records both carry: when and who, a kernel's
+ * shape, a name */
+static void put_head(struct ap_buf *b, uint64_t ts, uint32_t pid,
+		     uint32_t tid)
+{
+	ap_buf__u64(b, ts);
+	ap_buf__u32(b, pid);
+	ap_buf__u32(b, tid);
+}
+
+static void get_head(struct ap_cur *c, uint64_t *ts, uint32_t *pid,
+		     uint32_t *tid)
+{
+	*ts = ap_cur__u64(c);
+	*pid = ap_cur__u32(c);
+	*tid = ap_cur__u32(c);
+}
+
+static void put_shape(struct ap_buf *b, const uint32_t grid[3],
+		      const uint32_t block[3])
+{
+	int i;
+
+	for (i = 0; i < 3; i++)
+		ap_buf__u32(b, grid[i]);
+	for (i = 0; i < 3; i++)
+		ap_buf__u32(b, block[i]);
+}
+
+static void get_shape(struct ap_cur *c, uint32_t grid[3], uint32_t block[3])
+{
+	int i;
+
+	for (i = 0; i < 3; i++)
+		grid[i] = ap_cur__u32(c);
+	for (i = 0; i < 3; i++)
+		block[i] = ap_cur__u32(c);
+}
+
+static void put_name(struct ap_buf *b, const char *name, size_t max)
+{
+	size_t n = strnlen(name, max);
+
+	ap_buf__u16(b, (uint16_t)n);
+	ap_buf__put(b, name, n);
+}
+
+void ap_gpu_launch__encode(const struct ap_gpu_launch *e, struct ap_buf *b)
+{
+	size_t mark;
+
+	ap_frame__begin(b, AP_TAG_GPU, &mark);
+	put_head(b, e->ts, e->pid, e->tid);
+	ap_buf__u64(b, e->kernel);
+	ap_buf__u32(b, e->api);
+	put_shape(b, e->grid, e->block);
+	ap_buf__u64(b, e->shared_mem);
+	ap_buf__u64(b, e->stream);
+	ap_buf__u64(b, e->launch_ns);
+	ap_buf__u64(b, e->device_ns);
+	ap_buf__u32(b, e->stack_id);
+	ap_buf__u32(b, e->cpu);
+	ap_buf__u32(b, (uint32_t)e->result);
+	put_name(b, e->name, sizeof(e->name));
+	ap_buf__u32(b, e->corr[0]);
+	ap_buf__u32(b, e->corr[1]);
+	ap_frame__end(b, mark);
+}
+
+int ap_gpu_launch__decode(const void *p, size_t len, struct ap_gpu_launch *e)
+{
+	struct ap_cur c;
+
+	memset(e, 0, sizeof(*e));
+	ap_cur__init(&c, p, len);
+	get_head(&c, &e->ts, &e->pid, &e->tid);
+	e->kernel = ap_cur__u64(&c);
+	e->api = ap_cur__u32(&c);
+	get_shape(&c, e->grid, e->block);
+	e->shared_mem = ap_cur__u64(&c);
+	e->stream = ap_cur__u64(&c);
+	e->launch_ns = ap_cur__u64(&c);
+	e->device_ns = ap_cur__u64(&c);
+	e->stack_id = ap_cur__u32(&c);
+	e->cpu = ap_cur__u32(&c);
+	e->result = (int32_t)ap_cur__u32(&c);
+	ap_cur__str(&c, e->name, sizeof(e->name));
+	/* minor 2 */
+	if (!c.err && ap_cur__left(&c) >= 8) {
+		e->corr[0] = ap_cur__u32(&c);
+		e->corr[1] = ap_cur__u32(&c);
+	}
+	return c.err;
+}
+
+void ap_gpu_dev__encode(const struct ap_gpu_dev *e, struct ap_buf *b)
+{
+	size_t mark;
+
+	ap_frame__begin(b, AP_TAG_GPU_DEV, &mark);
+	put_head(b, e->ts, e->pid, e->tid);
+	ap_buf__u32(b, e->kind);
+	ap_buf__u32(b, e->corr);
+	ap_buf__u64(b, e->duration_ns);
+	ap_buf__u32(b, e->device);
+	ap_buf__u32(b, e->context);
+	ap_buf__u32(b, e->stream);
+	ap_buf__u32(b, e->sub);
+	ap_buf__u64(b, e->bytes);
+	put_shape(b, e->grid, e->block);
+	ap_buf__u32(b, e->static_smem);
+	ap_buf__u32(b, e->dynamic_smem);
+	put_name(b, e->name, sizeof(e->name));
+	ap_frame__end(b, mark);
+}
+
+int ap_gpu_dev__decode(const void *p, size_t len, struct ap_gpu_dev *e)
+{
+	struct ap_cur c;
+
+	memset(e, 0, sizeof(*e));
+	ap_cur__init(&c, p, len);
+	get_head(&c, &e->ts, &e->pid, &e->tid);
+	e->kind = ap_cur__u32(&c);
+	e->corr = ap_cur__u32(&c);
+	e->duration_ns = ap_cur__u64(&c);
+	e->device = ap_cur__u32(&c);
+	e->context = ap_cur__u32(&c);
+	e->stream = ap_cur__u32(&c);
+	e->sub = ap_cur__u32(&c);
+	e->bytes = ap_cur__u64(&c);
+	get_shape(&c, e->grid, e->block);
+	e->static_smem = ap_cur__u32(&c);
+	e->dynamic_smem = ap_cur__u32(&c);
+	ap_cur__str(&c, e->name, sizeof(e->name));
+	return c.err;
+}
+
+const char *ap_gpu_copy_name(uint32_t kind)
+{
+	/* CUpti_ActivityMemcpyKind */
+	static const char *const names[] = {
+		"unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD",
+		"DtoA", "DtoD", "HtoH", "PtoP",
+	};
+
+	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";
+}
+
+const char *ap_gpu_sync_name(uint32_t type)
+{
+	/* CUpti_ActivitySynchronizationType */
+	static const char *const names[] = {
+		"unknown", "event", "stream-wait-event", "stream", "context",
+	};
+
+	return type < sizeof(names) / sizeof(names[0]) ? names[type] :
+	       "unknown";
+}
+
+const char *ap_gpu_dev_kind_name(uint32_t kind)
+{
+	static const char *const names[] = {
+		[AP_GPU_KERNEL] = "kernel",
+		[AP_GPU_MEMCPY] = "memcpy",
+		[AP_GPU_MEMSET] = "memset",
+		[AP_GPU_SYNC] = "sync",
+		[AP_GPU_DROPPED] = "dropped",
+	};
+
+	return kind && kind < sizeof(names) / sizeof(names[0]) ?
+	       names[kind] : "unknown";
+}
+
+const char *ap_gpu_api_name(uint32_t api)
+{
+	static const char *const names[] = {
+		[AP_GPU_RUNTIME] = "runtime",
+		[AP_GPU_DRIVER] = "driver",
+		[AP_GPU_RUNTIME_EXC] = "runtime-exc",
+		[AP_GPU_DRIVER_EX] = "driver-ex",
+	};
+
+	return api < sizeof(names) / sizeof(names[0]) ? names[api] : "unknown";
+}
+
+int ap_rec_gpu(struct ap_recorder *r, const void *data, size_t size)
+{
+	const struct ap_ev_gpu *e = data;
+	const struct ap_gpu_call *c = &e->call;
+	struct ap_gpu_launch l;
+	char comm[AP_COMM_MAX];
+	int err;
+
+	if (!ap_stacks__whole(e, size, offsetof(struct ap_ev_gpu, st)))
+		return 0;
+	memcpy(comm, c->comm, sizeof(comm));
+	comm[AP_COMM_MAX - 1] = '\0';
+	err = ap_recorder__touch(r, c->hdr.pid, c->hdr.tid, comm);
+	if (err)
+		return err;
+	memset(&l, 0, sizeof(l));
+	l.ts = c->hdr.ts;
+	l.pid = c->hdr.pid;
+	l.tid = c->hdr.tid;
+	l.cpu = c->hdr.cpu;
+	l.kernel = c->kernel;
+	l.api = c->api;
+	memcpy(l.grid, c->grid, sizeof(l.grid));
+	memcpy(l.block, c->block, sizeof(l.block));
+	l.shared_mem = c->shared_mem;
+	l.stream = c->stream;
+	l.launch_ns = c->launch_ns;
+	l.result = c->result;
+	l.corr[0] = c->corr[0];
+	l.corr[1] = c->corr[1];
+	/* the device side comes in its own records (AP_TAG_GPU_DEV),
+	 * joined by correlation id in the report */
+	l.device_ns = 0;
+	memcpy(l.name, c->name, sizeof(l.name));
+	l.name[sizeof(l.name) - 1] = '\0';
+	l.stack_id = ap_recorder__stack(r, c->hdr.pid, &e->st);
+	ap_gpu_launch__encode(&l, ap_recorder__buf(r));
+	return 0;
+}
+
+int ap_rec_gpu_mapped(struct ap_recorder *r, const void *data, size_t size)
+{
+	const struct ap_ev_gpu_mapped *e = data;
+
+	if (size < sizeof(*e))
+		return 0;
+	/* a target that is already gone: nothing left to read */
+	ap_recorder__rescan(r, e->hdr.pid);
+	return 0;
+}
+
+int ap_rec_gpu_dev(struct ap_recorder *r, const void *data, size_t size)
+{
+	const struct ap_ev_gpu_dev *e = data;
+	const struct ap_cupti_act *a = &e->act;
+	struct ap_gpu_dev d;
+	char comm[AP_COMM_MAX];
+	int err;
+
+	if (size < sizeof(*e))
+		return 0;
+	memcpy(comm, e->comm, sizeof(comm));
+	comm[AP_COMM_MAX - 1] = '\0';
+	err = ap_recorder__touch(r, e->hdr.pid, e->hdr.tid, comm);
+	if (err)
+		return err;
+	memset(&d, 0, sizeof(d));
+	d.ts = a->start;
+	d.pid = e->hdr.pid;
+	d.tid = e->hdr.tid;
+	d.kind = a->kind;
+	d.corr = a->corr;
+	d.duration_ns = a->duration;
+	d.device = a->device;
+	d.context = a->context;
+	d.stream = a->stream;
+	d.sub = a->sub;
+	d.bytes = a->bytes;
+	memcpy(d.grid, a->grid, sizeof(d.grid));
+	memcpy(d.block, a->block, sizeof(d.block));
+	d.static_smem = a->static_smem;
+	d.dynamic_smem = a->dynamic_smem;
+	memcpy(d.name, e->name, sizeof(d.name));
+	d.name[sizeof(d.name) - 1] = '\0';
+	ap_gpu_dev__encode(&d, ap_recorder__buf(r));
+	return 0;
+}

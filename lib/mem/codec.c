@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "mem/codec.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "format/format.h"
+#include "mem.h"
+#include "record/recorder.h"
+
+void ap_mem_event__encode(const struct ap_mem_event *e, struct ap_buf *b)
+{
+	size_t mark;
+
+	ap_frame__begin(b, AP_TAG_MEM, &mark);
+	ap_buf__u64(b, e->ts);
+	ap_buf__u32(b, e->pid);
+	ap_buf__u32(b, e->tid);
+	ap_buf__u32(b, e->cpu);
+	ap_buf__u32(b, e->kind);
+	ap_buf__u32(b, e->source);
+	ap_buf__u32(b, e->access);
+	ap_buf__u64(b, e->ip);
+	ap_buf__u64(b, e->addr);
+	ap_buf__u64(b, e->data_src);
+	ap_buf__u64(b, e->period);
+	ap_buf__u64(b, e->lost);
+	ap_buf__u32(b, e->stack_id);
+	ap_buf__u32(b, e->flags);
+	ap_buf__u32(b, e->latency);
+	ap_buf__u32(b, e->width);
+	ap_frame__end(b, mark);
+}
+
+int ap_mem_event__decode(const void *p, size_t len, struct ap_mem_event *e)
+{
+	struct ap_cur c;
+
+	ap_cur__init(&c, p, len);
+	memset(e, 0, sizeof(*e));
+	e->ts = ap_cur__u64(&c);
+	e->pid = ap_cur__u32(&c);
+	e->tid = ap_cur__u32(&c);
+	e->cpu = ap_cur__u32(&c);
+	e->kind = ap_cur__u32(&c);
+	e->source = ap_cur__u32(&c);
+	e->access = ap_cur__u32(&c);
+	e->ip = ap_cur__u64(&c);
+	e->addr = ap_cur__u64(&c);
+	e->data_src = ap_cur__u64(&c);
+	e->period = ap_cur__u64(&c);
+	e->lost = ap_cur__u64(&c);
+	e->stack_id = ap_cur__u32(&c);
+	e->flags = ap_cur__u32(&c);
+	e->latency = ap_cur__u32(&c);
+	e->width = ap_cur__u32(&c);
+	return c.err;
+}
+
+const char *ap_mem_source__name(uint32_t source)
+{
+	switch (source) {
+	case AP_MEM_SRC_IBS_OP:
+		return "ibs_op";
+	case AP_MEM_SRC_PAGE_FAULT:
+		return "page-fault";
+	}
+	return "?";
+}
+
+int ap_rec_mem(struct ap_recorder *r, const void *data, size_t size)
+{
+	const struct ap_ev_mem *m = data;
+	struct ap_mem_event e;
+	char comm[AP_COMM_MAX];
+	int err;
+
+	if (size < sizeof(*m))
+		return 0;
+	memset(&e, 0, sizeof(e));
+	e.ts = m->hdr.ts;
+	e.kind = m->kind;
+	e.source = m->source;
+	e.period = m->period;
+	e.lost = m->lost;
+	if (m->kind == AP_MEM_KIND_PERIOD) {
+		/* the loss itself, in the drop counters every report shows */
+		struct ap_lost l = {
+			.ts = m->hdr.ts,
+			.source = AP_LOST_RINGBUF,
+			.tag = AP_TAG_MEM,
+			.count = m->lost,
+		};
+
+		ap_lost__encode(&l, ap_recorder__buf(r));
+		ap_mem_event__encode(&e, ap_recorder__buf(r));
+		return ap_recorder__buf(r)->err;
+	}
+	memcpy(comm, m->comm, sizeof(comm));
+	comm[AP_COMM_MAX - 1] = '\0';
+	err = ap_recorder__touch(r, m->hdr.pid, m->hdr.tid, comm);
+	if (err)
+		return err;
+	/* a data address outside the known mappings: an mmap or brk since
+	 * the last scan; rescanned before the frame so that a reader meets
+	 * the mapping first */
+	if (m->flags & AP_MEM_F_ADDR)
+		ap_recorder__need_addr(r, m->hdr.pid, m->addr);
+	e.pid = m->hdr.pid;
+	e.tid = m->hdr.tid;
+	e.cpu = m->hdr.cpu;
+	e.access = m->access;
+	e.ip = m->ip;
+	e.addr = m->addr;
+	e.data_src = m->data_src;
+	e.flags = m->flags;
+	e.latency = m->latency;
+	e.width = m->width;
+	e.stack_id = ap_recorder__stack(r, m->hdr.pid, &m->st);
+	ap_mem_event__encode(&e, ap_recorder__buf(r));
+	return ap_recorder__buf(r)->err;
+}

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Events one by one, for the event dump (aperture script) and the
+ * timeline (--format trace): an event frame decoded into a common record
+ * (when, who, how long, a name, its fields) whatever its kind, and its
+ * stack resolved in the address space of the moment.
+ */
+#ifndef APERTURE_EVDUMP_H
+#define APERTURE_EVDUMP_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "format/reader.h"
+
+struct ap_session;
+struct ap_stackres;
+
+#define AP_EVREC_FIELDS		16
+
+struct ap_evfield {
+	const char *key;
+	char val[96];
+	int num;			/* val is a JSON number */
+};
+
+/* the CPU of a record that ran on none: in-kernel totals, device work */
+#define AP_EVREC_NO_CPU UINT32_MAX
+
+struct ap_evrec {
+	const char *event;		/* "cpu", "syscall", ... (--events) */
+	char name[256];			/* syscall, lock, kernel, state... */
+	uint64_t ts;			/* start (CLOCK_MONOTONIC ns) */
+	uint64_t dur_ns;
+	int slice;			/* [ts, ts + dur_ns]; else an instant */
+	uint32_t pid, tid;
+	uint32_t cpu;			/* AP_EVREC_NO_CPU: totals, device work */
+	uint32_t stack_id;		/* 0: none */
+	/* gpu: a device record (gpu-device) has its AP_GPU_* kind here
+	 * (else 0) and runs on the track of its device and stream;
+	 * launches and device records share CUPTI correlation ids (0:
+	 * none) */
+	int on_device;
+	uint32_t device, stream;
+	uint32_t corr[2];
+	uint64_t stub;			/* runtime launch: the host stub */
+	/* a device record joined to its launch (ap_evsink): the launching
+	 * thread and the middle of the launch call */
+	int joined;
+	uint32_t launch_tid;
+	uint64_t launch_mid;
+	struct ap_evfield f[AP_EVREC_FIELDS];
+	int nr;
+};
+
+struct ap_evdec;
+
+struct ap_evdec *ap_evdec__new(void);
+void ap_evdec__free(struct ap_evdec *d);
+/* One event frame into r: 0; -ENOMSG for a frame that is no event of
+ * its own (sched totals, a period change); -EBADMSG when it does not
+ * decode. */
+int ap_evdec__decode(struct ap_evdec *d, const struct ap_frame *f,
+		     struct ap_evrec *r);
+
+/* the frames of r's stack, leaf first, in the address space its process
+ * has now (call in file order); the count or -errno */
+long ap_evrec__stack(const struct ap_evrec *r, struct ap_session *s,
+		     struct ap_stackres *res, int user_only);
+
+/* perf script's layout: one line, then the stack one frame a line */
+void ap_evrec__print_text(const struct ap_evrec *r, const char *comm,
+			  const struct ap_stackres *res, long nr_frames,
+			  FILE *out);
+/* one JSON object a line */
+void ap_evrec__print_jsonl(const struct ap_evrec *r, const char *comm,
+			   const struct ap_stackres *res, long nr_frames,
+			   FILE *out);
+
+/* A dump: every event frame of the chosen kinds that passes the filters
+ * of o, written as format says (AP_FMT_TRACE, AP_FMT_EVENTS: perf script's
+ * text, AP_FMT_JSONL) */
+struct ap_report_opts;
+struct ap_evsink;
+
+struct ap_evsink *ap_evsink__new(int format, uint32_t evmask,
+				 const struct ap_report_opts *o,
+				 struct ap_session *s, FILE *out);
+/* a frame ap_session__feed returned 1 for */
+int ap_evsink__event(struct ap_evsink *k, const struct ap_frame *f);
+int ap_evsink__finish(struct ap_evsink *k);
+void ap_evsink__free(struct ap_evsink *k);
+
+#endif /* APERTURE_EVDUMP_H */

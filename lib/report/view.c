@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "report/view.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "report/session.h"
+
+extern const struct ap_view_ops ap_view_cpu;
+extern const struct ap_view_ops ap_view_lock;
+extern const struct ap_view_ops ap_view_syscall;
+extern const struct ap_view_ops ap_view_gpu;
+extern const struct ap_view_ops ap_view_mem;
+extern const struct ap_view_ops ap_view_sched;
+extern const struct ap_view_ops ap_view_io;
+
+static const struct ap_view_ops *const views[] = {
+	&ap_view_cpu,
+	&ap_view_lock,
+	&ap_view_syscall,
+	&ap_view_gpu,
+	&ap_view_mem,
+	&ap_view_sched,
+	&ap_view_io,
+};
+
+#define NR_VIEWS (sizeof(views) / sizeof(views[0]))
+
+const struct ap_view_ops *ap_view__find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NR_VIEWS; i++)
+		if (!strcmp(views[i]->name, name))
+			return views[i];
+	return NULL;
+}
+
+int ap_view__wants(const struct ap_view_ops *ops, uint32_t tag)
+{
+	return ops->tag == tag ||
+	       (tag < 32 && (ops->more_tags & AP_EVMASK(tag)));
+}
+
+const char *ap_view__names(char *buf, size_t len)
+{
+	size_t i, off = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < NR_VIEWS && off < len; i++)
+		off += snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
+				views[i]->name);
+	return buf;
+}
+
+int ap_report_opts__match(const struct ap_report_opts *o,
+			  struct ap_session *s, uint32_t pid, uint32_t tid)
+{
+	int i, ok;
+
+	if (o->nr_pids) {
+		for (ok = 0, i = 0; i < o->nr_pids; i++)
+			ok |= o->pids[i] == pid;
+		if (!ok)
+			return 0;
+	}
+	if (o->nr_tids) {
+		for (ok = 0, i = 0; i < o->nr_tids; i++)
+			ok |= o->tids[i] == tid;
+		if (!ok)
+			return 0;
+	}
+	if (o->comm && strcmp(o->comm, ap_session__comm(s, pid, tid)))
+		return 0;
+	return 1;
+}
+
+void ap_json_str(FILE *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+
+	fputc('"', out);
+	for (; *p; p++) {
+		switch (*p) {
+		case '"':
+			fputs("\\\"", out);
+			break;
+		case '\\':
+			fputs("\\\\", out);
+			break;
+		case '\n':
+			fputs("\\n", out);
+			break;
+		case '\t':
+			fputs("\\t", out);
+			break;
+		default:
+			if (*p < 0x20)
+				fprintf(out, "\\u%04x", *p);
+			else
+				fputc(*p, out);
+		}
+	}
+	fputc('"', out);
+}
+
+void ap_pct(char *buf, size_t len, double n, double total)
+{
+	snprintf(buf, len, "%.2f%%", total > 0 ? 100.0 * n / total : 0.0);
+}
+
+void ap_fmt_ns(char *buf, size_t len, double ns)
+{
+	if (ns >= 1e9)
+		snprintf(buf, len, "%.2f s", ns / 1e9);
+	else if (ns >= 1e6)
+		snprintf(buf, len, "%.2f ms", ns / 1e6);
+	else if (ns >= 1e3)
+		snprintf(buf, len, "%.2f us", ns / 1e3);
+	else
+		snprintf(buf, len, "%.0f ns", ns);
+}

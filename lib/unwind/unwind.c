@@ -1,0 +1,988 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "unwind/unwind.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#include "aperture.h"
+#include "unwind/cfi.h"
+#include "symbols/debugfile.h"
+#include "gpu/libs.h"
+#include "util/hmap.h"
+#include "util/safefile.h"
+#include "util/vec.h"
+#include "symbols/symbolizer.h"
+
+#define MAX_LOADS	16
+
+/* one file's table: rows [row_start, row_start + row_nr) of the map */
+struct ftab {
+	char *key;			/* "inode:path" */
+	uint32_t row_start, row_nr;	/* row_nr 0: no table */
+	uint32_t refs;			/* mirrored mappings using it */
+	int wanted;			/* lazy: a stack needed it */
+	uint64_t last_used;		/* for eviction once unused */
+	struct ap_ufile_key fkey;	/* ino 0: not in the files map */
+	int nloads;
+	struct {
+		uint64_t vaddr, offset, filesz;
+		int exec;
+	} loads[MAX_LOADS];		/* PT_LOAD: file offset -> address */
+};
+
+struct uproc {
+	uint32_t nr;
+	uint32_t gen;			/* generation in the BPF maps */
+	uint32_t pub_nr;		/* mappings of gen in the BPF maps */
+	int dirty;			/* m changed since it was published */
+	int pending;			/* some files' tables are not built yet */
+	uint64_t publishes;		/* mirrors written */
+	/* cap entries each, grown up to AP_UMAP_MAX as the process maps
+	 * code: most processes have a few dozen, and 256 of each (12 KiB a
+	 * process) added up under -a */
+	uint32_t cap;
+	struct ap_umap *m;		/* sorted by start */
+	struct ftab **files;		/* parallel to m */
+	uint64_t *pgoff;
+};
+
+static void uproc__free(struct uproc *p)
+{
+	if (!p)
+		return;
+	free(p->m);
+	free(p->files);
+	free(p->pgoff);
+	free(p);
+}
+
+/* room for one more entry (below AP_UMAP_MAX); 0 or -ENOMEM */
+static int uproc__reserve(struct uproc *p, uint32_t nr)
+{
+	uint32_t cap;
+	void *a;
+
+	if (nr < p->cap)
+		return 0;
+	cap = p->cap ? p->cap * 2 : 16;
+	if (cap > AP_UMAP_MAX)
+		cap = AP_UMAP_MAX;
+	a = realloc(p->m, cap * sizeof(*p->m));
+	if (!a)
+		return -ENOMEM;
+	p->m = a;
+	a = realloc(p->files, cap * sizeof(*p->files));
+	if (!a)
+		return -ENOMEM;
+	p->files = a;
+	a = realloc(p->pgoff, cap * sizeof(*p->pgoff));
+	if (!a)
+		return -ENOMEM;
+	p->pgoff = a;
+	p->cap = cap;
+	return 0;
+}
+
+/* once recording runs, compiling tables may take BUILD_BUDGET_PCT % of
+ * the recorder's time, with at most one BUILD_WINDOW_NS's share saved up;
+ * what exceeds it waits (those frames go by frame pointer meanwhile).  A
+ * table that took longer than the share is paid back before the next. */
+#define BUILD_WINDOW_NS		(100 * 1000 * 1000ll)
+#define BUILD_BUDGET_PCT	30
+
+/* free extents of the rows array, sorted by start */
+struct extent {
+	uint32_t start, len;
+};
+
+struct ap_unwind {
+	int rows_fd;
+	uint32_t rows_max;
+	int procs_fd;
+	int maps_fd;
+	int files_fd;
+	struct ftab **tabs;
+	size_t nr_tabs, cap_tabs;
+	struct ap_hmap by_key;		/* hash of key -> index in tabs */
+	struct ap_hmap procs;		/* pid -> struct uproc * */
+	struct extent *free;
+	size_t nr_free, cap_free;
+	uint64_t tick;
+	int live;			/* recording: compile within the budget */
+	int lazy;			/* compile only what stacks need (-a) */
+	uint32_t budget_pct;		/* of the time, once live */
+	int64_t tokens;			/* ns of compiling allowed now */
+	uint64_t tokens_ts;		/* when tokens were last added */
+	uint32_t *dirty;		/* pids whose mirror waits for flush */
+	size_t nr_dirty, cap_dirty;
+	struct ap_unwind_stats st;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+struct ap_unwind *ap_unwind__new(int rows_fd, uint32_t rows_max, int procs_fd,
+				 int maps_fd, int files_fd)
+{
+	struct ap_unwind *u = calloc(1, sizeof(*u));
+
+	if (!u)
+		return NULL;
+	u->rows_fd = rows_fd;
+	u->rows_max = rows_max;
+	u->procs_fd = procs_fd;
+	u->maps_fd = maps_fd;
+	u->files_fd = files_fd;
+	ap_hmap__init(&u->by_key);
+	ap_hmap__init(&u->procs);
+	u->free = malloc(sizeof(*u->free));
+	if (!u->free) {
+		free(u);
+		return NULL;
+	}
+	u->free[0] = (struct extent){ 0, rows_max };
+	u->nr_free = 1;
+	u->cap_free = 1;
+	u->st.rows_max = rows_max;
+	u->budget_pct = BUILD_BUDGET_PCT;
+	return u;
+}
+
+void ap_unwind__free(struct ap_unwind *u)
+{
+	uint64_t k, v;
+	size_t i;
+
+	if (!u)
+		return;
+	for (i = 0; ap_hmap__next(&u->procs, &i, &k, &v);)
+		uproc__free((struct uproc *)(uintptr_t)v);
+	for (i = 0; i < u->nr_tabs; i++) {
+		free(u->tabs[i]->key);
+		free(u->tabs[i]);
+	}
+	free(u->tabs);
+	free(u->free);
+	free(u->dirty);
+	ap_hmap__free(&u->by_key);
+	ap_hmap__free(&u->procs);
+	free(u);
+}
+
+/* first fit; the start of the extent or UINT32_MAX */
+static uint32_t rows_alloc(struct ap_unwind *u, uint32_t n)
+{
+	size_t i;
+
+	for (i = 0; i < u->nr_free; i++) {
+		struct extent *e = &u->free[i];
+		uint32_t start = e->start;
+
+		if (e->len < n)
+			continue;
+		e->start += n;
+		e->len -= n;
+		if (!e->len) {
+			memmove(e, e + 1, (u->nr_free - i - 1) * sizeof(*e));
+			u->nr_free--;
+		}
+		return start;
+	}
+	return UINT32_MAX;
+}
+
+static void rows_release(struct ap_unwind *u, uint32_t start, uint32_t n)
+{
+	size_t i = 0;
+
+	while (i < u->nr_free && u->free[i].start < start)
+		i++;
+	/* joins the extent before it, the one after it, or stands alone */
+	if (i > 0 && u->free[i - 1].start + u->free[i - 1].len == start) {
+		u->free[i - 1].len += n;
+		if (i < u->nr_free && start + n == u->free[i].start) {
+			u->free[i - 1].len += u->free[i].len;
+			memmove(&u->free[i], &u->free[i + 1],
+				(u->nr_free - i - 1) * sizeof(u->free[0]));
+			u->nr_free--;
+		}
+		return;
+	}
+	if (i < u->nr_free && start + n == u->free[i].start) {
+		u->free[i].start = start;
+		u->free[i].len += n;
+		return;
+	}
+	if (u->nr_free == u->cap_free) {
+		size_t cap = u->cap_free * 2;
+		struct extent *v = realloc(u->free, cap * sizeof(*v));
+
+		if (!v)
+			return;		/* those rows stay unused */
+		u->free = v;
+		u->cap_free = cap;
+	}
+	memmove(&u->free[i + 1], &u->free[i],
+		(u->nr_free - i) * sizeof(u->free[0]));
+	u->free[i] = (struct extent){ start, n };
+	u->nr_free++;
+}
+
+/* room for n rows, evicting tables no process maps any more, least
+ * recently used first */
+static uint32_t rows_get(struct ap_unwind *u, uint32_t n)
+{
+	uint32_t start;
+
+	if (n > u->rows_max)
+		return UINT32_MAX;	/* evicting all would not make room */
+	while ((start = rows_alloc(u, n)) == UINT32_MAX) {
+		struct ftab *old = NULL;
+		size_t i;
+
+		for (i = 0; i < u->nr_tabs; i++) {
+			struct ftab *t = u->tabs[i];
+
+			if (!t->refs && t->row_nr &&
+			    (!old || t->last_used < old->last_used))
+				old = t;
+		}
+		if (!old)
+			return UINT32_MAX;
+		rows_release(u, old->row_start, old->row_nr);
+		if (old->fkey.ino)
+			bpf_map_delete_elem(u->files_fd, &old->fkey);
+		old->fkey.ino = 0;
+		u->st.rows -= old->row_nr;
+		u->st.tables--;
+		/* rebuilt if a process maps it again */
+		old->row_nr = 0;
+		old->nloads = -1;
+	}
+	return start;
+}
+
+/*
+ * n rows into the rows map from row start, through a mapping of just the
+ * pages they cover: the kernel maps every page of a BPF array at mmap, so
+ * the whole map kept mapped (16 MiB) would count whole in our RSS.
+ */
+static int rows_write(int fd, uint32_t start, const struct ap_cfi_row *v,
+		      size_t n)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t off = (size_t)start * sizeof(*v), len = n * sizeof(*v);
+	size_t lo = off & ~(page - 1);
+	size_t hi = (off + len + page - 1) & ~(page - 1);
+	void *p;
+
+	p = mmap(NULL, hi - lo, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 (off_t)lo);
+	if (p == MAP_FAILED)
+		return -errno;
+	memcpy((char *)p + (off - lo), v, len);
+	munmap(p, hi - lo);
+	return 0;
+}
+
+static int read_loads(Elf *elf, struct ftab *t)
+{
+	size_t phnum, i;
+	GElf_Phdr ph;
+
+	t->nloads = 0;
+	if (elf_getphdrnum(elf, &phnum))
+		return -EINVAL;
+	for (i = 0; i < phnum && t->nloads < MAX_LOADS; i++) {
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		t->loads[t->nloads].vaddr = ph.p_vaddr;
+		t->loads[t->nloads].offset = ph.p_offset;
+		t->loads[t->nloads].filesz = ph.p_filesz;
+		t->loads[t->nloads].exec = !!(ph.p_flags & PF_X);
+		t->nloads++;
+	}
+	return 0;
+}
+
+/* the table by device and inode too, for code that is not mirrored yet:
+ * the first code segment says where the file's addresses are */
+static void publish_file(struct ap_unwind *u, struct ftab *t, int fd)
+{
+	struct ap_ufile f = { t->row_start, t->row_nr, 0 };
+	struct stat st;
+	int i;
+
+	if (fd < 0 || fstat(fd, &st))
+		return;
+	for (i = 0; i < t->nloads; i++)
+		if (t->loads[i].exec)
+			break;
+	if (i == t->nloads)
+		return;
+	f.delta = (int64_t)(t->loads[i].vaddr - t->loads[i].offset);
+	t->fkey.ino = st.st_ino;
+	t->fkey.dev = major(st.st_dev) << 20 | minor(st.st_dev);
+	if (bpf_map_update_elem(u->files_fd, &t->fkey, &f, BPF_ANY))
+		t->fkey.ino = 0;
+}
+
+/* code that no FDE of the file covers (all of it, for a file without
+ * .eh_frame) gets the rules of its separate debug file's .debug_frame: the
+ * same addresses.  Without a debug file (the common case) this costs one
+ * failed open. */
+static void fill_from_debug_file(struct ap_unwind *u, Elf *elf,
+				 const char *path, struct ap_cfi_table *ct)
+{
+	struct ap_cfi_table dt = { 0 };
+	int fd = ap_debugfile__open(elf, path, NULL);
+	Elf *dbg;
+
+	if (fd < 0)
+		return;
+	dbg = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (dbg && elf_kind(dbg) == ELF_K_ELF &&
+	    !ap_cfi__compile_debug_frame(dbg, &dt) &&
+	    !ap_cfi_table__fill(ct, &dt))
+		u->st.debug_files++;
+	ap_cfi_table__free(&dt);
+	elf_end(dbg);
+	close(fd);
+}
+
+/* compile elf's table into the rows array */
+static void load_table(struct ap_unwind *u, struct ftab *t, Elf *elf, int fd,
+		       const char *path)
+{
+	struct ap_cfi_table ct = { 0 };
+	uint64_t t0 = now_ns();
+	uint32_t start;
+	int err;
+
+	t->row_nr = 0;
+	if (read_loads(elf, t))
+		return;
+	err = ap_cfi__compile(elf, &ct);
+	if (!err || err == -ENOENT) {
+		fill_from_debug_file(u, elf, path, &ct);
+		err = ct.nr ? 0 : -ENOENT;
+	}
+	u->st.build_ns += now_ns() - t0;
+	if (err || !ct.nr || ct.nr > UINT32_MAX) {
+		u->st.no_cfi++;
+		ap_cfi_table__free(&ct);
+		return;
+	}
+	start = rows_get(u, (uint32_t)ct.nr);
+	if (start == UINT32_MAX) {
+		u->st.no_room++;
+		ap_cfi_table__free(&ct);
+		return;
+	}
+	if (rows_write(u->rows_fd, start, ct.rows, ct.nr)) {
+		rows_release(u, start, (uint32_t)ct.nr);
+		u->st.no_room++;
+		ap_cfi_table__free(&ct);
+		return;
+	}
+	t->row_start = start;
+	t->row_nr = (uint32_t)ct.nr;
+	publish_file(u, t, fd);
+	u->st.tables++;
+	u->st.rows += ct.nr;
+	u->st.bad_rows += ct.bad;
+	ap_cfi_table__free(&ct);
+}
+
+/* the vDSO is one image per kernel: aperture's own is the target's */
+static Elf *open_vdso(void)
+{
+	const char *base = (const char *)getauxval(AT_SYSINFO_EHDR);
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)base;
+	size_t size;
+
+	if (!base || memcmp(eh->e_ident, ELFMAG, SELFMAG))
+		return NULL;
+	/* the section headers come last in the image */
+	size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	if (size > 64 * 1024)
+		return NULL;
+	return elf_memory((char *)base, size);
+}
+
+/* /proc/PID/map_files/START-END of m: the mapped file itself */
+static void map_files_path(const struct ap_mmap *m, char *buf, size_t len)
+{
+	snprintf(buf, len, "/proc/%u/map_files/%llx-%llx", m->pid,
+		 (unsigned long long)m->start, (unsigned long long)m->end);
+}
+
+/* open the file of mapping m: through /proc/PID/map_files (another mount
+ * namespace, a deleted file) or its path; the Elf and its fd (or -1) */
+static Elf *open_mapped(const struct ap_mmap *m, int *fdp)
+{
+	char path[64];
+	Elf *elf;
+	int fd = -1;
+
+	*fdp = -1;
+	if (!strcmp(m->path, "[vdso]"))
+		return open_vdso();
+	if (m->path[0] != '/')
+		return NULL;
+	map_files_path(m, path, sizeof(path));
+	fd = ap_open_regular(path, 0);
+	if (fd < 0)
+		fd = ap_open_regular(m->path, 0);
+	if (fd < 0)
+		return NULL;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		elf_end(elf);
+		close(fd);
+		return NULL;
+	}
+	*fdp = fd;
+	return elf;
+}
+
+static struct ftab *find_tab(struct ap_unwind *u, const char *key,
+			     uint64_t *hash)
+{
+	uint64_t *idx;
+
+	*hash = ap_hash_bytes(key, strlen(key), 0x756e77);
+	/* a collision of two keys: the later file goes without a table */
+	idx = ap_hmap__find(&u->by_key, *hash);
+	if (idx && !strcmp(u->tabs[*idx]->key, key))
+		return u->tabs[*idx];
+	return NULL;
+}
+
+static struct ftab *new_tab(struct ap_unwind *u, const char *key,
+			    uint64_t hash)
+{
+	struct ftab *t;
+	uint64_t *idx;
+	int fresh;
+
+	if (u->nr_tabs == u->cap_tabs) {
+		size_t cap = u->cap_tabs ? u->cap_tabs * 2 : 64;
+		struct ftab **v = realloc(u->tabs, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		u->tabs = v;
+		u->cap_tabs = cap;
+	}
+	idx = ap_hmap__upsert(&u->by_key, hash, &fresh);
+	if (!idx || !fresh)
+		return NULL;
+	t = calloc(1, sizeof(*t));
+	if (!t || !(t->key = strdup(key))) {
+		free(t);
+		ap_hmap__remove(&u->by_key, hash);
+		return NULL;
+	}
+	t->nloads = -1;
+	*idx = u->nr_tabs;
+	u->tabs[u->nr_tabs++] = t;
+	return t;
+}
+
+/* m's inode: the kernel's mapping records carry a build-id instead */
+static uint64_t inode_of(const struct ap_mmap *m)
+{
+	char path[64];
+	struct stat st;
+
+	if (m->inode || m->path[0] != '/')
+		return m->inode;
+	map_files_path(m, path, sizeof(path));
+	if (!stat(path, &st) || !stat(m->path, &st))
+		return st.st_ino;
+	return 0;
+}
+
+/* the table of m's file, compiled the first time (or after eviction) */
+static struct ftab *tab_of(struct ap_unwind *u, const struct ap_mmap *m)
+{
+	char key[AP_PATH_MAX + 32];
+	struct ftab *t;
+	uint64_t hash;
+	Elf *elf;
+	int fd;
+
+	/* one key for the preloaded file and its mappings, whichever source
+	 * (kernel records, /proc) told us of them */
+	snprintf(key, sizeof(key), "%llu:%s",
+		 (unsigned long long)inode_of(m), m->path);
+	t = find_tab(u, key, &hash);
+	if (!t) {
+		t = new_tab(u, key, hash);
+		if (!t)
+			return NULL;
+	}
+	if (t->nloads < 0 && (!u->lazy || t->wanted)) {
+		uint64_t now = now_ns();
+
+		if (u->live) {
+			int64_t cap = BUILD_WINDOW_NS / 100 * u->budget_pct;
+
+			u->tokens += (int64_t)(now - u->tokens_ts) / 100 *
+				     u->budget_pct;
+			u->tokens_ts = now;
+			if (u->tokens > cap)
+				u->tokens = cap;
+			if (u->tokens <= 0)
+				return t;	/* later: ap_unwind__work */
+		}
+		u->st.builds++;
+		elf = open_mapped(m, &fd);
+		if (elf) {
+			load_table(u, t, elf, fd, m->path);
+			elf_end(elf);
+		} else {
+			t->nloads = 0;
+		}
+		if (fd >= 0)
+			close(fd);
+		if (u->live)
+			u->tokens -= (int64_t)(now_ns() - now);
+	}
+	t->last_used = ++u->tick;
+	return t;
+}
+
+/* runtime address - ELF address for mapping m of t's file */
+static int bias_of(const struct ftab *t, const struct ap_mmap *m,
+		   uint64_t *bias)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	int i;
+
+	for (i = 0; i < t->nloads; i++) {
+		uint64_t off = t->loads[i].offset & ~((uint64_t)page - 1);
+
+		if (m->pgoff < off ||
+		    m->pgoff >= t->loads[i].offset + t->loads[i].filesz)
+			continue;
+		*bias = m->start - (t->loads[i].vaddr - t->loads[i].offset +
+				    m->pgoff);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static struct uproc *uproc_of(struct ap_unwind *u, uint32_t pid)
+{
+	uint64_t *slot;
+	int fresh;
+
+	slot = ap_hmap__upsert(&u->procs, pid, &fresh);
+	if (!slot)
+		return NULL;
+	if (fresh) {
+		*slot = (uintptr_t)calloc(1, sizeof(struct uproc));
+		if (!*slot) {
+			ap_hmap__remove(&u->procs, pid);
+			return NULL;
+		}
+		u->st.procs++;
+	}
+	return (struct uproc *)(uintptr_t)*slot;
+}
+
+/* the other generation gets the new mirror, then the process switches
+ * to it: a walk in progress sees one whole generation or fails a lookup */
+static void publish(struct ap_unwind *u, uint32_t pid, struct uproc *p)
+{
+	struct ap_uproc up = { p->nr, p->gen ^ 1 };
+	struct ap_umap_key k = { pid, 0 };
+	uint32_t i;
+
+	u->st.publishes++;
+	if (++p->publishes > u->st.publishes_max)
+		u->st.publishes_max = p->publishes;
+	for (i = 0; i < p->nr; i++) {
+		k.idx = up.gen << 31 | i;
+		if (bpf_map_update_elem(u->maps_fd, &k, &p->m[i], BPF_ANY)) {
+			up.nr = i;	/* full: the rest unwinds by fp */
+			break;
+		}
+	}
+	bpf_map_update_elem(u->procs_fd, &pid, &up, BPF_ANY);
+	for (i = 0; i < p->pub_nr; i++) {
+		k.idx = p->gen << 31 | i;
+		bpf_map_delete_elem(u->maps_fd, &k);
+	}
+	p->pub_nr = up.nr;
+	p->gen = up.gen;
+	p->dirty = 0;
+}
+
+/* A process's mappings come one at a time (its whole maps file at once
+ * when it is first seen, a burst of them at each exec): each changes the
+ * mirror in memory, and the mirror goes to the kernel once per burst, as
+ * publishing all of them at each would cost O(n^2) map updates. */
+static void mark_dirty(struct ap_unwind *u, uint32_t pid, struct uproc *p)
+{
+	if (p->dirty)
+		return;
+	if (ap_grow((void **)&u->dirty, &u->cap_dirty, u->nr_dirty,
+		    sizeof(*u->dirty), 64)) {
+		publish(u, pid, p);	/* no room to defer: now */
+		return;
+	}
+	u->dirty[u->nr_dirty++] = pid;
+	p->dirty = 1;
+}
+
+void ap_unwind__flush(struct ap_unwind *u)
+{
+	size_t i;
+
+	if (!u)
+		return;
+	for (i = 0; i < u->nr_dirty; i++) {
+		uint64_t *slot = ap_hmap__find(&u->procs, u->dirty[i]);
+		struct uproc *p;
+
+		if (!slot)
+			continue;	/* gone since */
+		p = (struct uproc *)(uintptr_t)*slot;
+		if (p->dirty)
+			publish(u, u->dirty[i], p);
+	}
+	u->nr_dirty = 0;
+}
+
+static void unref(struct ap_unwind *u, struct ftab *t)
+{
+	if (t && t->refs)
+		t->refs--;
+}
+
+void ap_unwind__mapping(struct ap_unwind *u, const struct ap_mmap *m)
+{
+	struct ap_umap e = { m->start, m->end, 0, 0, 0 };
+	struct ftab *t = NULL;
+	struct uproc *p;
+	uint32_t i, j, n;
+
+	if (!u || !(m->prot & PROT_EXEC) || m->end <= m->start)
+		return;
+	p = uproc_of(u, m->pid);
+	if (!p)
+		return;
+	/* a file with a table; anonymous code (JIT) unwinds by frame
+	 * pointer, but is known code */
+	if (m->path[0] == '/' || !strcmp(m->path, "[vdso]")) {
+		uint64_t bias;
+
+		t = tab_of(u, m);
+		if (t && t->row_nr && !bias_of(t, m, &bias)) {
+			e.bias = bias;
+			e.row_start = t->row_start;
+			e.row_nr = t->row_nr;
+		}
+	}
+	/* what the new mapping overlaps is gone */
+	n = p->nr;
+	for (i = j = 0; i < n; i++) {
+		if (p->m[i].start < m->end && m->start < p->m[i].end) {
+			unref(u, p->files[i]);
+			continue;
+		}
+		p->m[j] = p->m[i];
+		p->pgoff[j] = p->pgoff[i];
+		p->files[j++] = p->files[i];
+	}
+	if (j == AP_UMAP_MAX) {
+		/* nothing replaced, nothing added: the mirror the kernel has
+		 * is this one, not to be written again (a process mapping
+		 * 20,000 times made every mapping past the limit rewrite
+		 * all 256 entries) */
+		u->st.maps_full++;
+		return;
+	}
+	if (uproc__reserve(p, j)) {
+		/* no room: the mapping unwinds by frame pointer */
+		p->nr = j;
+		mark_dirty(u, m->pid, p);
+		return;
+	}
+	for (i = j; i > 0 && p->m[i - 1].start > m->start; i--) {
+		p->m[i] = p->m[i - 1];
+		p->files[i] = p->files[i - 1];
+		p->pgoff[i] = p->pgoff[i - 1];
+	}
+	p->m[i] = e;
+	p->files[i] = t;
+	p->pgoff[i] = m->pgoff;
+	if (t) {
+		t->refs++;
+		if (t->nloads < 0)
+			p->pending = 1;
+	}
+	p->nr = j + 1;
+	mark_dirty(u, m->pid, p);
+}
+
+void ap_unwind__go_live(struct ap_unwind *u)
+{
+	if (!u)
+		return;
+	u->live = 1;
+	u->tokens = BUILD_WINDOW_NS / 100 * u->budget_pct;
+	u->tokens_ts = now_ns();
+}
+
+void ap_unwind__set_lazy(struct ap_unwind *u, int lazy)
+{
+	if (u)
+		u->lazy = lazy;
+}
+
+void ap_unwind__set_budget(struct ap_unwind *u, uint32_t pct)
+{
+	if (u && pct && pct <= 100)
+		u->budget_pct = pct;
+}
+
+void ap_unwind__want(struct ap_unwind *u, uint32_t pid, const uint64_t *ips,
+		     size_t n)
+{
+	uint64_t *slot;
+	struct uproc *p;
+	size_t k;
+
+	if (!u || !u->lazy || !(slot = ap_hmap__find(&u->procs, pid)))
+		return;
+	p = (struct uproc *)(uintptr_t)*slot;
+	for (k = 0; k < n; k++) {
+		uint32_t lo = 0, hi = p->nr;
+
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+
+			if (p->m[mid].start <= ips[k])
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo && ips[k] < p->m[lo - 1].end && p->files[lo - 1] &&
+		    p->files[lo - 1]->nloads < 0) {
+			p->files[lo - 1]->wanted = 1;
+			p->pending = 1;
+		}
+	}
+}
+
+/* the tables of p's files that waited for the budget, if it allows now */
+static void finish_pending(struct ap_unwind *u, uint32_t pid,
+			   struct uproc *p)
+{
+	uint32_t i;
+	int changed = 0, left = 0;
+
+	for (i = 0; i < p->nr; i++) {
+		struct ftab *t = p->files[i];
+		struct ap_mmap m;
+		const char *path;
+		uint64_t bias;
+
+		if (!t || t->nloads >= 0)
+			continue;
+		path = strchr(t->key, ':');
+		memset(&m, 0, sizeof(m));
+		m.pid = pid;
+		m.start = p->m[i].start;
+		m.end = p->m[i].end;
+		m.pgoff = p->pgoff[i];
+		m.prot = PROT_EXEC;
+		m.inode = strtoull(t->key, NULL, 10);
+		snprintf(m.path, sizeof(m.path), "%s", path ? path + 1 : "");
+		tab_of(u, &m);
+		if (t->nloads < 0) {
+			left = 1;
+			continue;
+		}
+		if (t->row_nr && !bias_of(t, &m, &bias)) {
+			p->m[i].bias = bias;
+			p->m[i].row_start = t->row_start;
+			p->m[i].row_nr = t->row_nr;
+			changed = 1;
+		}
+	}
+	p->pending = left;
+	if (changed)
+		publish(u, pid, p);
+}
+
+void ap_unwind__work(struct ap_unwind *u)
+{
+	uint64_t pid, v;
+	size_t it;
+
+	if (!u)
+		return;
+	ap_unwind__flush(u);
+	for (it = 0; ap_hmap__next(&u->procs, &it, &pid, &v);) {
+		struct uproc *p = (struct uproc *)(uintptr_t)v;
+
+		if (p->pending)
+			finish_pending(u, (uint32_t)pid, p);
+	}
+}
+
+void ap_unwind__image_gone(struct ap_unwind *u, uint32_t pid)
+{
+	uint64_t *slot;
+	struct uproc *p;
+	uint32_t i;
+
+	if (!u || !(slot = ap_hmap__find(&u->procs, pid)))
+		return;
+	p = (struct uproc *)(uintptr_t)*slot;
+	bpf_map_delete_elem(u->procs_fd, &pid);
+	for (i = 0; i < p->pub_nr; i++) {
+		struct ap_umap_key k = { pid, p->gen << 31 | i };
+
+		bpf_map_delete_elem(u->maps_fd, &k);
+	}
+	for (i = 0; i < p->nr; i++)
+		unref(u, p->files[i]);
+	uproc__free(p);
+	ap_hmap__remove(&u->procs, pid);
+	u->st.procs--;
+}
+
+int ap_unwind__preload(struct ap_unwind *u, const char *path)
+{
+	struct ap_mmap m;
+	struct stat st;
+	char *real;
+
+	if (!u)
+		return 0;
+	real = realpath(path, NULL);
+	if (!real)
+		return -errno;
+	memset(&m, 0, sizeof(m));
+	if (stat(real, &st) || strlen(real) >= sizeof(m.path)) {
+		free(real);
+		return -ENOENT;
+	}
+	m.inode = st.st_ino;
+	m.pid = (uint32_t)getpid();
+	snprintf(m.path, sizeof(m.path), "%s", real);
+	free(real);
+	/* no mapping of ours: open_mapped falls back to the path */
+	return tab_of(u, &m) ? 0 : -ENOMEM;
+}
+
+void ap_unwind__stats(const struct ap_unwind *u, struct ap_unwind_stats *st)
+{
+	if (!u) {
+		memset(st, 0, sizeof(*st));
+		return;
+	}
+	*st = u->st;
+}
+
+struct needed_ctx {
+	struct ap_unwind *u;
+	const char *name;
+	int found;
+};
+
+static int try_dir(void *ctx, const char *dir)
+{
+	struct needed_ctx *n = ctx;
+	char path[AP_PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, n->name);
+	if (access(path, R_OK))
+		return 0;
+	ap_unwind__preload(n->u, path);
+	n->found = 1;
+	return 1;
+}
+
+int ap_unwind__preload_command(struct ap_unwind *u, const char *cmd)
+{
+	char exe[AP_PATH_MAX];
+	Elf_Scn *scn = NULL;
+	size_t phnum, i;
+	GElf_Phdr ph;
+	Elf *elf;
+	int fd;
+
+	if (!u || ap_gpu_which(cmd, getenv("PATH"), exe, sizeof(exe)))
+		return -ENOENT;
+	ap_unwind__preload(u, exe);
+	fd = ap_open_regular(exe, 0);
+	if (fd < 0)
+		return fd;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_getphdrnum(elf, &phnum)) {
+		elf_end(elf);
+		close(fd);
+		return -ENOEXEC;
+	}
+	/* the dynamic loader, then the libraries the program names */
+	for (i = 0; i < phnum; i++) {
+		Elf_Data *d;
+
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_INTERP)
+			continue;
+		d = elf_getdata_rawchunk(elf, ph.p_offset, ph.p_filesz,
+					 ELF_T_BYTE);
+		if (d && d->d_size && ((char *)d->d_buf)[d->d_size - 1] == 0)
+			ap_unwind__preload(u, d->d_buf);
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		GElf_Dyn dyn;
+		Elf_Data *d;
+		size_t k;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC ||
+		    !(d = elf_getdata(scn, NULL)) || !sh.sh_entsize)
+			continue;
+		for (k = 0; k < sh.sh_size / sh.sh_entsize; k++) {
+			struct needed_ctx n = { u, NULL, 0 };
+
+			if (!gelf_getdyn(d, (int)k, &dyn) ||
+			    dyn.d_tag != DT_NEEDED)
+				continue;
+			n.name = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
+			if (n.name && !strchr(n.name, '/'))
+				ap_gpu_search_dirs(exe, getenv("LD_LIBRARY_PATH"),
+						   "/etc/ld.so.conf", 1,
+						   try_dir, &n);
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return 0;
+}
