@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "gpu/codec.h"
 
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
@@ -8,6 +11,9 @@
 #include "format/format.h"
 #include "gpu.h"
 #include "record/recorder.h"
+#include "format/reader.h"
+#include "report/evdump.h"
+#include "symbols/demangle.h"
 
 _Static_assert(AP_GPU_RUNTIME == AP_GPU_API_RUNTIME &&
 	       AP_GPU_DRIVER == AP_GPU_API_DRIVER &&
@@ -296,4 +302,117 @@ int ap_rec_gpu_dev(struct ap_recorder *r, const void *data, size_t size)
 	d.name[sizeof(d.name) - 1] = '\0';
 	ap_gpu_dev__encode(&d, ap_recorder__buf(r));
 	return 0;
+}
+
+/* one frame as a generic record for script and the timeline (event.h) */
+static int dec_launch(const struct ap_frame *f, struct ap_evrec *r)
+{
+	struct ap_gpu_launch e;
+	int i;
+
+	if (ap_gpu_launch__decode(f->payload, f->len, &e))
+		return -EBADMSG;
+	if (e.name[0])
+		snprintf(r->name, sizeof(r->name), "%s", e.name);
+	else
+		snprintf(r->name, sizeof(r->name), "kernel 0x%" PRIx64,
+			 e.kernel);
+	/* named by the sink, which has the symbols */
+	if (!e.name[0] && (e.api == AP_GPU_RUNTIME ||
+			   e.api == AP_GPU_RUNTIME_EXC))
+		r->stub = e.kernel;
+	r->ts = e.ts;
+	r->dur_ns = e.launch_ns;
+	r->slice = 1;
+	r->pid = e.pid;
+	r->tid = e.tid;
+	r->cpu = e.cpu;
+	r->stack_id = e.stack_id;
+	ap_evrec__field(r, "api", 0, "%s", ap_gpu_api_name(e.api));
+	ap_evrec__field(r, "grid", 0, "%u,%u,%u", e.grid[0], e.grid[1], e.grid[2]);
+	ap_evrec__field(r, "block", 0, "%u,%u,%u", e.block[0], e.block[1], e.block[2]);
+	ap_evrec__field(r, "shared_mem", 1, "%" PRIu64, e.shared_mem);
+	ap_evrec__field(r, "stream", 0, "0x%" PRIx64, e.stream);
+	ap_evrec__field(r, "launch_ns", 1, "%" PRIu64, e.launch_ns);
+	r->corr[0] = e.corr[0];
+	r->corr[1] = e.corr[1];
+	for (i = 0; i < 2; i++)
+		if (e.corr[i])
+			ap_evrec__field(r, i ? "corr_driver" : "corr_runtime", 1, "%u",
+			      e.corr[i]);
+	if (e.device_ns)
+		ap_evrec__field(r, "device_ns", 1, "%" PRIu64, e.device_ns);
+	if (e.result)
+		ap_evrec__field(r, "result", 1, "%d", e.result);
+	return 0;
+}
+
+/* one record of the device's work (CUPTI), on its device and stream */
+static int dec_dev(const struct ap_frame *f, struct ap_evrec *r)
+{
+	struct ap_gpu_dev *e = malloc(sizeof(*e));
+	char *dm;
+
+	if (!e)
+		return -ENOMEM;
+	if (ap_gpu_dev__decode(f->payload, f->len, e)) {
+		free(e);
+		return -EBADMSG;
+	}
+	switch (e->kind) {
+	case AP_GPU_KERNEL:
+		/* no name: its launch's, where the sink joins them */
+		dm = ap_demangle(e->name);
+		snprintf(r->name, sizeof(r->name), "%s", dm ? dm : e->name);
+		free(dm);
+		break;
+	case AP_GPU_MEMCPY:
+		snprintf(r->name, sizeof(r->name), "memcpy %s",
+			 ap_gpu_copy_name(e->sub));
+		break;
+	case AP_GPU_SYNC:
+		snprintf(r->name, sizeof(r->name), "sync %s",
+			 ap_gpu_sync_name(e->sub));
+		break;
+	case AP_GPU_MEMSET:
+		snprintf(r->name, sizeof(r->name), "memset");
+		break;
+	default:
+		/* CUPTI's count of records it dropped: no event */
+		free(e);
+		return -ENOMSG;
+	}
+	r->ts = e->ts;
+	r->dur_ns = e->duration_ns;
+	r->slice = 1;
+	r->pid = e->pid;
+	r->tid = e->tid;
+	r->on_device = (int)e->kind;
+	r->device = e->device;
+	r->stream = e->stream;
+	r->corr[0] = e->corr;
+	ap_evrec__field(r, "kind", 0, "%s", ap_gpu_dev_kind_name(e->kind));
+	ap_evrec__field(r, "device", 1, "%u", e->device);
+	ap_evrec__field(r, "stream", 1, "%u", e->stream);
+	ap_evrec__field(r, "correlation", 1, "%u", e->corr);
+	ap_evrec__field(r, "duration_ns", 1, "%" PRIu64, e->duration_ns);
+	if (e->kind == AP_GPU_KERNEL) {
+		ap_evrec__field(r, "grid", 0, "%u,%u,%u", e->grid[0], e->grid[1],
+		      e->grid[2]);
+		ap_evrec__field(r, "block", 0, "%u,%u,%u", e->block[0], e->block[1],
+		      e->block[2]);
+		ap_evrec__field(r, "static_smem", 1, "%u", e->static_smem);
+		ap_evrec__field(r, "dynamic_smem", 1, "%u", e->dynamic_smem);
+	}
+	if (e->kind == AP_GPU_MEMCPY || e->kind == AP_GPU_MEMSET)
+		ap_evrec__field(r, "bytes", 1, "%" PRIu64, e->bytes);
+	free(e);
+	return 0;
+}
+
+int ap_gpu__evdec(struct ap_evdec *d, const struct ap_frame *f,
+		  struct ap_evrec *r)
+{
+	(void)d;
+	return f->tag == AP_TAG_GPU_DEV ? dec_dev(f, r) : dec_launch(f, r);
 }

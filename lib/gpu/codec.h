@@ -106,4 +106,11 @@ int ap_rec_gpu(struct ap_recorder *r, const void *data, size_t size);
 #define AP_REC_GPU_MAPPED	0x103
 int ap_rec_gpu_mapped(struct ap_recorder *r, const void *data, size_t size);
 
+struct ap_frame;
+/* one of its frames as a generic record for script and the timeline */
+struct ap_evdec;
+struct ap_evrec;
+int ap_gpu__evdec(struct ap_evdec *d, const struct ap_frame *f,
+		  struct ap_evrec *r);
+
 #endif /* APERTURE_EV_GPU_H */

@@ -7,6 +7,8 @@
  */
 #include "io/codec.h"
 
+#include <inttypes.h>
+#include <stdlib.h>
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +18,8 @@
 #include <netinet/in.h>
 
 #include "record/recorder.h"
+#include "format/reader.h"
+#include "report/evdump.h"
 
 #define PIPEFS_MAGIC	0x50495045
 
@@ -367,4 +371,48 @@ void ap_io_describe(const struct ap_io *e, const char *name, char *buf,
 		snprintf(buf, len, "socket:[%llu] family %u",
 			 (unsigned long long)e->ino, e->family);
 	}
+}
+
+/* one frame as a generic record for script and the timeline (event.h) */
+int ap_io__evdec(struct ap_evdec *d, const struct ap_frame *f,
+		 struct ap_evrec *r)
+{
+	struct ap_io *e = malloc(sizeof(*e));
+	const char *path = NULL;
+	char what[256];
+
+	if (!e)
+		return -ENOMEM;
+	if (ap_io__decode(f->payload, f->len, e)) {
+		free(e);
+		return -EBADMSG;
+	}
+	/* a file's path comes in its first frame only */
+	path = ap_evdec__path(d, e->dev, e->ino, e->name);
+	ap_io_describe(e, path ? path : "", what, sizeof(what));
+	snprintf(r->name, sizeof(r->name), "%s", ap_io_sys_name(e->sys));
+	/* a slice from the call's entry where the file has its duration
+	 * (minor 3), else an instant at its end */
+	r->ts = e->ts - (e->duration_ns < e->ts ? e->duration_ns : 0);
+	r->dur_ns = e->duration_ns;
+	r->slice = e->duration_ns > 0;
+	r->pid = e->pid;
+	r->tid = e->tid;
+	r->cpu = e->cpu;
+	ap_evrec__field(r, "dir", 0, "%s", e->dir == AP_IO_WRITE ? "write" : "read");
+	ap_evrec__field(r, "fd", 1, "%d", e->fd);
+	if (e->flags & AP_IO_F_SUM) {
+		/* the calls since the last such frame, summed in the kernel */
+		ap_evrec__field(r, "calls", 1, "%" PRIu64, e->calls);
+		ap_evrec__field(r, "bytes", 1, "%" PRIu64, e->bytes);
+		ap_evrec__field(r, "errors", 1, "%" PRIu64, e->errors);
+	} else {
+		ap_evrec__field(r, "ret", 1, "%" PRId64, e->ret);
+	}
+	ap_evrec__field(r, "type", 0, "%s", ap_io_type_name(e->type));
+	ap_evrec__field(r, "resource", 0, "%s", what);
+	if (e->duration_ns)
+		ap_evrec__field(r, "duration_ns", 1, "%" PRIu64, e->duration_ns);
+	free(e);
+	return 0;
 }

@@ -90,4 +90,11 @@ const char *ap_io_type_name(uint32_t type);
 void ap_io_describe(const struct ap_io *e, const char *name, char *buf,
 		    size_t len);
 
+struct ap_frame;
+/* one of its frames as a generic record for script and the timeline */
+struct ap_evdec;
+struct ap_evrec;
+int ap_io__evdec(struct ap_evdec *d, const struct ap_frame *f,
+		 struct ap_evrec *r);
+
 #endif /* APERTURE_EV_IO_H */

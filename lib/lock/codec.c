@@ -8,6 +8,7 @@
  */
 #include "lock/codec.h"
 
+#include <inttypes.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stddef.h>
@@ -21,6 +22,8 @@
 #include "lock.h"
 #include "record/recorder.h"
 #include "symbols/symbolizer.h"
+#include "format/reader.h"
+#include "report/evdump.h"
 
 void ap_lock_event__encode(const struct ap_lock_event *e, struct ap_buf *b)
 {
@@ -350,5 +353,41 @@ int ap_rec_lock(struct ap_recorder *r, const void *data, size_t size)
 	}
 	ev.stack_id = ap_recorder__stack(r, e->hdr.pid, &e->st);
 	ap_lock_event__encode(&ev, ap_recorder__buf(r));
+	return 0;
+}
+
+/* one frame as a generic record for script and the timeline (event.h) */
+int ap_lock__evdec(struct ap_evdec *d, const struct ap_frame *f,
+		   struct ap_evrec *r)
+{
+	struct ap_lock_event e;
+	uint64_t end;
+
+	if (ap_lock_event__decode(f->payload, f->len, &e))
+		return -EBADMSG;
+	/* ts is the end of the wait; for pthread, of the hold after it */
+	end = e.ts - (e.kind == AP_LOCK_PTHREAD ? e.hold_ns : 0);
+	if (e.sym[0])
+		snprintf(r->name, sizeof(r->name), "%s:%s",
+			 ap_lock__kind_name(e.kind), e.sym);
+	else
+		snprintf(r->name, sizeof(r->name), "%s:0x%" PRIx64,
+			 ap_lock__kind_name(e.kind), e.lock_addr);
+	r->ts = end - e.wait_ns;
+	r->dur_ns = e.wait_ns;
+	r->slice = 1;
+	r->pid = e.pid;
+	r->tid = e.tid;
+	r->cpu = e.cpu;
+	r->stack_id = e.stack_id;
+	ap_evrec__field(r, "kind", 0, "%s", ap_lock__kind_name(e.kind));
+	ap_evrec__field(r, "addr", 0, "0x%" PRIx64, e.lock_addr);
+	ap_evrec__field(r, "wait_ns", 1, "%" PRIu64, e.wait_ns);
+	if (e.hold_ns)
+		ap_evrec__field(r, "hold_ns", 1, "%" PRIu64, e.hold_ns);
+	if (e.kind == AP_LOCK_KERNEL)
+		ap_evrec__field(r, "type", 0, "%s", ap_lock__kernel_type(e.flags));
+	if (e.result)
+		ap_evrec__field(r, "result", 1, "%d", e.result);
 	return 0;
 }

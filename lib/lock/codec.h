@@ -94,4 +94,11 @@ void ap_lock__kernel_name(struct ap_kallsyms *syms, uint64_t addr,
 /* recorder handler of AP_EV_LOCK records */
 int ap_rec_lock(struct ap_recorder *r, const void *data, size_t size);
 
+struct ap_frame;
+/* one of its frames as a generic record for script and the timeline */
+struct ap_evdec;
+struct ap_evrec;
+int ap_lock__evdec(struct ap_evdec *d, const struct ap_frame *f,
+		   struct ap_evrec *r);
+
 #endif /* APERTURE_EV_LOCK_H */

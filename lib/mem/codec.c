@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "mem/codec.h"
 
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <errno.h>
 #include <string.h>
 
 #include "format/format.h"
 #include "mem.h"
 #include "record/recorder.h"
+#include "format/reader.h"
+#include "report/evdump.h"
 
 void ap_mem_event__encode(const struct ap_mem_event *e, struct ap_buf *b)
 {
@@ -119,4 +124,31 @@ int ap_rec_mem(struct ap_recorder *r, const void *data, size_t size)
 	e.stack_id = ap_recorder__stack(r, m->hdr.pid, &m->st);
 	ap_mem_event__encode(&e, ap_recorder__buf(r));
 	return ap_recorder__buf(r)->err;
+}
+
+/* one frame as a generic record for script and the timeline (event.h) */
+int ap_mem__evdec(struct ap_evdec *d, const struct ap_frame *f,
+		  struct ap_evrec *r)
+{
+	struct ap_mem_event e;
+
+	if (ap_mem_event__decode(f->payload, f->len, &e))
+		return -EBADMSG;
+	if (e.kind != AP_MEM_KIND_SAMPLE)
+		return -ENOMSG;
+	snprintf(r->name, sizeof(r->name), "%s",
+		 e.access == AP_MEM_ACC_STORE ? "store" :
+		 e.access == AP_MEM_ACC_LOAD ? "load" : "access");
+	r->ts = e.ts;
+	r->pid = e.pid;
+	r->tid = e.tid;
+	r->cpu = e.cpu;
+	r->stack_id = e.stack_id;
+	ap_evrec__field(r, "source", 0, "%s", ap_mem_source__name(e.source));
+	ap_evrec__field(r, "addr", 0, "0x%" PRIx64, e.addr);
+	ap_evrec__field(r, "ip", 0, "0x%" PRIx64, e.ip);
+	ap_evrec__field(r, "period", 1, "%" PRIu64, e.period);
+	if (e.latency)
+		ap_evrec__field(r, "latency", 1, "%u", e.latency);
+	return 0;
 }

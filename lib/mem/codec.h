@@ -43,4 +43,11 @@ const char *ap_mem_source__name(uint32_t source);
 /* recorder handler for AP_EV_MEM records (struct ap_ev_mem) */
 int ap_rec_mem(struct ap_recorder *r, const void *data, size_t size);
 
+struct ap_frame;
+/* one of its frames as a generic record for script and the timeline */
+struct ap_evdec;
+struct ap_evrec;
+int ap_mem__evdec(struct ap_evdec *d, const struct ap_frame *f,
+		  struct ap_evrec *r);
+
 #endif /* APERTURE_EV_MEM_H */

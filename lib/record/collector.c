@@ -18,34 +18,11 @@
 
 #include "aperture.h"
 #include "aperture.skel.h"
+#include "event/event.h"
 #include "record/kmaps.h"
 #include "record/procfs.h"
 #include "record/sensor.h"
 #include "unwind/unwind.h"
-
-/* one row per -e name; the order is the order of AP_TAG_* */
-static const struct ap_sensor_ops *const sensor_table[] = {
-	&ap_sensor_cpu,
-	&ap_sensor_lock,
-	&ap_sensor_syscall,
-	&ap_sensor_gpu,
-	&ap_sensor_mem,
-	&ap_sensor_sched,
-	&ap_sensor_io,
-};
-
-#define NR_SENSORS (sizeof(sensor_table) / sizeof(sensor_table[0]))
-
-/* qualified event names: "sensor:variant" turns on an option */
-static const struct {
-	const char *name;
-	const char *sensor;
-	size_t opt;		/* offset of an int in ap_collect_opts */
-} variants[] = {
-	{ "lock:pthread", "lock", offsetof(struct ap_collect_opts, lock_pthread) },
-	{ "syscall:calls", "syscall", offsetof(struct ap_collect_opts, syscall_calls) },
-	{ "io:calls", "io", offsetof(struct ap_collect_opts, io_calls) },
-};
 
 const struct ap_cpu_event ap_cpu_events[] = {
 	{ "cycles", "cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES,
@@ -139,17 +116,20 @@ int ap_events__parse(const char *list, uint32_t *mask,
 			tok = "cpu";
 		}
 
-		for (i = 0; i < sizeof(variants) / sizeof(variants[0]); i++) {
-			if (strcmp(tok, variants[i].name))
-				continue;
-			if (o)
-				*(int *)((char *)o + variants[i].opt) = 1;
-			tok = (char *)variants[i].sensor;
-			break;
-		}
-		for (i = 0; i < NR_SENSORS; i++) {
-			if (!strcmp(tok, sensor_table[i]->name)) {
-				*mask |= AP_EVMASK(sensor_table[i]->tag);
+		for (i = 0; i < ap_nr_event_kinds && !found; i++) {
+			const struct ap_event_kind *k = ap_event_kinds[i];
+			const struct ap_event_variant *va;
+
+			for (va = k->variants; va && va->name; va++) {
+				if (strcmp(tok, va->name))
+					continue;
+				if (o)
+					*(int *)((char *)o + va->opt) = 1;
+				tok = (char *)k->name;
+				break;
+			}
+			if (!strcmp(tok, k->name)) {
+				*mask |= AP_EVMASK(k->tag);
 				found = 1;
 			}
 		}
@@ -207,13 +187,17 @@ const char *ap_events__valid(void)
 
 	if (buf[0])
 		return buf;
-	for (i = 0; i < NR_SENSORS && off < sizeof(buf); i++)
+	for (i = 0; i < ap_nr_event_kinds && off < sizeof(buf); i++)
 		off += snprintf(buf + off, sizeof(buf) - off, "%s%s",
-				i ? ", " : "", sensor_table[i]->name);
-	for (i = 0; i < sizeof(variants) / sizeof(variants[0]) &&
-		    off < sizeof(buf); i++)
-		off += snprintf(buf + off, sizeof(buf) - off, ", %s",
-				variants[i].name);
+				i ? ", " : "", ap_event_kinds[i]->name);
+	for (i = 0; i < ap_nr_event_kinds && off < sizeof(buf); i++) {
+		const struct ap_event_variant *va;
+
+		for (va = ap_event_kinds[i]->variants;
+		     va && va->name && off < sizeof(buf); va++)
+			off += snprintf(buf + off, sizeof(buf) - off, ", %s",
+					va->name);
+	}
 	for (i = 0; i < ap_nr_cpu_events && off < sizeof(buf); i++)
 		off += snprintf(buf + off, sizeof(buf) - off, ", %s",
 				ap_cpu_events[i].name);
@@ -461,8 +445,8 @@ static int load_object(struct ap_collector *c, char *err, size_t errlen)
 					   ring / 8 : 512 * 1024;
 	unwind_prepare(c);
 
-	for (i = 0; i < NR_SENSORS; i++) {
-		const struct ap_sensor_ops *ops = sensor_table[i];
+	for (i = 0; i < ap_nr_event_kinds; i++) {
+		const struct ap_sensor_ops *ops = ap_event_kinds[i]->sensor;
 		int on = !!(o->events & AP_EVMASK(ops->tag));
 
 		c->ops[c->nr] = ops;

@@ -13,12 +13,7 @@
 #include "aperture.h"
 #include "record/collector.h"
 #include "record/bidcache.h"
-#include "gpu/codec.h"
-#include "io/codec.h"
-#include "lock/codec.h"
-#include "mem/codec.h"
-#include "sched/codec.h"
-#include "syscall/codec.h"
+#include "event/event.h"
 #include "util/hmap.h"
 #include "record/kmaps.h"
 #include "record/procfs.h"
@@ -181,6 +176,13 @@ void **ap_recorder__priv(struct ap_recorder *r, uint32_t tag,
 const struct ap_record_counts *ap_recorder__counts(const struct ap_recorder *r)
 {
 	return &r->counts;
+}
+
+void ap_recorder__count_sample(struct ap_recorder *r, int no_ustack)
+{
+	r->counts.samples++;
+	if (no_ustack)
+		r->counts.ustack_missing++;
 }
 
 void ap_recorder__count(struct ap_recorder *r, uint32_t tag, uint64_t n)
@@ -992,29 +994,6 @@ uint32_t ap_recorder__stack(struct ap_recorder *r, uint32_t pid,
 	return id;
 }
 
-static int on_cpu(struct ap_recorder *r, const void *data, size_t size)
-{
-	const struct ap_ev_cpu *e = data;
-	struct ap_cpu_sample s;
-	char comm[AP_COMM_MAX];
-
-	if (!ap_stacks__whole(e, size, offsetof(struct ap_ev_cpu, st)))
-		return 0;
-	memcpy(comm, e->comm, sizeof(comm));
-	comm[AP_COMM_MAX - 1] = '\0';
-	ap_recorder__touch(r, e->hdr.pid, e->hdr.tid, comm);
-	s.ts = e->hdr.ts;
-	s.pid = e->hdr.pid;
-	s.tid = e->hdr.tid;
-	s.cpu = e->hdr.cpu;
-	s.stack_id = ap_recorder__stack(r, e->hdr.pid, &e->st);
-	if (e->st.ustack_sz <= 0)
-		r->counts.ustack_missing++;
-	ap_cpu_sample__encode(&s, &r->buf);
-	r->counts.samples++;
-	return 0;
-}
-
 /* the image of p is replaced: a fresh address space under the same
  * identity (the session does the same); scan: read the new one from
  * /proc (when the kernel's records did not say it) */
@@ -1178,46 +1157,47 @@ static int on_task(struct ap_recorder *r, const void *data, size_t size)
 	return 0;
 }
 
-/* decoders of BPF records, by AP_EV_* type */
-static const struct {
-	uint32_t type;
-	ap_ev_handler fn;
-	uint32_t tag;			/* counted as an event of this tag */
-} handlers[] = {
-	{ AP_EV_CPU, on_cpu, AP_TAG_CPU },
-	{ AP_EV_LOCK, ap_rec_lock, AP_TAG_LOCK },
-	{ AP_EV_SYSCALL, ap_rec_syscall, AP_TAG_SYSCALL },
-	{ AP_EV_SYSCALL_SUM, ap_rec_syscall_sum, UINT32_MAX },
-	{ AP_EV_GPU, ap_rec_gpu, AP_TAG_GPU },
-	{ AP_REC_GPU_MAPPED, ap_rec_gpu_mapped, UINT32_MAX },
-	{ AP_REC_GPU_DEV, ap_rec_gpu_dev, AP_TAG_GPU_DEV },
-	{ AP_EV_MEM, ap_rec_mem, AP_TAG_MEM },
-	{ AP_EV_SCHED, ap_rec_sched, AP_TAG_SCHED },
-	{ AP_EV_IO, ap_rec_io, AP_TAG_IO },
+/* BPF records that are no event kind's: the kinds' own come from their
+ * rows in lib/event/kinds.c */
+static const struct ap_rec_handler own_handlers[] = {
 	{ AP_EV_TASK, on_task, UINT32_MAX },
 	{ AP_REC_KMAP, on_kmap, UINT32_MAX },
+	{ 0 },
 };
+
+static const struct ap_rec_handler *find_handler(uint32_t type)
+{
+	const struct ap_rec_handler *h;
+	size_t i;
+
+	for (h = own_handlers; h->fn; h++)
+		if (h->type == type)
+			return h;
+	for (i = 0; i < ap_nr_event_kinds; i++)
+		for (h = ap_event_kinds[i]->rec; h && h->fn; h++)
+			if (h->type == type)
+				return h;
+	return NULL;
+}
 
 int ap_recorder__event(void *ctx, const void *data, size_t size)
 {
 	struct ap_recorder *r = ctx;
 	const struct ap_ev_hdr *h = data;
-	size_t i;
+	const struct ap_rec_handler *hd;
 	int err;
 
 	if (size < sizeof(*h))
 		return 0;
-	for (i = 0; i < sizeof(handlers) / sizeof(handlers[0]); i++) {
-		if (handlers[i].type != h->type)
-			continue;
-		err = handlers[i].fn(r, data, size);
+	hd = find_handler(h->type);
+	if (hd) {
+		err = hd->fn(r, data, size);
 		if (err)
 			return err;
-		if (handlers[i].tag < 32u) {
-			r->counts.by_tag[handlers[i].tag]++;
+		if (hd->tag < 32u) {
+			r->counts.by_tag[hd->tag]++;
 			r->counts.events++;
 		}
-		break;
 	}
 	if (r->buf.err)
 		return r->buf.err;

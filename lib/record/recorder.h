@@ -98,6 +98,8 @@ struct ap_record_counts {
 	char loser_comm[AP_COMM_MAX];
 };
 const struct ap_record_counts *ap_recorder__counts(const struct ap_recorder *r);
+/* one more CPU sample, without a user stack when no_ustack */
+void ap_recorder__count_sample(struct ap_recorder *r, int no_ustack);
 /* n more events of tag, for handlers whose records stand for several */
 void ap_recorder__count(struct ap_recorder *r, uint32_t tag, uint64_t n);
 /* last exit status seen for pid, or -1 */

@@ -11,13 +11,8 @@
 #include "symbols/demangle.h"
 #include "util/escape.h"
 #include "report/evsort.h"
+#include "event/event.h"
 #include "export/export.h"
-#include "gpu/codec.h"
-#include "io/codec.h"
-#include "lock/codec.h"
-#include "mem/codec.h"
-#include "sched/codec.h"
-#include "syscall/codec.h"
 #include "format/format.h"
 #include "util/hmap.h"
 #include "report/session.h"
@@ -59,12 +54,8 @@ void ap_evdec__free(struct ap_evdec *d)
 	free(d);
 }
 
-static void field(struct ap_evrec *r, const char *key, int num,
-		  const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static void field(struct ap_evrec *r, const char *key, int num,
-		  const char *fmt, ...)
+void ap_evrec__field(struct ap_evrec *r, const char *key, int num,
+		     const char *fmt, ...)
 {
 	va_list ap;
 
@@ -78,339 +69,34 @@ static void field(struct ap_evrec *r, const char *key, int num,
 	r->nr++;
 }
 
-static int dec_cpu(const struct ap_frame *f, struct ap_evrec *r)
+const char *ap_evdec__path(struct ap_evdec *d, uint64_t dev, uint64_t ino,
+			   const char *name)
 {
-	struct ap_cpu_sample e;
-
-	if (ap_cpu_sample__decode(f->payload, f->len, &e))
-		return -EBADMSG;
-	snprintf(r->name, sizeof(r->name), "cpu-clock");
-	r->ts = e.ts;
-	r->pid = e.pid;
-	r->tid = e.tid;
-	r->cpu = e.cpu;
-	r->stack_id = e.stack_id;
-	return 0;
-}
-
-static int dec_syscall(const struct ap_frame *f, struct ap_evrec *r)
-{
-	struct ap_syscall e;
-	char buf[32];
-
-	if (ap_syscall__decode(f->payload, f->len, &e))
-		return -EBADMSG;
-	snprintf(r->name, sizeof(r->name), "%s",
-		 ap_syscall__name(e.id, buf, sizeof(buf)));
-	r->ts = e.ts;
-	r->pid = e.pid;
-	r->tid = e.tid;
-	r->stack_id = e.stack_id;
-	if (e.flags & AP_SYSCALL_SUMMARY) {
-		uint64_t errs = 0;
-		uint32_t i;
-
-		/* the totals of many calls, as they were read: no slice of
-		 * time of their own (a timeline would draw one as long as
-		 * their sum) */
-		for (i = 0; i < e.nr_errs && i < AP_SYSCALL_SUM_ERRS; i++)
-			errs += e.errs[i].count;
-		field(r, "calls", 1, "%" PRIu64, e.calls);
-		field(r, "errors", 1, "%" PRIu64, errs);
-		field(r, "total_ns", 1, "%" PRIu64, e.duration_ns);
-		field(r, "max_ns", 1, "%" PRIu64, e.max_ns);
-		return 0;
-	}
-	r->dur_ns = e.duration_ns;
-	r->slice = 1;
-	r->cpu = e.cpu;
-	field(r, "ret", 1, "%" PRId64, e.ret);
-	if (e.ret < 0 && e.ret >= -4095)
-		field(r, "errno", 0, "%s", strerrorname_np((int)-e.ret) ?
-		      strerrorname_np((int)-e.ret) : "?");
-	field(r, "duration_ns", 1, "%" PRIu64, e.duration_ns);
-	if (e.flags & AP_SYSCALL_INFLIGHT)
-		field(r, "inflight", 1, "1");
-	return 0;
-}
-
-static int dec_lock(const struct ap_frame *f, struct ap_evrec *r)
-{
-	struct ap_lock_event e;
-	uint64_t end;
-
-	if (ap_lock_event__decode(f->payload, f->len, &e))
-		return -EBADMSG;
-	/* ts is the end of the wait; for pthread, of the hold after it */
-	end = e.ts - (e.kind == AP_LOCK_PTHREAD ? e.hold_ns : 0);
-	if (e.sym[0])
-		snprintf(r->name, sizeof(r->name), "%s:%s",
-			 ap_lock__kind_name(e.kind), e.sym);
-	else
-		snprintf(r->name, sizeof(r->name), "%s:0x%" PRIx64,
-			 ap_lock__kind_name(e.kind), e.lock_addr);
-	r->ts = end - e.wait_ns;
-	r->dur_ns = e.wait_ns;
-	r->slice = 1;
-	r->pid = e.pid;
-	r->tid = e.tid;
-	r->cpu = e.cpu;
-	r->stack_id = e.stack_id;
-	field(r, "kind", 0, "%s", ap_lock__kind_name(e.kind));
-	field(r, "addr", 0, "0x%" PRIx64, e.lock_addr);
-	field(r, "wait_ns", 1, "%" PRIu64, e.wait_ns);
-	if (e.hold_ns)
-		field(r, "hold_ns", 1, "%" PRIu64, e.hold_ns);
-	if (e.kind == AP_LOCK_KERNEL)
-		field(r, "type", 0, "%s", ap_lock__kernel_type(e.flags));
-	if (e.result)
-		field(r, "result", 1, "%d", e.result);
-	return 0;
-}
-
-static int dec_sched(const struct ap_frame *f, struct ap_evrec *r)
-{
-	struct ap_sched_ev ev;
-	const struct ap_sched_iv *e = &ev.iv;
-	int err = ap_sched__decode(f->payload, f->len, &ev);
-
-	if (err == -ENOMSG || (!err && ev.kind != AP_SCHED_IV))
-		return -ENOMSG;
-	if (err)
-		return -EBADMSG;
-	snprintf(r->name, sizeof(r->name), "%s",
-		 e->state == AP_SCHED_ST_PREEMPTED ? "runnable" : "blocked");
-	r->ts = e->ts - e->off_ns;
-	r->dur_ns = e->off_ns;
-	r->slice = 1;
-	r->pid = e->pid;
-	r->tid = e->tid;
-	r->cpu = e->out_cpu;
-	r->stack_id = e->stack_id;
-	field(r, "off_ns", 1, "%" PRIu64, e->off_ns);
-	if (e->wakeup_ns)
-		field(r, "wakeup_ns", 1, "%" PRIu64, e->wakeup_ns);
-	if (e->waker_pid) {
-		field(r, "waker_pid", 1, "%u", e->waker_pid);
-		field(r, "waker_tid", 1, "%u", e->waker_tid);
-	}
-	field(r, "in_cpu", 1, "%u", e->cpu);
-	if (e->flags & AP_SCHED_IV_OPEN)
-		field(r, "open", 1, "1");
-	if (e->flags & AP_SCHED_IV_CLIPPED)
-		field(r, "clipped", 1, "1");
-	return 0;
-}
-
-static int dec_io(struct ap_evdec *d, const struct ap_frame *f,
-		  struct ap_evrec *r)
-{
-	struct ap_io *e = malloc(sizeof(*e));
-	const char *path = NULL;
-	char what[256];
-	uint64_t key, *slot;
+	uint64_t key = dev * 0x9e3779b97f4a7c15ull ^ ino, *slot;
+	const char *path;
 	int fresh;
 
-	if (!e)
-		return -ENOMEM;
-	if (ap_io__decode(f->payload, f->len, e)) {
-		free(e);
-		return -EBADMSG;
+	if (!name[0]) {
+		slot = ap_hmap__find(&d->paths, key);
+		return slot ? (const char *)(uintptr_t)*slot : NULL;
 	}
-	/* a file's path comes in its first frame only: remember it */
-	key = e->dev * 0x9e3779b97f4a7c15ull ^ e->ino;
-	if (e->name[0]) {
-		path = ap_strtab__intern(d->strs, e->name, -1);
-		slot = path ? ap_hmap__upsert(&d->paths, key, &fresh) : NULL;
-		if (slot)
-			*slot = (uintptr_t)path;
-	} else if ((slot = ap_hmap__find(&d->paths, key))) {
-		path = (const char *)(uintptr_t)*slot;
-	}
-	ap_io_describe(e, path ? path : "", what, sizeof(what));
-	snprintf(r->name, sizeof(r->name), "%s", ap_io_sys_name(e->sys));
-	/* a slice from the call's entry where the file has its duration
-	 * (minor 3), else an instant at its end */
-	r->ts = e->ts - (e->duration_ns < e->ts ? e->duration_ns : 0);
-	r->dur_ns = e->duration_ns;
-	r->slice = e->duration_ns > 0;
-	r->pid = e->pid;
-	r->tid = e->tid;
-	r->cpu = e->cpu;
-	field(r, "dir", 0, "%s", e->dir == AP_IO_WRITE ? "write" : "read");
-	field(r, "fd", 1, "%d", e->fd);
-	if (e->flags & AP_IO_F_SUM) {
-		/* the calls since the last such frame, summed in the kernel */
-		field(r, "calls", 1, "%" PRIu64, e->calls);
-		field(r, "bytes", 1, "%" PRIu64, e->bytes);
-		field(r, "errors", 1, "%" PRIu64, e->errors);
-	} else {
-		field(r, "ret", 1, "%" PRId64, e->ret);
-	}
-	field(r, "type", 0, "%s", ap_io_type_name(e->type));
-	field(r, "resource", 0, "%s", what);
-	if (e->duration_ns)
-		field(r, "duration_ns", 1, "%" PRIu64, e->duration_ns);
-	free(e);
-	return 0;
-}
-
-static int dec_gpu(const struct ap_frame *f, struct ap_evrec *r)
-{
-	struct ap_gpu_launch e;
-	int i;
-
-	if (ap_gpu_launch__decode(f->payload, f->len, &e))
-		return -EBADMSG;
-	if (e.name[0])
-		snprintf(r->name, sizeof(r->name), "%s", e.name);
-	else
-		snprintf(r->name, sizeof(r->name), "kernel 0x%" PRIx64,
-			 e.kernel);
-	/* named by the sink, which has the symbols */
-	if (!e.name[0] && (e.api == AP_GPU_RUNTIME ||
-			   e.api == AP_GPU_RUNTIME_EXC))
-		r->stub = e.kernel;
-	r->ts = e.ts;
-	r->dur_ns = e.launch_ns;
-	r->slice = 1;
-	r->pid = e.pid;
-	r->tid = e.tid;
-	r->cpu = e.cpu;
-	r->stack_id = e.stack_id;
-	field(r, "api", 0, "%s", ap_gpu_api_name(e.api));
-	field(r, "grid", 0, "%u,%u,%u", e.grid[0], e.grid[1], e.grid[2]);
-	field(r, "block", 0, "%u,%u,%u", e.block[0], e.block[1], e.block[2]);
-	field(r, "shared_mem", 1, "%" PRIu64, e.shared_mem);
-	field(r, "stream", 0, "0x%" PRIx64, e.stream);
-	field(r, "launch_ns", 1, "%" PRIu64, e.launch_ns);
-	r->corr[0] = e.corr[0];
-	r->corr[1] = e.corr[1];
-	for (i = 0; i < 2; i++)
-		if (e.corr[i])
-			field(r, i ? "corr_driver" : "corr_runtime", 1, "%u",
-			      e.corr[i]);
-	if (e.device_ns)
-		field(r, "device_ns", 1, "%" PRIu64, e.device_ns);
-	if (e.result)
-		field(r, "result", 1, "%d", e.result);
-	return 0;
-}
-
-/* one record of the device's work (CUPTI), on its device and stream */
-static int dec_gpu_dev(const struct ap_frame *f, struct ap_evrec *r)
-{
-	struct ap_gpu_dev *e = malloc(sizeof(*e));
-	char *dm;
-
-	if (!e)
-		return -ENOMEM;
-	if (ap_gpu_dev__decode(f->payload, f->len, e)) {
-		free(e);
-		return -EBADMSG;
-	}
-	switch (e->kind) {
-	case AP_GPU_KERNEL:
-		/* no name: its launch's, where the sink joins them */
-		dm = ap_demangle(e->name);
-		snprintf(r->name, sizeof(r->name), "%s", dm ? dm : e->name);
-		free(dm);
-		break;
-	case AP_GPU_MEMCPY:
-		snprintf(r->name, sizeof(r->name), "memcpy %s",
-			 ap_gpu_copy_name(e->sub));
-		break;
-	case AP_GPU_SYNC:
-		snprintf(r->name, sizeof(r->name), "sync %s",
-			 ap_gpu_sync_name(e->sub));
-		break;
-	case AP_GPU_MEMSET:
-		snprintf(r->name, sizeof(r->name), "memset");
-		break;
-	default:
-		/* CUPTI's count of records it dropped: no event */
-		free(e);
-		return -ENOMSG;
-	}
-	r->ts = e->ts;
-	r->dur_ns = e->duration_ns;
-	r->slice = 1;
-	r->pid = e->pid;
-	r->tid = e->tid;
-	r->on_device = (int)e->kind;
-	r->device = e->device;
-	r->stream = e->stream;
-	r->corr[0] = e->corr;
-	field(r, "kind", 0, "%s", ap_gpu_dev_kind_name(e->kind));
-	field(r, "device", 1, "%u", e->device);
-	field(r, "stream", 1, "%u", e->stream);
-	field(r, "correlation", 1, "%u", e->corr);
-	field(r, "duration_ns", 1, "%" PRIu64, e->duration_ns);
-	if (e->kind == AP_GPU_KERNEL) {
-		field(r, "grid", 0, "%u,%u,%u", e->grid[0], e->grid[1],
-		      e->grid[2]);
-		field(r, "block", 0, "%u,%u,%u", e->block[0], e->block[1],
-		      e->block[2]);
-		field(r, "static_smem", 1, "%u", e->static_smem);
-		field(r, "dynamic_smem", 1, "%u", e->dynamic_smem);
-	}
-	if (e->kind == AP_GPU_MEMCPY || e->kind == AP_GPU_MEMSET)
-		field(r, "bytes", 1, "%" PRIu64, e->bytes);
-	free(e);
-	return 0;
-}
-
-static int dec_mem(const struct ap_frame *f, struct ap_evrec *r)
-{
-	struct ap_mem_event e;
-
-	if (ap_mem_event__decode(f->payload, f->len, &e))
-		return -EBADMSG;
-	if (e.kind != AP_MEM_KIND_SAMPLE)
-		return -ENOMSG;
-	snprintf(r->name, sizeof(r->name), "%s",
-		 e.access == AP_MEM_ACC_STORE ? "store" :
-		 e.access == AP_MEM_ACC_LOAD ? "load" : "access");
-	r->ts = e.ts;
-	r->pid = e.pid;
-	r->tid = e.tid;
-	r->cpu = e.cpu;
-	r->stack_id = e.stack_id;
-	field(r, "source", 0, "%s", ap_mem_source__name(e.source));
-	field(r, "addr", 0, "0x%" PRIx64, e.addr);
-	field(r, "ip", 0, "0x%" PRIx64, e.ip);
-	field(r, "period", 1, "%" PRIu64, e.period);
-	if (e.latency)
-		field(r, "latency", 1, "%u", e.latency);
-	return 0;
+	path = ap_strtab__intern(d->strs, name, -1);
+	slot = path ? ap_hmap__upsert(&d->paths, key, &fresh) : NULL;
+	if (slot)
+		*slot = (uintptr_t)path;
+	return path;
 }
 
 int ap_evdec__decode(struct ap_evdec *d, const struct ap_frame *f,
 		     struct ap_evrec *r)
 {
+	const struct ap_event_kind *k = ap_event_kind__of_tag(f->tag);
+
 	memset(r, 0, offsetof(struct ap_evrec, f));
 	r->cpu = AP_EVREC_NO_CPU;
 	r->nr = 0;
 	r->event = ap_tag__name(f->tag);
-	switch (f->tag) {
-	case AP_TAG_CPU:
-		return dec_cpu(f, r);
-	case AP_TAG_SYSCALL:
-		return dec_syscall(f, r);
-	case AP_TAG_LOCK:
-		return dec_lock(f, r);
-	case AP_TAG_SCHED:
-		return dec_sched(f, r);
-	case AP_TAG_IO:
-		return dec_io(d, f, r);
-	case AP_TAG_GPU:
-		return dec_gpu(f, r);
-	case AP_TAG_GPU_DEV:
-		return dec_gpu_dev(f, r);
-	case AP_TAG_MEM:
-		return dec_mem(f, r);
-	}
-	return -ENOMSG;
+	return k && k->decode ? k->decode(d, f, r) : -ENOMSG;
 }
 
 long ap_evrec__stack(const struct ap_evrec *r, struct ap_session *s,

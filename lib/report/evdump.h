@@ -63,6 +63,16 @@ void ap_evdec__free(struct ap_evdec *d);
 int ap_evdec__decode(struct ap_evdec *d, const struct ap_frame *f,
 		     struct ap_evrec *r);
 
+/* for the kinds' decoders (event.h): one more field of r, printf-style;
+ * num: a number in JSON */
+void ap_evrec__field(struct ap_evrec *r, const char *key, int num,
+		     const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* a file's path: name where its frame has one (remembered for dev, ino),
+ * else the one remembered; NULL when none */
+const char *ap_evdec__path(struct ap_evdec *d, uint64_t dev, uint64_t ino,
+			   const char *name);
+
 /* the frames of r's stack, leaf first, in the address space its process
  * has now (call in file order); the count or -errno */
 long ap_evrec__stack(const struct ap_evrec *r, struct ap_session *s,

@@ -4,36 +4,15 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "event/event.h"
 #include "report/session.h"
 
-extern const struct ap_view_ops ap_view_cpu;
-extern const struct ap_view_ops ap_view_lock;
-extern const struct ap_view_ops ap_view_syscall;
-extern const struct ap_view_ops ap_view_gpu;
-extern const struct ap_view_ops ap_view_mem;
-extern const struct ap_view_ops ap_view_sched;
-extern const struct ap_view_ops ap_view_io;
-
-static const struct ap_view_ops *const views[] = {
-	&ap_view_cpu,
-	&ap_view_lock,
-	&ap_view_syscall,
-	&ap_view_gpu,
-	&ap_view_mem,
-	&ap_view_sched,
-	&ap_view_io,
-};
-
-#define NR_VIEWS (sizeof(views) / sizeof(views[0]))
 
 const struct ap_view_ops *ap_view__find(const char *name)
 {
-	size_t i;
+	const struct ap_event_kind *k = ap_event_kind__find(name);
 
-	for (i = 0; i < NR_VIEWS; i++)
-		if (!strcmp(views[i]->name, name))
-			return views[i];
-	return NULL;
+	return k ? k->view : NULL;
 }
 
 int ap_view__wants(const struct ap_view_ops *ops, uint32_t tag)
@@ -47,9 +26,9 @@ const char *ap_view__names(char *buf, size_t len)
 	size_t i, off = 0;
 
 	buf[0] = '\0';
-	for (i = 0; i < NR_VIEWS && off < len; i++)
+	for (i = 0; i < ap_nr_event_kinds && off < len; i++)
 		off += snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
-				views[i]->name);
+				ap_event_kinds[i]->view->name);
 	return buf;
 }
 

@@ -129,6 +129,16 @@ struct ap_view_ops {
 	int (*needs_inline)(const struct ap_report_opts *o);
 };
 
+/* each kind's, for its row in lib/event/kinds.c */
+extern const struct ap_view_ops ap_view_cpu;
+extern const struct ap_view_ops ap_view_lock;
+extern const struct ap_view_ops ap_view_syscall;
+extern const struct ap_view_ops ap_view_gpu;
+extern const struct ap_view_ops ap_view_mem;
+extern const struct ap_view_ops ap_view_sched;
+extern const struct ap_view_ops ap_view_io;
+
+/* the view of the kind named name (lib/event/kinds.c), or NULL */
 const struct ap_view_ops *ap_view__find(const char *name);
 /* does the view consume frames of this tag? */
 int ap_view__wants(const struct ap_view_ops *ops, uint32_t tag);

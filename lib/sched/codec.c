@@ -12,6 +12,8 @@
  */
 #include "sched/codec.h"
 
+#include <inttypes.h>
+#include <stdlib.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -21,6 +23,8 @@
 #include "record/procfs.h"
 #include "record/recorder.h"
 #include "sched.h"
+#include "format/reader.h"
+#include "report/evdump.h"
 
 void ap_sched_iv__encode(const struct ap_sched_iv *e, struct ap_buf *b)
 {
@@ -292,5 +296,41 @@ int ap_rec_sched(struct ap_recorder *r, const void *data, size_t size)
 			return 0;
 		return rec_thread(r, data);
 	}
+	return 0;
+}
+
+/* one frame as a generic record for script and the timeline (event.h) */
+int ap_sched__evdec(struct ap_evdec *d, const struct ap_frame *f,
+		    struct ap_evrec *r)
+{
+	struct ap_sched_ev ev;
+	const struct ap_sched_iv *e = &ev.iv;
+	int err = ap_sched__decode(f->payload, f->len, &ev);
+
+	if (err == -ENOMSG || (!err && ev.kind != AP_SCHED_IV))
+		return -ENOMSG;
+	if (err)
+		return -EBADMSG;
+	snprintf(r->name, sizeof(r->name), "%s",
+		 e->state == AP_SCHED_ST_PREEMPTED ? "runnable" : "blocked");
+	r->ts = e->ts - e->off_ns;
+	r->dur_ns = e->off_ns;
+	r->slice = 1;
+	r->pid = e->pid;
+	r->tid = e->tid;
+	r->cpu = e->out_cpu;
+	r->stack_id = e->stack_id;
+	ap_evrec__field(r, "off_ns", 1, "%" PRIu64, e->off_ns);
+	if (e->wakeup_ns)
+		ap_evrec__field(r, "wakeup_ns", 1, "%" PRIu64, e->wakeup_ns);
+	if (e->waker_pid) {
+		ap_evrec__field(r, "waker_pid", 1, "%u", e->waker_pid);
+		ap_evrec__field(r, "waker_tid", 1, "%u", e->waker_tid);
+	}
+	ap_evrec__field(r, "in_cpu", 1, "%u", e->cpu);
+	if (e->flags & AP_SCHED_IV_OPEN)
+		ap_evrec__field(r, "open", 1, "1");
+	if (e->flags & AP_SCHED_IV_CLIPPED)
+		ap_evrec__field(r, "clipped", 1, "1");
 	return 0;
 }

@@ -99,4 +99,11 @@ void ap_sched_cpus__format(const uint64_t *cpus, int over, char *buf,
 /* recorder handler for AP_EV_SCHED ring buffer records */
 int ap_rec_sched(struct ap_recorder *r, const void *data, size_t size);
 
+struct ap_frame;
+/* one of its frames as a generic record for script and the timeline */
+struct ap_evdec;
+struct ap_evrec;
+int ap_sched__evdec(struct ap_evdec *d, const struct ap_frame *f,
+		    struct ap_evrec *r);
+
 #endif /* APERTURE_EV_SCHED_H */

@@ -2,6 +2,9 @@
 /* Syscall frames: encoder, decoder, and the recorder's BPF record handler. */
 #include "syscall/codec.h"
 
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
@@ -10,6 +13,8 @@
 #include "format/format.h"
 #include "record/recorder.h"
 #include "syscall.h"
+#include "format/reader.h"
+#include "report/evdump.h"
 
 /* the BPF flags travel into the file unchanged */
 _Static_assert(AP_SC_INFLIGHT == AP_SYSCALL_INFLIGHT, "flag values");
@@ -165,5 +170,48 @@ int ap_rec_syscall_sum(struct ap_recorder *r, const void *data, size_t size)
 	ap_syscall__encode(&s, ap_recorder__buf(r));
 	/* the calls it sums are the events, as their records would be */
 	ap_recorder__count(r, AP_TAG_SYSCALL, e->sum.calls);
+	return 0;
+}
+
+/* one frame as a generic record for script and the timeline (event.h) */
+int ap_syscall__evdec(struct ap_evdec *d, const struct ap_frame *f,
+		      struct ap_evrec *r)
+{
+	struct ap_syscall e;
+	char buf[32];
+
+	if (ap_syscall__decode(f->payload, f->len, &e))
+		return -EBADMSG;
+	snprintf(r->name, sizeof(r->name), "%s",
+		 ap_syscall__name(e.id, buf, sizeof(buf)));
+	r->ts = e.ts;
+	r->pid = e.pid;
+	r->tid = e.tid;
+	r->stack_id = e.stack_id;
+	if (e.flags & AP_SYSCALL_SUMMARY) {
+		uint64_t errs = 0;
+		uint32_t i;
+
+		/* the totals of many calls, as they were read: no slice of
+		 * time of their own (a timeline would draw one as long as
+		 * their sum) */
+		for (i = 0; i < e.nr_errs && i < AP_SYSCALL_SUM_ERRS; i++)
+			errs += e.errs[i].count;
+		ap_evrec__field(r, "calls", 1, "%" PRIu64, e.calls);
+		ap_evrec__field(r, "errors", 1, "%" PRIu64, errs);
+		ap_evrec__field(r, "total_ns", 1, "%" PRIu64, e.duration_ns);
+		ap_evrec__field(r, "max_ns", 1, "%" PRIu64, e.max_ns);
+		return 0;
+	}
+	r->dur_ns = e.duration_ns;
+	r->slice = 1;
+	r->cpu = e.cpu;
+	ap_evrec__field(r, "ret", 1, "%" PRId64, e.ret);
+	if (e.ret < 0 && e.ret >= -4095)
+		ap_evrec__field(r, "errno", 0, "%s", strerrorname_np((int)-e.ret) ?
+		      strerrorname_np((int)-e.ret) : "?");
+	ap_evrec__field(r, "duration_ns", 1, "%" PRIu64, e.duration_ns);
+	if (e.flags & AP_SYSCALL_INFLIGHT)
+		ap_evrec__field(r, "inflight", 1, "1");
 	return 0;
 }

@@ -74,4 +74,11 @@ int ap_rec_syscall(struct ap_recorder *r, const void *data, size_t size);
 /* and of the AP_EV_SYSCALL_SUM records the sensor builds from the totals */
 int ap_rec_syscall_sum(struct ap_recorder *r, const void *data, size_t size);
 
+struct ap_frame;
+/* one of its frames as a generic record for script and the timeline */
+struct ap_evdec;
+struct ap_evrec;
+int ap_syscall__evdec(struct ap_evdec *d, const struct ap_frame *f,
+		      struct ap_evrec *r);
+
 #endif /* APERTURE_EV_SYSCALL_H */
