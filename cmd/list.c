@@ -16,10 +16,16 @@
 #include <sys/syscall.h>
 
 #include "cli.h"
+#include "event/event.h"
 #include "record/collector.h"
 #include "format/format.h"
 
+enum {
+	OPT_RAW_DUMP = 0x100,
+};
+
 static const struct argp_option options[] = {
+	{ "raw-dump", OPT_RAW_DUMP, "WHAT", OPTION_ARG_OPTIONAL, "Print names alone, on one line, for shell completion (as perf list --raw-dump): events (default), every -e name; views, the event kinds (the views of report and top)", 1 },
 	AP_CLI_HELP_OPTIONS,
 	{ NULL },
 };
@@ -36,7 +42,19 @@ static const char doc[] =
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
+	int *raw_dump = state->input;
+
 	switch (key) {
+	case OPT_RAW_DUMP:
+		if (!arg || !strcmp(arg, "events"))
+			*raw_dump = 1;
+		else if (!strcmp(arg, "views"))
+			*raw_dump = 2;
+		else
+			ap_cli_usage_error(state,
+					   "unknown --raw-dump '%s': give events or views",
+					   arg);
+		break;
 	case ARGP_KEY_ARG:
 		ap_cli_usage_error(state, "unexpected argument '%s'", arg);
 	default:
@@ -146,14 +164,36 @@ static int list_sensors(uint32_t all)
 	return 0;
 }
 
+/* the kinds' names; events: every name -e takes (with the kinds'
+ * variants and perf's CPU events) */
+static void raw_dump(int events)
+{
+	const struct ap_event_variant *va;
+	size_t i;
+
+	for (i = 0; i < ap_nr_event_kinds; i++) {
+		printf("%s%s", i ? " " : "", ap_event_kinds[i]->name);
+		for (va = ap_event_kinds[i]->variants;
+		     events && va && va->name; va++)
+			printf(" %s", va->name);
+	}
+	for (i = 0; events && i < ap_nr_cpu_events; i++)
+		printf(" %s", ap_cpu_events[i].name);
+	printf("\n");
+}
+
 int cmd_list(int argc, char **argv)
 {
 	char why[512];
 	uint32_t all = 0;
 	size_t i;
-	int ret = 0;
+	int ret = 0, dump = 0;
 
-	argp_parse(&argp, argc, argv, AP_ARGP_FLAGS, NULL, NULL);
+	argp_parse(&argp, argc, argv, AP_ARGP_FLAGS, NULL, &dump);
+	if (dump) {
+		raw_dump(dump == 1);
+		return 0;
+	}
 
 	printf("CPU sampling events (-e NAME[:u|:k], at -F HZ or every -c PERIOD):\n");
 	for (i = 0; i < ap_nr_cpu_events; i++) {
@@ -168,9 +208,8 @@ int cmd_list(int argc, char **argv)
 			printf("  %-22s available: %s\n", name, ev->what);
 	}
 
-	if (ap_events__parse("cpu,syscall,lock,gpu,mem,sched,io", &all, NULL,
-			     why, sizeof(why)))
-		return 1;
+	for (i = 0; i < ap_nr_event_kinds; i++)
+		all |= AP_EVMASK(ap_event_kinds[i]->tag);
 	printf("\nSensors (-e NAME; cpu samples the first of cycles and cpu-clock that works;\n"
 	       "NAME:VARIANT, as lock:pthread or syscall:calls, is a variant of a sensor):\n");
 	if (geteuid() != 0)

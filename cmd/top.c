@@ -17,6 +17,7 @@
 #include "aperture.h"
 #include "cli.h"
 #include "record/collector.h"
+#include "event/event.h"
 #include "format/format.h"
 #include "record/procfs.h"
 #include "record/recorder.h"
@@ -324,18 +325,14 @@ static void describe_targets(struct top *t)
 
 static void update_lost(struct top *t)
 {
+	const struct ap_event_kind *k;
 	uint64_t c[AP_STAT_NR], lost;
 
 	ap_collector__counters(t->col, c);
 	lost = c[AP_STAT_RB_DROP] + c[AP_STAT_TARGET_FULL];
-	switch (t->view->tag) {
-	case AP_TAG_SYSCALL:
-		lost += c[AP_STAT_SYSCALL_TABLE_FULL];
-		break;
-	case AP_TAG_LOCK:
-		lost += c[AP_STAT_LOCK_TABLE_FULL];
-		break;
-	}
+	k = ap_event_kind__of_tag(t->view->tag);
+	if (k && k->table_full_stat >= 0)
+		lost += c[k->table_full_stat];
 	t->lost_interval = lost - t->lost;
 	t->lost = lost;
 }

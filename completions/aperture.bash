@@ -33,11 +33,13 @@ _aperture()
 {
 	local cur prev cmd i
 	local commands="record report top script diff list help"
-	local events="cpu syscall lock lock:pthread gpu mem sched io cycles instructions cpu-clock page-faults context-switches"
-	local views="cpu syscall lock gpu mem sched io"
+	local events views
 
 	COMPREPLY=()
 	_aperture_bin=${COMP_WORDS[0]}
+	# names from the binary's own table of event kinds
+	events=$("$_aperture_bin" list --raw-dump 2>/dev/null)
+	views=$("$_aperture_bin" list --raw-dump=views 2>/dev/null)
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD - 1]}
 	cmd=""

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Internal to the collector: one ap_sensor_ops per kind of event, in
- * lib/<kind>/sensor.c.  To add a sensor: write its bpf/<name>.bpf.c, its
- * ops here, and a row in the table in lib/record/collector.c.
+ * lib/<kind>/sensor.c, named by the kind's row in lib/event/kinds.c (adding
+ * a kind: lib/event/event.h).
  */
 #ifndef APERTURE_SENSOR_H
 #define APERTURE_SENSOR_H

@@ -4,8 +4,8 @@
  * the event frames the session hands back, aggregates them, and prints a
  * table, folded stacks or JSON.  report and top drive the same views.
  *
- * To add a view: write lib/<kind>/view.c with its ops, and add a row to
- * the table in lib/report/view.c.
+ * A view is named by its kind's row in lib/event/kinds.c (adding a kind:
+ * lib/event/event.h).
  */
 #ifndef APERTURE_VIEW_H
 #define APERTURE_VIEW_H

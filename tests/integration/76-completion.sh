@@ -35,7 +35,7 @@ cat "$T/out"
 line() { sed -n "${1}p" "$T/out"; }
 [ "$(line 1)" = "record report " ] || fail "commands: $(line 1)"
 [ "$(line 2)" = "--format " ] || fail "options: $(line 2)"
-[ "$(line 3)" = "cpu,syscall " ] || fail "event list: $(line 3)"
+[ "$(line 3)" = "cpu,syscall cpu,syscall:calls " ] || fail "event list: $(line 3)"
 [ "$(line 4)" = "speedscope " ] || fail "formats: $(line 4)"
 [ "$(line 5)" = "table trace " ] || fail "--format=: $(line 5)"
 [ "$(line 6)" = "jsonl text " ] || fail "script formats: $(line 6)"
