@@ -34,6 +34,8 @@ need_cmd bpftool bpftool
 [ -r /usr/include/sys/sdt.h ] || [ -r "/usr/include/$(gcc -print-multiarch 2>/dev/null)/sys/sdt.h" ] ||
 	pkgs="$pkgs systemtap-sdt-dev"
 need_cmd protoc-c protobuf-c-compiler
+# tests: protoc --decode reads the pprof export as a proto3 parser does
+need_cmd protoc protobuf-compiler
 # tests: the peers aperture is compared with, and a terminal for top
 need_cmd perf linux-perf
 need_cmd strace strace

@@ -21,6 +21,7 @@
 #include "proto/profile.pb-c.h"
 #include "report/session.h"
 #include "util/strtab.h"
+#include "util/utf8.h"
 #include "symbols/symbolizer.h"
 #include "util/vec.h"
 
@@ -59,13 +60,30 @@ struct pp {
 };
 
 /* index of s in the string table, added when new; out of memory sets
- * x->oom (checked once, before packing) */
+ * x->oom (checked once, before packing).  proto3 strings are UTF-8: a
+ * parser refuses the profile for one byte that is not (a thread name cut
+ * by the kernel in the middle of a character), so such a byte is U+FFFD. */
 static int64_t str_id(struct pp *x, const char *s)
 {
-	const char *k = ap_strtab__intern(x->strs, s ? s : "", -1);
+	const char *k;
 	uint64_t *slot;
+	char *fixed = NULL;
+	size_t need;
 	int fresh;
 
+	s = s ? s : "";
+	if (!ap_utf8_valid(s)) {
+		need = ap_utf8_sanitize(NULL, 0, s) + 1;
+		fixed = malloc(need);
+		if (!fixed) {
+			x->oom = 1;
+			return 0;
+		}
+		ap_utf8_sanitize(fixed, need, s);
+		s = fixed;
+	}
+	k = ap_strtab__intern(x->strs, s, -1);
+	free(fixed);
 	slot = k ? ap_hmap__upsert(&x->str_idx, (uintptr_t)k, &fresh) : NULL;
 	if (!slot) {
 		x->oom = 1;
@@ -426,26 +444,33 @@ static int write_gz(const uint8_t *buf, size_t len, FILE *out)
 /*
  * pprof names mapping[0] as the profile's main binary ("File:"): put first
  * the user mapping that holds the most samples' innermost user frame.
- * Samples are weighed by their count (the first value of their view):
- * a hot loop is a few entries of thousands, the start-up in ld.so and
- * libc many entries of one each.
+ * Samples are weighed by their count (their view's first value of unit
+ * count, else its first value): a hot loop is a few entries of thousands,
+ * the start-up in ld.so and libc many entries of one each.  The ids are
+ * then renumbered in table order.
  */
-static int main_mapping_first(struct pp *x)
+static int main_mapping_first(struct pp *x, const int *is_count)
 {
-	uint64_t *hits, best = 0;
+	uint64_t *hits, *new_id, best = 0;
 	size_t i, j, top = 0;
 	pb_mapping *m;
+	int err = -ENOMEM;
 
 	if (x->nr_map < 2)
 		return 0;
 	hits = calloc(x->nr_map, sizeof(*hits));
-	if (!hits)
-		return -ENOMEM;
+	new_id = calloc(x->nr_map + 1, sizeof(*new_id));
+	if (!hits || !new_id)
+		goto out;
 	for (i = 0; i < x->nr_smp; i++) {
 		const pb_sample *s = x->smp[i];
 		uint64_t weight = 0;
 
-		/* only its view's columns are set */
+		/* only its view's columns are set: its count, whatever the
+		 * unit of the view's first column (syscall: nanoseconds) */
+		for (j = 0; j < s->n_value && !weight; j++)
+			if (is_count[j] && s->value[j] > 0)
+				weight = (uint64_t)s->value[j];
 		for (j = 0; j < s->n_value && !weight; j++)
 			weight = s->value[j] > 0 ? (uint64_t)s->value[j] : 0;
 		for (j = 0; j < s->n_location_id; j++) {
@@ -466,8 +491,21 @@ static int main_mapping_first(struct pp *x)
 	m = x->map[top];
 	memmove(x->map + 1, x->map, top * sizeof(*x->map));
 	x->map[0] = m;
+	/* ids in table order again: readers (Parca's validator) take
+	 * mapping_id N as mapping[N - 1] */
+	for (i = 0; i < x->nr_map; i++) {
+		new_id[x->map[i]->id] = i + 1;
+		x->map[i]->id = i + 1;
+	}
+	for (i = 0; i < x->nr_loc; i++)
+		x->loc[i]->mapping_id = new_id[x->loc[i]->mapping_id];
+	if (x->kernel_map)
+		x->kernel_map = (int64_t)new_id[x->kernel_map];
+	err = 0;
+out:
 	free(hits);
-	return 0;
+	free(new_id);
+	return err;
 }
 
 static void pp_free(struct pp *x)
@@ -501,6 +539,7 @@ int ap_export_pprof(const struct ap_profile *p, FILE *out)
 	pb_vtype *types = NULL, period_type = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
 	pb_vtype **tptr = NULL;
 	struct pp x = { .p = p };
+	int *is_count = NULL;
 	uint8_t *buf = NULL;
 	size_t i, len;
 	int nr_cols, v, t, c, err = -ENOMEM;
@@ -517,7 +556,8 @@ int ap_export_pprof(const struct ap_profile *p, FILE *out)
 	str_id(&x, "");			/* string_table[0] must be "" */
 	types = calloc(nr_cols, sizeof(*types));
 	tptr = calloc(nr_cols, sizeof(*tptr));
-	if (!types || !tptr)
+	is_count = calloc(nr_cols, sizeof(*is_count));
+	if (!types || !tptr || !is_count)
 		goto out;
 	for (c = 0, v = 0; v < p->nr_views; v++) {
 		for (t = 0; t < p->views[v].nr_types; t++, c++) {
@@ -525,6 +565,8 @@ int ap_export_pprof(const struct ap_profile *p, FILE *out)
 			types[c].type = str_id(&x, p->views[v].types[t].type);
 			types[c].unit = str_id(&x, p->views[v].types[t].unit);
 			tptr[c] = &types[c];
+			is_count[c] = !strcmp(p->views[v].types[t].unit,
+					      "count");
 		}
 	}
 	prof.n_sample_type = nr_cols;
@@ -544,7 +586,7 @@ int ap_export_pprof(const struct ap_profile *p, FILE *out)
 			goto out;
 	}
 	err = -ENOMEM;
-	if (x.oom || main_mapping_first(&x))
+	if (x.oom || main_mapping_first(&x, is_count))
 		goto out;
 	prof.n_sample = x.nr_smp;
 	prof.sample = x.smp;
@@ -566,6 +608,7 @@ out:
 	free(buf);
 	free(types);
 	free(tptr);
+	free(is_count);
 	pp_free(&x);
 	return err;
 }

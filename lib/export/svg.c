@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "util/hmap.h"
+#include "util/utf8.h"
 #include "export/profile.h"
 #include "report/stackres.h"
 #include "util/strtab.h"
@@ -213,7 +214,19 @@ static void fg_layout(struct fg *g, uint32_t i, double x, double scale)
 
 static void xml_str(FILE *out, const char *s)
 {
-	for (; *s; s++) {
+	size_t n;
+
+	for (; *s; s += n ? n : 1) {
+		n = ap_utf8_seq(s);
+		if (!n) {
+			/* not UTF-8: an XML parser refuses the whole file */
+			fputs(AP_UTF8_REPLACEMENT, out);
+			continue;
+		}
+		if (n > 1) {
+			fwrite(s, 1, n, out);
+			continue;
+		}
 		switch (*s) {
 		case '&':
 			fputs("&amp;", out);

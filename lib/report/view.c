@@ -6,6 +6,7 @@
 
 #include "event/event.h"
 #include "report/session.h"
+#include "util/utf8.h"
 
 
 const struct ap_view_ops *ap_view__find(const char *name)
@@ -56,10 +57,22 @@ int ap_report_opts__match(const struct ap_report_opts *o,
 
 void ap_json_str(FILE *out, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	const char *p = s ? s : "";
+	size_t n;
 
 	fputc('"', out);
-	for (; *p; p++) {
+	for (; *p; p += n ? n : 1) {
+		n = ap_utf8_seq(p);
+		if (!n) {
+			/* JSON is UTF-8 (RFC 8259): a byte that starts no
+			 * character stands for U+FFFD */
+			fputs(AP_UTF8_REPLACEMENT, out);
+			continue;
+		}
+		if (n > 1) {
+			fwrite(p, 1, n, out);
+			continue;
+		}
 		switch (*p) {
 		case '"':
 			fputs("\\\"", out);
@@ -74,8 +87,8 @@ void ap_json_str(FILE *out, const char *s)
 			fputs("\\t", out);
 			break;
 		default:
-			if (*p < 0x20)
-				fprintf(out, "\\u%04x", *p);
+			if ((unsigned char)*p < 0x20)
+				fprintf(out, "\\u%04x", (unsigned char)*p);
 			else
 				fputc(*p, out);
 		}
