@@ -50,8 +50,8 @@ ALL_CFLAGS	:= $(CFLAGS) $(SAN_FLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE \
 		   -DAPERTURE_LIBDIR='"$(APLIBDIR)"' \
 		   -iquote lib -iquote bpf -iquote $(O) $(PKG_CFLAGS) -MMD -MP
 # -iquote: bpf/sched.h and friends must not hide the system's <sched.h>
-# __cxa_demangle comes from libstdc++, opened when first needed (README)
-LDLIBS		:= $(PKG_LIBS) -ldl -lpthread -lm
+# libiberty (demangling: C++, Rust, D) is an archive only (libiberty-dev)
+LDLIBS		:= $(PKG_LIBS) -liberty -ldl -lpthread -lm
 # the multiarch include directory: libbpf's usdt.bpf.h includes
 # <linux/errno.h>, which wants <asm/errno.h>
 MULTIARCH	:= $(shell $(CC) -print-multiarch 2>/dev/null)

@@ -24,6 +24,8 @@ if command -v pkg-config >/dev/null 2>&1; then
 else
 	pkgs="$pkgs libbpf-dev libelf-dev libdw-dev zlib1g-dev libprotobuf-c-dev check"
 fi
+# the demangler (C++, Rust, D): an archive with no pkg-config file
+[ -r /usr/include/libiberty/demangle.h ] || pkgs="$pkgs libiberty-dev"
 need_cmd cc gcc
 need_cmd g++ g++
 need_cmd make make

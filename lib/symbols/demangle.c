@@ -1,47 +1,36 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * C++ demangling through libstdc++'s __cxa_demangle, opened with dlopen
- * on the first mangled name: loading and relocating libstdc++ at start-up
- * costs every run about 2 ms (a tenth of a whole report of 46,000
- * samples), and most targets are C.
+ * Demangling with libiberty's demangler (Debian's libiberty-dev, the one
+ * binutils, gdb and perf use): Itanium C++ (_Z), Rust in both its manglings
+ * (legacy _ZN...17h<hash>E, shown without the hash, and v0 _R), and D (_D).
+ * libstdc++'s __cxa_demangle, used before, knew C++ alone.  libiberty is
+ * linked statically (Debian ships it as an archive only): no library to
+ * load at start-up.
  */
 #include "symbols/demangle.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stdlib.h>
+#include <libiberty/demangle.h>
 #include <string.h>
-
-typedef char *(*cxa_demangle_fn)(const char *mangled, char *buf,
-				 size_t *len, int *status);
-
-static cxa_demangle_fn cxa_demangle;
-static pthread_once_t cxa_once = PTHREAD_ONCE_INIT;
-
-static void cxa_open(void)
-{
-	void *lib = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-
-	if (lib)
-		cxa_demangle = (cxa_demangle_fn)dlsym(lib, "__cxa_demangle");
-}
 
 char *ap_demangle(const char *name)
 {
-	char *out;
-	int status = 0;
+	int style;
 
-	if (!name || strncmp(name, "_Z", 2) != 0)
+	if (!name || name[0] != '_')
 		return NULL;
-	pthread_once(&cxa_once, cxa_open);
-	if (!cxa_demangle)
-		return NULL;	/* no libstdc++: names stay mangled */
-	out = cxa_demangle(name, NULL, NULL, &status);
-	if (status != 0) {
-		free(out);
+	switch (name[1]) {
+	case 'Z':		/* C++, and legacy Rust within it */
+	case 'R':		/* Rust v0 */
+		style = DMGL_AUTO;
+		break;
+	case 'D':
+		style = DMGL_DLANG;
+		break;
+	default:
 		return NULL;
 	}
-	return out;
+	/* malloc'd, NULL when name is not a valid mangled name */
+	return cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | style);
 }
 
 void ap_demangle_strip_params(char *name)

@@ -724,6 +724,38 @@ static const struct {
 	  "unsigned long cxxsym::twice<unsigned long>(unsigned long)" },
 };
 
+/* libiberty's demangler: C++, Rust (legacy without its hash, v0), D */
+static const struct {
+	const char *mangled;
+	const char *demangled;
+} lang_cases[] = {
+	{ "_ZN6cxxsym5inner4workEm", "cxxsym::inner::work(unsigned long)" },
+	{ "_ZN4core3fmt5write17h5b2ca4f8e4d6b5a1E", "core::fmt::write" },
+	{ "_RNvNtCs1234_7mycrate3foo3bar", "mycrate::foo::bar" },
+	{ "_D3std5stdio7writelnFZv", "std.stdio.writeln()" },
+};
+
+START_TEST(test_demangle_languages)
+{
+	char *d = ap_demangle(lang_cases[_i].mangled);
+
+	ck_assert_ptr_nonnull(d);
+	ck_assert_str_eq(d, lang_cases[_i].demangled);
+	free(d);
+}
+END_TEST
+
+START_TEST(test_demangle_not_mangled)
+{
+	ck_assert_ptr_null(ap_demangle("main"));
+	ck_assert_ptr_null(ap_demangle("_start"));
+	ck_assert_ptr_null(ap_demangle("_Z"));
+	ck_assert_ptr_null(ap_demangle("_R"));
+	ck_assert_ptr_null(ap_demangle("_ZN3foo"));	/* cut short */
+	ck_assert_ptr_null(ap_demangle(NULL));
+}
+END_TEST
+
 /* --no-params: the parameter list and what follows it go */
 static const struct {
 	const char *full;
@@ -1384,6 +1416,8 @@ static Suite *symbolizer_suite(void)
 	tcase_add_loop_test(tc, test_user_special, 0, NR(special_cases));
 	tcase_add_loop_test(tc, test_user_cxx, 0, NR(cxx_cases));
 	tcase_add_loop_test(tc, test_demangle_strip_params, 0, NR(strip_cases));
+	tcase_add_loop_test(tc, test_demangle_languages, 0, NR(lang_cases));
+	tcase_add_test(tc, test_demangle_not_mangled);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("ap_symbolizer__stats");
