@@ -1161,12 +1161,19 @@ int cmd_report(int argc, char **argv)
 			ap_symbolizer__set_no_inline(in.sym, 1);
 	}
 	if (ap_format__is_dump(o.r.format)) {
+		struct ap_evout to;
 		uint32_t mask = 0;
 
 		for (i = 0; i < nr_views; i++)
 			mask |= AP_EVMASK(views[i].ops->tag) |
 				views[i].ops->more_tags;
-		sink = ap_evsink__new(o.r.format, mask, &o.r, s, stdout);
+		/* --format trace: the records go to the timeline writer */
+		if (o.r.format != AP_FMT_TRACE)
+			sink = ap_evsink__new(o.r.format, mask, &o.r, s,
+					      stdout, NULL);
+		else if (!ap_trace__evout(s, o.r.user_only, stdout, &to))
+			sink = ap_evsink__new(o.r.format, mask, &o.r, s,
+					      stdout, &to);
 		if (!sink) {
 			ap_err("out of memory");
 			goto out;

@@ -127,7 +127,7 @@ int cmd_script(int argc, char **argv)
 	so.symfs = o.symfs;
 	if (ap_input__open(&in, o.input, &so))
 		return 1;
-	sink = ap_evsink__new(o.r.format, mask, &o.r, in.s, stdout);
+	sink = ap_evsink__new(o.r.format, mask, &o.r, in.s, stdout, NULL);
 	if (!sink) {
 		ap_err("out of memory");
 		goto out;
