@@ -19,11 +19,11 @@
 
 struct ap_sums {
 	size_t key_size, val_size;
-	size_t val_off, stride;		/* in v: key, then value, aligned */
+	size_t val_off, stride;		/* in v: key, value, 8-aligned */
 	uint64_t seed;			/* of the keys' hash */
 	unsigned char *v;
 	size_t nr, cap;
-	struct ap_hmap idx;		/* hash of the key, probed -> index */
+	struct ap_hmap idx;		/* key's hash, probed -> index */
 };
 
 /* an entry that changed: key, its value now, what was last sent of it
