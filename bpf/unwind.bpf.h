@@ -8,11 +8,13 @@
  * the stack.  Where a file has no table the step falls back to the frame
  * pointer.  Only the chain of pcs leaves the kernel.
  *
- * Included by common.bpf.h; its maps are __weak, one instance after
- * linking.
+ * Included by common.bpf.h; it needs only base.bpf.h (counters, scratch
+ * pools).  Its maps are __weak, one instance after linking.
  */
 #ifndef APERTURE_UNWIND_BPF_H
 #define APERTURE_UNWIND_BPF_H
+
+#include "base.bpf.h"
 
 /* rows of every loaded table; max_entries set by user space before load */
 struct {

@@ -230,7 +230,25 @@ error_t ap_cli_read_key(int key, char *arg, struct argp_state *state,
 		*no_inline = 1;
 		return 0;
 	}
-	return ARGP_ERR_UNKNOWN;
+	return ap_cli_key(key, arg, state);
+}
+
+int ap_cli_choose(struct argp_state *state, const char *what,
+		  const char *arg, const struct ap_cli_choice *choices)
+{
+	char names[256];
+	size_t i, off = 0;
+
+	for (i = 0; choices[i].name; i++)
+		if (!strcmp(arg, choices[i].name))
+			return choices[i].value;
+	names[0] = '\0';
+	for (i = 0; choices[i].name && off < sizeof(names); i++)
+		off += snprintf(names + off, sizeof(names) - off, "%s%s",
+				!i ? "" : choices[i + 1].name ? ", " : " or ",
+				choices[i].name);
+	ap_cli_usage_error(state, "unknown %s '%s': give %s", what, arg,
+			   names);
 }
 
 const struct ap_view_ops *ap_cli_view(const char *cmd, const char *name)

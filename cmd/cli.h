@@ -66,6 +66,7 @@ int ap_parse_u64(const char *s, unsigned long long min,
 #define AP_OPT_USER_ONLY	0x1e4
 #define AP_OPT_NO_INLINE	0x1e5
 #define AP_CLI_FILTER_OPTIONS(group)					\
+	{ NULL, 0, NULL, 0, "Filters:", group },			\
 	{ "pid", AP_OPT_PID, "PID[,PID..]", 0, "Only these processes", group }, \
 	{ "tid", AP_OPT_TID, "TID[,TID..]", 0, "Only these threads", group }, \
 	{ "comm", AP_OPT_COMM, "NAME", 0, "Only threads named NAME", group }
@@ -78,9 +79,20 @@ int ap_parse_u64(const char *s, unsigned long long min,
 
 struct ap_report_opts;
 /* one of those options into r and *no_inline (a bad value is a usage
- * error); 0, or ARGP_ERR_UNKNOWN for another key */
+ * error), else ap_cli_key's: the default case of the parsers of report,
+ * script and diff */
 error_t ap_cli_read_key(int key, char *arg, struct argp_state *state,
 			struct ap_report_opts *r, int *no_inline);
+
+/* a name an option's value may be, and what it stands for */
+struct ap_cli_choice {
+	const char *name;
+	int value;
+};
+/* the value of arg among choices (the last one's name NULL); else the
+ * usage error "unknown WHAT 'ARG': give A, B or C" */
+int ap_cli_choose(struct argp_state *state, const char *what,
+		  const char *arg, const struct ap_cli_choice *choices);
 /* "ID[,ID..]" (each 1 to UINT32_MAX) into out[max]: the count, or
  * -EINVAL (none, too many, a bad one) */
 int ap_cli_parse_ids(const char *arg, uint32_t *out, int max);

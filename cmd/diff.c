@@ -30,7 +30,6 @@ static const struct argp_option options[] = {
 	AP_CLI_LIMIT_OPTION(1),
 	AP_CLI_USER_ONLY_OPTION(1),
 	AP_CLI_NO_INLINE_OPTION(1),
-	{ NULL, 0, NULL, 0, "Filters:", 2 },
 	AP_CLI_FILTER_OPTIONS(2),
 	AP_CLI_HELP_OPTIONS,
 	{ NULL },
@@ -51,6 +50,14 @@ static const char doc[] =
 	"  aperture diff old.data new.data --format svg > diff.svg\n"
 	"  aperture diff old.data new.data --format folded | flamegraph.pl > diff.svg\n";
 
+static const struct ap_cli_choice formats[] = {
+	{ "table", AP_FMT_TABLE },
+	{ "json", AP_FMT_JSON },
+	{ "folded", AP_FMT_FOLDED },
+	{ "svg", AP_FMT_SVG },
+	{ NULL },
+};
+
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct diff_opts *o = state->input;
@@ -62,18 +69,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->events = arg;
 		break;
 	case OPT_FORMAT:
-		if (!strcmp(arg, "table"))
-			o->r.format = AP_FMT_TABLE;
-		else if (!strcmp(arg, "json"))
-			o->r.format = AP_FMT_JSON;
-		else if (!strcmp(arg, "folded"))
-			o->r.format = AP_FMT_FOLDED;
-		else if (!strcmp(arg, "svg"))
-			o->r.format = AP_FMT_SVG;
-		else
-			ap_cli_usage_error(state,
-					   "unknown format '%s': give table, json, folded or svg",
-					   arg);
+		o->r.format = ap_cli_choose(state, "format", arg, formats);
 		break;
 	case ARGP_KEY_ARG:
 		if (o->nr_files == 2)
@@ -82,9 +78,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->files[o->nr_files++] = arg;
 		break;
 	default:
-		if (ap_cli_read_key(key, arg, state, &o->r, &o->no_inline) == 0)
-			break;
-		return ap_cli_key(key, arg, state);
+		return ap_cli_read_key(key, arg, state, &o->r, &o->no_inline);
 	}
 	return 0;
 }

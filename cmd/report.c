@@ -97,7 +97,6 @@ static const struct argp_option options[] = {
 	{ "lock-class", OPT_LOCK_CLASS, "LIST", 0, "lock: futex waits shown, comma-separated mutex, cond, join, other or all (default mutex)", 2 },
 	{ "errors", OPT_ERRORS, NULL, 0, "syscall: errno breakdown per syscall", 2 },
 	{ "hist", OPT_HIST, NULL, 0, "syscall: log2 latency histogram per syscall", 2 },
-	{ NULL, 0, NULL, 0, "Filters:", 3 },
 	AP_CLI_FILTER_OPTIONS(3),
 	{ "dsos", 'd', "LIST", 0, "cpu: only rows of these shared objects (as the table names them, or a path), comma-separated", 3 },
 	{ "symbols", 'S', "LIST", 0, "cpu: only rows of these symbols, comma-separated", 3 },
@@ -384,9 +383,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		}
 		ap_cli_usage_error(state, "unexpected argument '%s'", arg);
 	default:
-		if (ap_cli_read_key(key, arg, state, &o->r, &o->no_inline) == 0)
-			break;
-		return ap_cli_key(key, arg, state);
+		return ap_cli_read_key(key, arg, state, &o->r, &o->no_inline);
 	}
 	return 0;
 }
@@ -1164,12 +1161,19 @@ int cmd_report(int argc, char **argv)
 			ap_symbolizer__set_no_inline(in.sym, 1);
 	}
 	if (ap_format__is_dump(o.r.format)) {
+		struct ap_evout to;
 		uint32_t mask = 0;
 
 		for (i = 0; i < nr_views; i++)
 			mask |= AP_EVMASK(views[i].ops->tag) |
 				views[i].ops->more_tags;
-		sink = ap_evsink__new(o.r.format, mask, &o.r, s, stdout);
+		/* --format trace: the records go to the timeline writer */
+		if (o.r.format != AP_FMT_TRACE)
+			sink = ap_evsink__new(o.r.format, mask, &o.r, s,
+					      stdout, NULL);
+		else if (!ap_trace__evout(s, o.r.user_only, stdout, &to))
+			sink = ap_evsink__new(o.r.format, mask, &o.r, s,
+					      stdout, &to);
 		if (!sink) {
 			ap_err("out of memory");
 			goto out;

@@ -37,7 +37,6 @@ static const struct argp_option options[] = {
 	AP_CLI_USER_ONLY_OPTION(1),
 	AP_CLI_NO_INLINE_OPTION(1),
 	{ "symfs", OPT_SYMFS, "DIR", 0, "Look for the recorded files under DIR (a copy of the target's root)", 1 },
-	{ NULL, 0, NULL, 0, "Filters:", 2 },
 	AP_CLI_FILTER_OPTIONS(2),
 	AP_CLI_HELP_OPTIONS,
 	{ NULL },
@@ -54,6 +53,12 @@ static const char doc[] =
 	"  aperture script --events syscall --pid 1234\n"
 	"  aperture script --format jsonl | jq -c 'select(.event == \"lock\")'\n";
 
+static const struct ap_cli_choice formats[] = {
+	{ "text", AP_FMT_EVENTS },
+	{ "jsonl", AP_FMT_JSONL },
+	{ NULL },
+};
+
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct script_opts *o = state->input;
@@ -69,21 +74,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->symfs = arg;
 		break;
 	case OPT_FORMAT:
-		if (!strcmp(arg, "text"))
-			o->r.format = AP_FMT_EVENTS;
-		else if (!strcmp(arg, "jsonl"))
-			o->r.format = AP_FMT_JSONL;
-		else
-			ap_cli_usage_error(state,
-					   "unknown format '%s': give text or jsonl",
-					   arg);
+		o->r.format = ap_cli_choose(state, "format", arg, formats);
 		break;
 	case ARGP_KEY_ARG:
 		ap_cli_usage_error(state, "unexpected argument '%s'", arg);
 	default:
-		if (ap_cli_read_key(key, arg, state, &o->r, &o->no_inline) == 0)
-			break;
-		return ap_cli_key(key, arg, state);
+		return ap_cli_read_key(key, arg, state, &o->r, &o->no_inline);
 	}
 	return 0;
 }
@@ -131,7 +127,7 @@ int cmd_script(int argc, char **argv)
 	so.symfs = o.symfs;
 	if (ap_input__open(&in, o.input, &so))
 		return 1;
-	sink = ap_evsink__new(o.r.format, mask, &o.r, in.s, stdout);
+	sink = ap_evsink__new(o.r.format, mask, &o.r, in.s, stdout, NULL);
 	if (!sink) {
 		ap_err("out of memory");
 		goto out;

@@ -1039,22 +1039,17 @@ static int print_folded(struct view_cpu *v, FILE *out)
 			err = (int)n;
 			goto out;
 		}
-		b.len = 0;
-		err = ap_fbuf__add(&b, "", c->comm, "");
-		if (!err)
-			err = ap_fbuf__frames(&b, v->res.frames, n);
+		err = ap_fbuf__stack(&b, c->comm, NULL, v->res.frames, n);
 		if (!err)
 			err = ap_folded__add(&fo, ap_fbuf__intern(&b, v->strs),
 					     count);
 		if (err)
 			goto out;
 	}
-	ap_folded__sort(&fo);
-	for (i = 0; i < fo.nr; i++)
-		fprintf(out, "%s %.0f\n", fo.lines[i].s,
-			v->o->folded_us && v->o->freq ?
-			fo.lines[i].weight * 1e6 / v->o->freq :
-			fo.lines[i].weight);
+	if (v->o->folded_us && v->o->freq)
+		ap_folded__print(&fo, out, 1e6, v->o->freq);
+	else
+		ap_folded__print(&fo, out, 1, 1);
 out:
 	ap_folded__free(&fo);
 	free(g);

@@ -59,5 +59,9 @@ struct ap_trace *ap_trace__new(struct ap_session *s, int user_only,
 int ap_trace__event(struct ap_trace *t, const struct ap_evrec *r);
 int ap_trace__finish(struct ap_trace *t);
 void ap_trace__free(struct ap_trace *t);
+/* a new trace as a dump's output (lib/report/evdump.h): 0, or -ENOMEM */
+struct ap_evout;
+int ap_trace__evout(struct ap_session *s, int user_only, FILE *out,
+		    struct ap_evout *to);
 
 #endif /* APERTURE_EXPORT_H */

@@ -290,3 +290,28 @@ void ap_trace__free(struct ap_trace *t)
 	ap_strtab__free(t->strs);
 	free(t);
 }
+
+static int evout_event(void *p, const struct ap_evrec *r)
+{
+	return ap_trace__event(p, r);
+}
+
+static int evout_finish(void *p)
+{
+	return ap_trace__finish(p);
+}
+
+static void evout_free(void *p)
+{
+	ap_trace__free(p);
+}
+
+int ap_trace__evout(struct ap_session *s, int user_only, FILE *out,
+		    struct ap_evout *to)
+{
+	to->p = ap_trace__new(s, user_only, out);
+	to->event = evout_event;
+	to->finish = evout_finish;
+	to->free = evout_free;
+	return to->p ? 0 : -ENOMEM;
+}

@@ -12,17 +12,13 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 
-#include <time.h>
-
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "aperture.skel.h"
-#include "util/hmap.h"
 #include "io.h"
 #include "record/sensor.h"
-
-#define SUMS_NS		(1000 * 1000 * 1000ull)
+#include "record/sums.h"
 
 static const struct io_syscall {
 	const char *name;
@@ -53,21 +49,13 @@ static const struct io_syscall {
 
 #define NR_IO_SYSCALLS (sizeof(io_syscalls) / sizeof(io_syscalls[0]))
 
-/* what was last sent of a totals entry, to send the differences */
-struct io_sent {
-	struct ap_io_sum_key key;
-	struct ap_io_sum sum;
-};
-
 struct io_priv {
 	struct bpf_link *enter;
 	struct bpf_link *exit;
 	struct bpf_link *thread_exit;
 	int summed;
 	uint64_t last_read;
-	struct io_sent *sent;
-	size_t nr_sent, cap_sent;
-	struct ap_hmap idx;		/* hash of the key, probed -> index */
+	struct ap_sums sent;		/* of ap_io_sums */
 };
 
 static struct io_priv *priv_of(struct ap_collector *c)
@@ -77,118 +65,65 @@ static struct io_priv *priv_of(struct ap_collector *c)
 	return idx >= 0 ? c->priv[idx] : NULL;
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
+struct sum_ctx {
+	struct ap_collector *c;
+	uint64_t now;
+};
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+/* one AP_IO_F_SUM record: what an entry added since the last read */
+static int send_sum(void *arg, const void *k, const void *v, const void *l)
+{
+	const struct ap_io_sum_key *key = k;
+	const struct ap_io_sum *cur = v, *last = l;
+	struct sum_ctx *x = arg;
+	struct ap_ev_io_sum e;
+
+	memset(&e, 0, sizeof(e));
+	e.io.hdr.type = AP_EV_IO;
+	e.io.hdr.pid = key->pid;
+	e.io.hdr.tid = key->tid;
+	e.io.hdr.cpu = UINT32_MAX;
+	e.io.hdr.ts = x->now;
+	e.io.fd = key->fd;
+	e.io.sys = key->sys;
+	e.io.dir = key->dir;
+	e.io.ftype = key->ftype;
+	e.io.flags = AP_IO_F_SUM;
+	e.io.ino = key->ino;
+	e.io.peer_ino = key->peer_ino;
+	e.io.dev = key->dev;
+	e.io.magic = key->magic;
+	e.io.gen = key->gen;
+	e.io.family = key->family;
+	e.io.sock_type = key->sock_type;
+	e.io.protocol = key->protocol;
+	e.io.lport = key->lport;
+	e.io.rport = key->rport;
+	memcpy(e.io.laddr, key->laddr, sizeof(e.io.laddr));
+	memcpy(e.io.raddr, key->raddr, sizeof(e.io.raddr));
+	memcpy(e.io.comm, key->comm, sizeof(e.io.comm));
+	e.sum.calls = cur->calls - last->calls;
+	e.sum.bytes = cur->bytes - last->bytes;
+	e.sum.errors = cur->errors - last->errors;
+	e.sum.partial = cur->partial - last->partial;
+	return ap_collector__deliver(x->c, &e, sizeof(e));
 }
 
-/* the entry of key k, created zeroed when missing; NULL: no memory */
-static struct io_sent *sent_get(struct io_priv *p,
-				const struct ap_io_sum_key *k)
-{
-	uint64_t h = ap_hash_bytes(k, sizeof(*k), 0x10), *slot;
-	int fresh;
-
-	for (;; h++) {
-		if (h == AP_HMAP_EMPTY)
-			continue;
-		slot = ap_hmap__find(&p->idx, h);
-		if (!slot)
-			break;
-		if (!memcmp(&p->sent[*slot].key, k, sizeof(*k)))
-			return &p->sent[*slot];
-	}
-	if (p->nr_sent == p->cap_sent) {
-		size_t cap = p->cap_sent ? 2 * p->cap_sent : 256;
-		struct io_sent *v = realloc(p->sent, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		p->sent = v;
-		p->cap_sent = cap;
-	}
-	slot = ap_hmap__upsert(&p->idx, h, &fresh);
-	if (!slot)
-		return NULL;
-	*slot = p->nr_sent;
-	memset(&p->sent[p->nr_sent], 0, sizeof(p->sent[0]));
-	p->sent[p->nr_sent].key = *k;
-	return &p->sent[p->nr_sent++];
-}
-
-/*
- * Reads the totals and delivers what changed since the last read, one
- * AP_IO_F_SUM record per entry.  Only a thread adds to its own entries,
- * and entries are never removed while recording, so the differences add
- * up to exact totals.
- */
+/* reads the totals (lib/record/sums.h): a record per entry that moved */
 static int read_sums(struct ap_collector *c, struct io_priv *p)
 {
-	int fd = bpf_map__fd(c->skel->maps.ap_io_sums);
-	struct ap_io_sum_key key, next, *prev = NULL;
-	struct ap_ev_io_sum e;
-	uint64_t now = mono_ns();
-	struct ap_io_sum cur;
-	int err, n = 0;
+	struct sum_ctx x = { c, ap_sums_now() };
 
-	p->last_read = now;
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		struct io_sent *s;
-
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &cur))
-			continue;
-		s = sent_get(p, &key);
-		if (!s)
-			return -ENOMEM;
-		if (cur.calls == s->sum.calls)
-			continue;
-		memset(&e, 0, sizeof(e));
-		e.io.hdr.type = AP_EV_IO;
-		e.io.hdr.pid = key.pid;
-		e.io.hdr.tid = key.tid;
-		e.io.hdr.cpu = UINT32_MAX;
-		e.io.hdr.ts = now;
-		e.io.fd = key.fd;
-		e.io.sys = key.sys;
-		e.io.dir = key.dir;
-		e.io.ftype = key.ftype;
-		e.io.flags = AP_IO_F_SUM;
-		e.io.ino = key.ino;
-		e.io.peer_ino = key.peer_ino;
-		e.io.dev = key.dev;
-		e.io.magic = key.magic;
-		e.io.gen = key.gen;
-		e.io.family = key.family;
-		e.io.sock_type = key.sock_type;
-		e.io.protocol = key.protocol;
-		e.io.lport = key.lport;
-		e.io.rport = key.rport;
-		memcpy(e.io.laddr, key.laddr, sizeof(e.io.laddr));
-		memcpy(e.io.raddr, key.raddr, sizeof(e.io.raddr));
-		memcpy(e.io.comm, key.comm, sizeof(e.io.comm));
-		e.sum.calls = cur.calls - s->sum.calls;
-		e.sum.bytes = cur.bytes - s->sum.bytes;
-		e.sum.errors = cur.errors - s->sum.errors;
-		e.sum.partial = cur.partial - s->sum.partial;
-		s->sum = cur;
-		err = ap_collector__deliver(c, &e, sizeof(e));
-		if (err)
-			return err;
-		n++;
-	}
-	return n;
+	p->last_read = x.now;
+	return ap_sums__read(&p->sent, bpf_map__fd(c->skel->maps.ap_io_sums),
+			     send_sum, &x);
 }
 
 static int io_poll(struct ap_collector *c)
 {
 	struct io_priv *p = priv_of(c);
 
-	if (!p || !p->summed || mono_ns() - p->last_read < SUMS_NS)
+	if (!p || !p->summed || ap_sums_now() - p->last_read < AP_SUMS_NS)
 		return 0;
 	return read_sums(c, p);
 }
@@ -252,9 +187,10 @@ static int io_attach(struct ap_collector *c, struct aperture_bpf *skel,
 	if (!p)
 		return -ENOMEM;
 	c->priv[ap_sensor_index(c, "io")] = p;
-	ap_hmap__init(&p->idx);
+	ap_sums__init(&p->sent, sizeof(struct ap_io_sum_key),
+		      sizeof(struct ap_io_sum), 0x10);
 	p->summed = !c->opts.io_calls;
-	p->last_read = mono_ns();
+	p->last_read = ap_sums_now();
 
 	what = "raw_syscalls:sys_enter";
 	p->enter = bpf_program__attach(skel->progs.ap_io_enter);
@@ -301,8 +237,7 @@ static void io_close(struct ap_collector *c)
 	bpf_link__destroy(p->enter);
 	bpf_link__destroy(p->exit);
 	bpf_link__destroy(p->thread_exit);
-	free(p->sent);
-	ap_hmap__free(&p->idx);
+	ap_sums__free(&p->sent);
 	free(p);
 	c->priv[idx] = NULL;
 }

@@ -12,7 +12,6 @@
 #include "util/escape.h"
 #include "report/evsort.h"
 #include "event/event.h"
-#include "export/export.h"
 #include "format/format.h"
 #include "util/hmap.h"
 #include "report/session.h"
@@ -210,7 +209,7 @@ struct ap_evsink {
 	struct ap_session *s;
 	FILE *out;
 	struct ap_evdec *dec;
-	struct ap_trace *trace;
+	struct ap_evout to;		/* to.p NULL: printed */
 	/* text, jsonl: each event printed into line, put in time order */
 	struct ap_evsort *sort;
 	FILE *line;
@@ -223,12 +222,16 @@ struct ap_evsink {
 
 struct ap_evsink *ap_evsink__new(int format, uint32_t evmask,
 				 const struct ap_report_opts *o,
-				 struct ap_session *s, FILE *out)
+				 struct ap_session *s, FILE *out,
+				 const struct ap_evout *to)
 {
 	struct ap_evsink *k = calloc(1, sizeof(*k));
 
-	if (!k)
+	if (!k) {
+		if (to)
+			to->free(to->p);
 		return NULL;
+	}
 	k->format = format;
 	k->evmask = evmask;
 	k->o = o;
@@ -239,14 +242,13 @@ struct ap_evsink *ap_evsink__new(int format, uint32_t evmask,
 	ap_hmap__init(&k->launch_by);
 	if (k->strs)
 		ap_stackres__init(&k->res, k->strs);
-	if (format == AP_FMT_TRACE) {
-		k->trace = ap_trace__new(s, o->user_only, out);
+	if (to) {
+		k->to = *to;
 	} else {
 		k->sort = ap_evsort__new(0);
 		k->line = open_memstream(&k->line_buf, &k->line_len);
 	}
-	if (!k->dec || !k->strs || (format == AP_FMT_TRACE && !k->trace) ||
-	    (format != AP_FMT_TRACE && (!k->sort || !k->line))) {
+	if (!k->dec || !k->strs || (!to && (!k->sort || !k->line))) {
 		ap_evsink__free(k);
 		return NULL;
 	}
@@ -339,8 +341,8 @@ int ap_evsink__event(struct ap_evsink *k, const struct ap_frame *f)
 	}
 	if (!ap_report_opts__match(k->o, k->s, r.pid, r.tid))
 		return 0;
-	if (k->trace)
-		return ap_trace__event(k->trace, &r);
+	if (k->to.p)
+		return k->to.event(k->to.p, &r);
 	/* the stack in the address space of the moment: resolved now, in
 	 * file order, printed when its turn in time comes */
 	n = ap_evrec__stack(&r, k->s, &k->res, k->o->user_only);
@@ -364,8 +366,8 @@ int ap_evsink__finish(struct ap_evsink *k)
 {
 	int err;
 
-	if (k->trace)
-		return ap_trace__finish(k->trace);
+	if (k->to.p)
+		return k->to.finish(k->to.p);
 	err = ap_evsort__write(k->sort, k->out);
 	if (!err && (fflush(k->out) || ferror(k->out)))
 		err = -EIO;
@@ -376,7 +378,8 @@ void ap_evsink__free(struct ap_evsink *k)
 {
 	if (!k)
 		return;
-	ap_trace__free(k->trace);
+	if (k->to.p)
+		k->to.free(k->to.p);
 	ap_evsort__free(k->sort);
 	if (k->line)
 		fclose(k->line);

@@ -87,15 +87,27 @@ void ap_evrec__print_jsonl(const struct ap_evrec *r, const char *comm,
 			   const struct ap_stackres *res, long nr_frames,
 			   FILE *out);
 
+/* Where a dump's records go when they are not printed: the timeline
+ * writer (ap_trace__evout, lib/export/trace.c) fills one in, so that the
+ * dump calls no exporter */
+struct ap_evout {
+	void *p;
+	int (*event)(void *p, const struct ap_evrec *r);
+	int (*finish)(void *p);
+	void (*free)(void *p);
+};
+
 /* A dump: every event frame of the chosen kinds that passes the filters
- * of o, written as format says (AP_FMT_TRACE, AP_FMT_EVENTS: perf script's
- * text, AP_FMT_JSONL) */
+ * of o, handed to *to (copied, freed with the sink, or at once when the
+ * sink cannot be made), or with to NULL printed into out as format says
+ * (AP_FMT_EVENTS: perf script's text, AP_FMT_JSONL) */
 struct ap_report_opts;
 struct ap_evsink;
 
 struct ap_evsink *ap_evsink__new(int format, uint32_t evmask,
 				 const struct ap_report_opts *o,
-				 struct ap_session *s, FILE *out);
+				 struct ap_session *s, FILE *out,
+				 const struct ap_evout *to);
 /* a frame ap_session__feed returned 1 for */
 int ap_evsink__event(struct ap_evsink *k, const struct ap_frame *f);
 int ap_evsink__finish(struct ap_evsink *k);

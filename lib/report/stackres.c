@@ -394,6 +394,18 @@ int ap_fbuf__frames(struct ap_fbuf *b, const struct ap_rframe *frames,
 	return 0;
 }
 
+int ap_fbuf__stack(struct ap_fbuf *b, const char *comm, const char *root,
+		   const struct ap_rframe *frames, long n)
+{
+	int err;
+
+	b->len = 0;
+	err = ap_fbuf__add(b, "", comm, "");
+	if (!err && root)
+		err = ap_fbuf__add(b, ";", root, "");
+	return err ? err : ap_fbuf__frames(b, frames, n);
+}
+
 const char *ap_fbuf__intern(const struct ap_fbuf *b, struct ap_strtab *strs)
 {
 	return ap_strtab__intern(strs, b->p ? b->p : "", (long)b->len);
@@ -447,4 +459,15 @@ void ap_folded__sort(struct ap_folded *f)
 {
 	if (f->nr)
 		ap_sort(f->lines, f->nr, sizeof(*f->lines), cmp_fline);
+}
+
+void ap_folded__print(struct ap_folded *f, FILE *out, double mul,
+		      double div)
+{
+	size_t i;
+
+	ap_folded__sort(f);
+	for (i = 0; i < f->nr; i++)
+		fprintf(out, "%s %.0f\n", f->lines[i].s,
+			f->lines[i].weight * mul / div);
 }

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "format/format.h"
 #include "util/hmap.h"
@@ -136,6 +137,10 @@ int ap_fbuf__add(struct ap_fbuf *b, const char *sep, const char *s,
  * "sym (file.c:12)", the file's basename as perf's srcline prints it */
 int ap_fbuf__frames(struct ap_fbuf *b, const struct ap_rframe *frames,
 		    long n);
+/* the line "comm[;root];frames" (frames as ap_fbuf__frames), b emptied
+ * first; root NULL: none */
+int ap_fbuf__stack(struct ap_fbuf *b, const char *comm, const char *root,
+		   const struct ap_rframe *frames, long n);
 /* the interned copy of the line so far; NULL when out of memory */
 const char *ap_fbuf__intern(const struct ap_fbuf *b, struct ap_strtab *strs);
 
@@ -157,5 +162,8 @@ void ap_folded__free(struct ap_folded *f);
 int ap_folded__add(struct ap_folded *f, const char *line, double weight);
 /* lines in strcmp order */
 void ap_folded__sort(struct ap_folded *f);
+/* sorts, then prints each "line weight": weight * mul / div rounded */
+void ap_folded__print(struct ap_folded *f, FILE *out, double mul,
+		      double div);
 
 #endif /* APERTURE_STACKRES_H */

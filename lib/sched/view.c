@@ -687,22 +687,15 @@ static int print_folded(struct view_sched *v, FILE *out)
 			err = (int)n;
 			goto out;
 		}
-		b.len = 0;
-		err = ap_fbuf__add(&b, "", c->comm, "");
-		if (!err)
-			err = ap_fbuf__add(&b, ";", state_root(a->state), "");
-		if (!err)
-			err = ap_fbuf__frames(&b, v->res.frames, n);
+		err = ap_fbuf__stack(&b, c->comm, state_root(a->state),
+				     v->res.frames, n);
 		if (!err)
 			err = ap_folded__add(&fo, ap_fbuf__intern(&b, v->strs),
 					     a->ns);
 		if (err)
 			goto out;
 	}
-	ap_folded__sort(&fo);
-	for (i = 0; i < fo.nr; i++)
-		fprintf(out, "%s %.0f\n", fo.lines[i].s,
-			fo.lines[i].weight / 1000);
+	ap_folded__print(&fo, out, 1, 1000);
 out:
 	ap_folded__free(&fo);
 	free(b.p);

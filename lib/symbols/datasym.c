@@ -128,10 +128,56 @@ static int add_sym(struct dfile *f, size_t *cap, uint64_t addr,
 	return 0;
 }
 
+/* the symbols of an ELF file's symbol tables (.symtab, .dynsym) */
+struct symiter {
+	Elf *elf;
+	Elf_Scn *scn;
+	Elf_Data *data;
+	size_t link, n, j;
+	int end;
+};
+
+/* the next symbol of type (STT_*) that is defined (not SHN_UNDEF), its
+ * name (NULL when it has none): 1, or 0 after the last */
+static int next_sym(struct symiter *it, int type, GElf_Sym *s,
+		    const char **name)
+{
+	for (;;) {
+		while (it->j >= it->n) {
+			GElf_Shdr sh;
+
+			if (!it->end)
+				it->scn = elf_nextscn(it->elf, it->scn);
+			if (it->end || !it->scn) {
+				it->end = 1;
+				return 0;
+			}
+			it->n = it->j = 0;
+			if (!gelf_getshdr(it->scn, &sh) ||
+			    (sh.sh_type != SHT_SYMTAB &&
+			     sh.sh_type != SHT_DYNSYM) || !sh.sh_entsize)
+				continue;
+			it->data = elf_getdata(it->scn, NULL);
+			if (!it->data)
+				continue;
+			it->link = sh.sh_link;
+			it->n = sh.sh_size / sh.sh_entsize;
+		}
+		if (!gelf_getsym(it->data, it->j++, s) ||
+		    GELF_ST_TYPE(s->st_info) != type ||
+		    s->st_shndx == SHN_UNDEF)
+			continue;
+		*name = elf_strptr(it->elf, it->link, s->st_name);
+		return 1;
+	}
+}
+
 static int load_file(struct dfile *f)
 {
 	size_t cap = 0, phnum, i;
-	Elf_Scn *scn = NULL;
+	struct symiter it = { 0 };
+	const char *name;
+	GElf_Sym s;
 	Elf *elf;
 	int fd, err;
 
@@ -155,34 +201,13 @@ static int load_file(struct dfile *f)
 		f->segs[f->nr_segs++] = (struct seg){ ph.p_vaddr, ph.p_offset,
 						      ph.p_memsz };
 	}
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-		size_t n, j;
-
-		if (!gelf_getshdr(scn, &sh) ||
-		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
-		    !sh.sh_entsize)
+	it.elf = elf;
+	while (next_sym(&it, STT_OBJECT, &s, &name)) {
+		if (s.st_shndx >= SHN_LORESERVE || !name || !*name)
 			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data)
-			continue;
-		n = sh.sh_size / sh.sh_entsize;
-		for (j = 0; j < n; j++) {
-			const char *name;
-			GElf_Sym s;
-
-			if (!gelf_getsym(data, j, &s) ||
-			    GELF_ST_TYPE(s.st_info) != STT_OBJECT ||
-			    s.st_shndx == SHN_UNDEF || s.st_shndx >= SHN_LORESERVE)
-				continue;
-			name = elf_strptr(elf, sh.sh_link, s.st_name);
-			if (!name || !*name)
-				continue;
-			err = add_sym(f, &cap, s.st_value, s.st_size, name);
-			if (err)
-				goto out;
-		}
+		err = add_sym(f, &cap, s.st_value, s.st_size, name);
+		if (err)
+			goto out;
 	}
 	qsort(f->syms, f->nr, sizeof(*f->syms), by_addr);
 	err = 0;
@@ -329,43 +354,23 @@ static int vaddr_offset(Elf *elf, uint64_t value, uint64_t *off)
 int ap_elf_func_offset2(const char *path, const char *symfile,
 			const char *func, uint64_t *off)
 {
-	Elf_Scn *scn = NULL;
+	struct symiter it = { 0 };
 	uint64_t value = 0;
 	int fd, err, found = 0;
+	const char *name;
+	GElf_Sym s;
 	Elf *elf;
 
 	err = open_elf(symfile ? symfile : path, &fd, &elf);
 	if (err)
 		return err;
-	while (!found && (scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-		size_t n, j;
-
-		if (!gelf_getshdr(scn, &sh) ||
-		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
-		    !sh.sh_entsize)
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data)
-			continue;
-		n = sh.sh_size / sh.sh_entsize;
-		for (j = 0; j < n; j++) {
-			const char *name;
-			GElf_Sym s;
-
-			if (!gelf_getsym(data, j, &s) ||
-			    GELF_ST_TYPE(s.st_info) != STT_FUNC ||
-			    s.st_shndx == SHN_UNDEF || !s.st_value)
-				continue;
-			name = elf_strptr(elf, sh.sh_link, s.st_name);
-			/* versioned duplicates (@GLIBC_2.2.5, @@GLIBC_2.34)
-			 * share one address: the first is as good */
-			if (name && !strcmp(name, func)) {
-				value = s.st_value;
-				found = 1;
-				break;
-			}
+	it.elf = elf;
+	while (!found && next_sym(&it, STT_FUNC, &s, &name)) {
+		/* versioned duplicates (@GLIBC_2.2.5, @@GLIBC_2.34)
+		 * share one address: the first is as good */
+		if (s.st_value && name && !strcmp(name, func)) {
+			value = s.st_value;
+			found = 1;
 		}
 	}
 	elf_end(elf);

@@ -50,13 +50,14 @@ int ap_dwcache__dir(char *buf, size_t len)
 	return n > 0 && (size_t)n < len ? 0 : -ENOENT;
 }
 
-static int pread_all(int fd, void *buf, size_t len, uint64_t off)
+/* all of len at off, read (wr 0) into buf or written from it */
+static int pio_all(int fd, char *p, size_t len, uint64_t off, int wr)
 {
-	char *p = buf;
 	ssize_t r;
 
 	while (len) {
-		r = pread(fd, p, len, (off_t)off);
+		r = wr ? pwrite(fd, p, len, (off_t)off) :
+			 pread(fd, p, len, (off_t)off);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
@@ -68,22 +69,14 @@ static int pread_all(int fd, void *buf, size_t len, uint64_t off)
 	return 0;
 }
 
+static int pread_all(int fd, void *buf, size_t len, uint64_t off)
+{
+	return pio_all(fd, buf, len, off, 0);
+}
+
 static int pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
 {
-	const char *p = buf;
-	ssize_t r;
-
-	while (len) {
-		r = pwrite(fd, p, len, (off_t)off);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return r < 0 ? -errno : -EIO;
-		p += r;
-		len -= (size_t)r;
-		off += (uint64_t)r;
-	}
-	return 0;
+	return pio_all(fd, (char *)buf, len, off, 1);
 }
 
 static int is_compressed(const Elf64_Shdr *sh)

@@ -16,7 +16,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -26,28 +25,16 @@
 #include "util/hmap.h"
 #include "record/procfs.h"
 #include "record/sensor.h"
+#include "record/sums.h"
 #include "syscall.h"
-
-#define SUMS_NS		(1000 * 1000 * 1000ull)
-
-/* what was last sent of each totals entry, to send the differences */
-struct sent {
-	struct ap_sc_key key;
-	struct ap_sc_sum sum;		/* ap_sc_errs: sum.calls is the count */
-};
-
-struct sent_tab {
-	struct sent *v;
-	size_t nr, cap;
-	struct ap_hmap idx;		/* hash of the key, probed -> index */
-};
 
 struct sc_priv {
 	uint64_t last_read;
-	struct sent_tab sums, errs;
+	struct ap_sums sums, errs;	/* of ap_sc_sums, ap_sc_errs */
 	struct ap_ev_syscall_sum *out;	/* records of one read */
 	size_t nr_out, cap_out;
 	struct ap_hmap out_idx;		/* (pid, tid, id) hash -> index */
+	uint64_t now;			/* of the read under way */
 };
 
 static struct sc_priv *priv_of(struct ap_collector *c)
@@ -60,39 +47,6 @@ static struct sc_priv *priv_of(struct ap_collector *c)
 static uint64_t key_hash(const struct ap_sc_key *k)
 {
 	return ap_hash_bytes(k, sizeof(*k), 0x5c);
-}
-
-/* the entry of key k (created zeroed when missing); NULL: no memory */
-static struct sent *sent_get(struct sent_tab *t, const struct ap_sc_key *k)
-{
-	uint64_t h = key_hash(k), *slot;
-	int fresh;
-
-	for (;; h++) {
-		if (h == AP_HMAP_EMPTY)
-			continue;
-		slot = ap_hmap__find(&t->idx, h);
-		if (!slot)
-			break;
-		if (!memcmp(&t->v[*slot].key, k, sizeof(*k)))
-			return &t->v[*slot];
-	}
-	if (t->nr == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 256;
-		struct sent *v = realloc(t->v, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		t->v = v;
-		t->cap = cap;
-	}
-	slot = ap_hmap__upsert(&t->idx, h, &fresh);
-	if (!slot)
-		return NULL;
-	*slot = t->nr;
-	memset(&t->v[t->nr], 0, sizeof(t->v[0]));
-	t->v[t->nr].key = *k;
-	return &t->v[t->nr++];
 }
 
 /* the record being built for (pid, tid, id), or a new one when it has no
@@ -138,85 +92,74 @@ static struct ap_ev_syscall_sum *out_get(struct sc_priv *p,
 	return &p->out[p->nr_out++];
 }
 
-static uint64_t mono_ns(void);
+/* an ap_sc_sums entry that moved: into its (pid, tid, id) record */
+static int add_sum(void *arg, const void *k, const void *v, const void *l)
+{
+	const struct ap_sc_sum *cur = v, *last = l;
+	struct sc_priv *p = arg;
+	struct ap_ev_syscall_sum *e = out_get(p, k, 0, p->now);
+	size_t i;
+
+	if (!e)
+		return -ENOMEM;
+	e->sum.calls = cur->calls - last->calls;
+	e->sum.noreturn = cur->noreturn - last->noreturn;
+	e->sum.total_ns = cur->total_ns - last->total_ns;
+	e->sum.max_ns = cur->max_ns;
+	memcpy(e->sum.comm, cur->comm, sizeof(e->sum.comm));
+	for (i = 0; i < AP_SC_HIST; i++)
+		e->sum.hist[i] = cur->hist[i] - last->hist[i];
+	return 0;
+}
+
+/* an ap_sc_errs count that moved: an errno of its record */
+static int add_err(void *arg, const void *k, const void *v, const void *l)
+{
+	const struct ap_sc_key *key = k;
+	const __u64 *count = v, *last = l;
+	struct sc_priv *p = arg;
+	struct ap_ev_syscall_sum *e = out_get(p, key, 1, p->now);
+
+	if (!e)
+		return -ENOMEM;
+	e->errs[e->nr_errs].err = key->err;
+	e->errs[e->nr_errs].count = *count - *last;
+	e->nr_errs++;
+	return 0;
+}
 
 /*
- * Reads the totals tables and delivers what changed since the last read.
- * A thread only adds to its own entries, and entries are never removed
- * while recording, so the differences add up to exact totals.
+ * Reads the totals tables (lib/record/sums.h) and delivers what changed
+ * since the last read, a record per (pid, tid, id) with its errnos.
  */
 static int read_sums(struct ap_collector *c, struct sc_priv *p)
 {
 	struct aperture_bpf *skel = c->skel;
-	int fd = bpf_map__fd(skel->maps.ap_sc_sums);
-	struct ap_sc_key key, next, *prev = NULL;
-	uint64_t now = mono_ns();
-	struct ap_sc_sum cur;
 	size_t i;
 	int err, n = 0;
 
+	p->now = ap_sums_now();
 	p->nr_out = 0;
 	ap_hmap__free(&p->out_idx);
 	ap_hmap__init(&p->out_idx);
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		struct ap_ev_syscall_sum *e;
-		struct sent *s;
-
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &cur))
-			continue;
-		s = sent_get(&p->sums, &key);
-		if (!s)
-			return -ENOMEM;
-		if (cur.calls == s->sum.calls)
-			continue;
-		e = out_get(p, &key, 0, now);
-		if (!e)
-			return -ENOMEM;
-		e->sum.calls = cur.calls - s->sum.calls;
-		e->sum.noreturn = cur.noreturn - s->sum.noreturn;
-		e->sum.total_ns = cur.total_ns - s->sum.total_ns;
-		e->sum.max_ns = cur.max_ns;
-		memcpy(e->sum.comm, cur.comm, sizeof(e->sum.comm));
-		for (i = 0; i < AP_SC_HIST; i++)
-			e->sum.hist[i] = cur.hist[i] - s->sum.hist[i];
-		s->sum = cur;
-	}
-	fd = bpf_map__fd(skel->maps.ap_sc_errs);
-	prev = NULL;
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		struct ap_ev_syscall_sum *e;
-		struct sent *s;
-		__u64 count;
-
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &count))
-			continue;
-		s = sent_get(&p->errs, &key);
-		if (!s)
-			return -ENOMEM;
-		if (count == s->sum.calls)
-			continue;
-		e = out_get(p, &key, 1, now);
-		if (!e)
-			return -ENOMEM;
-		e->errs[e->nr_errs].err = key.err;
-		e->errs[e->nr_errs].count = count - s->sum.calls;
-		e->nr_errs++;
-		s->sum.calls = count;
-	}
+	err = ap_sums__read(&p->sums, bpf_map__fd(skel->maps.ap_sc_sums),
+			    add_sum, p);
+	if (err < 0)
+		return err;
+	err = ap_sums__read(&p->errs, bpf_map__fd(skel->maps.ap_sc_errs),
+			    add_err, p);
+	if (err < 0)
+		return err;
 	for (i = 0; i < p->nr_out; i++) {
 		struct ap_ev_syscall_sum *e = &p->out[i];
 
 		if (!e->sum.comm[0]) {
 			/* an errno record split off its sums: the name */
 			struct ap_sc_key k = { e->hdr.pid, e->hdr.tid, e->id, 0 };
-			struct sent *s = sent_get(&p->sums, &k);
+			struct ap_sc_sum *s = ap_sums__last(&p->sums, &k);
 
 			if (s)
-				memcpy(e->sum.comm, s->sum.comm,
+				memcpy(e->sum.comm, s->comm,
 				       sizeof(e->sum.comm));
 		}
 		err = ap_collector__deliver(c, e, sizeof(*e));
@@ -224,7 +167,7 @@ static int read_sums(struct ap_collector *c, struct sc_priv *p)
 			return err;
 		n++;
 	}
-	p->last_read = now;
+	p->last_read = p->now;
 	return n;
 }
 
@@ -232,7 +175,7 @@ static int syscall_poll(struct ap_collector *c)
 {
 	struct sc_priv *p = priv_of(c);
 
-	if (!p || mono_ns() - p->last_read < SUMS_NS)
+	if (!p || ap_sums_now() - p->last_read < AP_SUMS_NS)
 		return 0;
 	return read_sums(c, p);
 }
@@ -244,10 +187,8 @@ static void syscall_close(struct ap_collector *c)
 
 	if (!p)
 		return;
-	free(p->sums.v);
-	ap_hmap__free(&p->sums.idx);
-	free(p->errs.v);
-	ap_hmap__free(&p->errs.idx);
+	ap_sums__free(&p->sums);
+	ap_sums__free(&p->errs);
 	free(p->out);
 	ap_hmap__free(&p->out_idx);
 	free(p);
@@ -388,10 +329,12 @@ static int syscall_attach(struct ap_collector *c, struct aperture_bpf *skel,
 
 		if (!p)
 			return -ENOMEM;
-		ap_hmap__init(&p->sums.idx);
-		ap_hmap__init(&p->errs.idx);
+		ap_sums__init(&p->sums, sizeof(struct ap_sc_key),
+			      sizeof(struct ap_sc_sum), 0x5c);
+		ap_sums__init(&p->errs, sizeof(struct ap_sc_key),
+			      sizeof(__u64), 0x5c);
 		ap_hmap__init(&p->out_idx);
-		p->last_read = mono_ns();
+		p->last_read = ap_sums_now();
 		c->priv[ap_sensor_index(c, "syscall")] = p;
 	}
 	skel->bss->ap_sc_preexec_tgid = held_command(skel);
@@ -414,14 +357,6 @@ static int syscall_attach(struct ap_collector *c, struct aperture_bpf *skel,
 	return 0;
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 /*
  * Recording stops: detach (entry first: a call that returns meanwhile is
  * still written whole), write what the ring buffer still holds, then
@@ -439,7 +374,7 @@ static int syscall_finish(struct ap_collector *c)
 	skel->links.ap_syscall_enter = NULL;
 	bpf_link__destroy(skel->links.ap_syscall_exit);
 	skel->links.ap_syscall_exit = NULL;
-	now = mono_ns();
+	now = ap_sums_now();
 	while (ap_collector__poll(c, 0) > 0)
 		;
 	if (priv_of(c)) {
