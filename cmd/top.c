@@ -20,6 +20,7 @@
 #include "format/format.h"
 #include "record/procfs.h"
 #include "record/recorder.h"
+#include "record/targets.h"
 #include "report/session.h"
 #include "symbols/symbolizer.h"
 #include "tui/screen.h"
@@ -282,13 +283,8 @@ static void warn_cb(void *ctx, const char *msg)
 static int targets_alive(void *ctx)
 {
 	struct top *t = ctx;
-	int i, alive = 0;
 
-	for (i = 0; i < t->o->nr_pids; i++)
-		if (ap_recorder__exit_code(t->rec, t->o->pids[i]) < 0 &&
-		    ap_proc_alive(t->o->pids[i]))
-			alive++;
-	return alive;
+	return ap_targets__alive(t->rec, t->o->pids, t->o->nr_pids);
 }
 
 static void describe_targets(struct top *t)
