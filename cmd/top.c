@@ -2,11 +2,11 @@
 /*
  * aperture top: the collection of record, fed live through the recorder
  * into a session and a view (lib/tui/top_live.c), redrawn every interval on a
- * full-screen terminal (lib/tui/ui_term.c) or printed as plain snapshots (-b).
+ * full-screen terminal (lib/tui/screen.c, keys.c, ui_term.c) or printed as
+ * plain snapshots (-b).  Here: the options, the signals and the loop.
  */
 #include <argp.h>
 #include <errno.h>
-#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,8 +21,10 @@
 #include "format/format.h"
 #include "record/procfs.h"
 #include "record/recorder.h"
+#include "record/targets.h"
 #include "report/session.h"
 #include "symbols/symbolizer.h"
+#include "tui/screen.h"
 #include "tui/top_live.h"
 #include "tui/ui_term.h"
 #include "report/view.h"
@@ -31,7 +33,6 @@
 #define MAX_PIDS	1024
 /* how long records may wait in the ring buffer, and keys for an answer */
 #define TICK_MS		100
-#define MAX_SCREEN	512		/* rows drawn at most */
 
 struct top_opts {
 	pid_t pids[MAX_PIDS];
@@ -231,32 +232,14 @@ static void install_signals(int interactive)
 
 struct top {
 	struct top_opts *o;
-	struct ap_report_opts r;
-	const struct ap_view_ops *view;
+	struct ap_top_screen scr;	/* what is shown, and its keys */
 	struct ap_symbolizer *sym;
 	struct ap_session *s;
-	struct ap_top *live;
 	struct ap_recorder *rec;
 	struct ap_collector *col;
 	struct ap_kallsyms *ksyms;
-	struct ap_term *term;		/* NULL in batch mode */
 	int finished;			/* sensors' last totals taken */
 	char targets[256];
-	char note[256];			/* last warning, for the state line */
-	uint64_t lost, lost_interval;
-	int nr_sorts;
-	/* the screen */
-	const char *text;		/* the last render */
-	size_t text_len;
-	int render_err;
-	long offset;
-	int page;			/* data rows on the last screen */
-	int paused;
-	int help;
-	int prompt;			/* typing a filter */
-	char filter[128];
-	char input[128];
-	size_t input_len;
 };
 
 static uint64_t mono_ns(void)
@@ -272,8 +255,8 @@ static void note(void *ctx, const char *msg)
 {
 	struct top *t = ctx;
 
-	if (t->term)
-		snprintf(t->note, sizeof(t->note), "%s", msg);
+	if (t->scr.term)
+		snprintf(t->scr.note, sizeof(t->scr.note), "%s", msg);
 	else
 		fprintf(stderr, "aperture: %s\n", msg);
 }
@@ -291,21 +274,18 @@ static void warn_cb(void *ctx, const char *msg)
 {
 	struct top *t = ctx;
 
-	if (t->term)
-		snprintf(t->note, sizeof(t->note), "warning: %s", msg);
+	if (t->scr.term)
+		snprintf(t->scr.note, sizeof(t->scr.note), "warning: %s", msg);
 	else
 		ap_warn("%s", msg);
 }
 
-static int targets_alive(struct top *t)
+/* for the screen's header too */
+static int targets_alive(void *ctx)
 {
-	int i, alive = 0;
+	struct top *t = ctx;
 
-	for (i = 0; i < t->o->nr_pids; i++)
-		if (ap_recorder__exit_code(t->rec, t->o->pids[i]) < 0 &&
-		    ap_proc_alive(t->o->pids[i]))
-			alive++;
-	return alive;
+	return ap_targets__alive(t->rec, t->o->pids, t->o->nr_pids);
 }
 
 static void describe_targets(struct top *t)
@@ -330,326 +310,11 @@ static void update_lost(struct top *t)
 
 	ap_collector__counters(t->col, c);
 	lost = c[AP_STAT_RB_DROP] + c[AP_STAT_TARGET_FULL];
-	k = ap_event_kind__of_tag(t->view->tag);
+	k = ap_event_kind__of_tag(t->scr.view->tag);
 	if (k && k->table_full_stat >= 0)
 		lost += c[k->table_full_stat];
-	t->lost_interval = lost - t->lost;
-	t->lost = lost;
-}
-
-static void header_line(struct top *t, char *buf, size_t len)
-{
-	const struct ap_top_stats *st = ap_top__stats(t->live);
-	struct ap_top_header h = {
-		.event = t->view->name,
-		.rate = st->rate,
-		.lost = t->lost,
-		.lost_interval = t->lost_interval,
-		.targets = t->targets,
-		.targets_alive = t->o->nr_pids ? targets_alive(t) : -1,
-		.nr_targets = t->o->nr_pids,
-		.cumulative = t->o->cumulative,
-		.interval_s = t->o->delay,
-		.wall_s = time(NULL),
-	};
-
-	ap_top__header(&h, buf, len);
-}
-
-static const char *sort_name(struct top *t)
-{
-	return t->nr_sorts ? t->view->sort_names[t->r.top_sort] : "default";
-}
-
-static void status_line(struct top *t, const struct ap_top_layout *lo,
-			char *buf, size_t len)
-{
-	const struct ap_top_stats *st = ap_top__stats(t->live);
-	size_t off;
-
-	off = snprintf(buf, len, "order: %s  kernel: %s  comm: %s  filter: %s",
-		       sort_name(t), t->r.user_only ? "hidden" : "shown",
-		       t->r.hide_comm ? "hidden" : "shown",
-		       t->filter[0] ? t->filter : "none");
-	if (lo && off < len)
-		off += snprintf(buf + off, len - off, "  rows %ld-%ld of %ld",
-				lo->total_rows ? lo->offset + 1 : 0,
-				lo->offset + t->page, lo->total_rows);
-	if (t->paused && off < len)
-		off += snprintf(buf + off, len - off,
-				"  PAUSED (%" PRIu64 " events not shown)",
-				st->dropped_paused);
-	if (st->bad_frames && off < len)
-		off += snprintf(buf + off, len - off, "  bad frames: %" PRIu64,
-				st->bad_frames);
-	if (t->render_err && off < len)
-		off += snprintf(buf + off, len - off, "  render: %s",
-				strerror(-t->render_err));
-	if (t->note[0] && off < len)
-		snprintf(buf + off, len - off, "  %s", t->note);
-}
-
-/* the report options the view reads, from the top state */
-static void apply_view_opts(struct top *t)
-{
-	int i, n = 0;
-
-	t->r.sym_filter = t->filter[0] ? t->filter : NULL;
-	/* the children column goes with the children order */
-	t->r.no_children = !(t->nr_sorts &&
-			     !strcmp(sort_name(t), "children"));
-	for (i = 0; i < t->r.nr_keys; i++)
-		if (t->r.keys[i] != AP_KEY_COMM)
-			t->r.keys[n++] = t->r.keys[i];
-	t->r.nr_keys = n;
-	if (!t->r.hide_comm) {
-		memmove(t->r.keys + 1, t->r.keys, n * sizeof(t->r.keys[0]));
-		t->r.keys[0] = AP_KEY_COMM;
-		t->r.nr_keys++;
-	}
-}
-
-static void render(struct top *t)
-{
-	int rows;
-
-	apply_view_opts(t);
-	/* a narrow terminal keeps the Symbol column in sight */
-	if (t->term)
-		ap_term__size(t->term, &rows, &t->r.max_width);
-	t->render_err = ap_top__render(t->live, &t->text, &t->text_len);
-	if (t->render_err) {
-		t->text = NULL;
-		t->text_len = 0;
-	}
-}
-
-static const char *const help_text[] = {
-	"aperture top: keys",
-	"",
-	"  q          quit",
-	"  p          pause / resume (new events are not shown while paused)",
-	"  s          cycle the row order",
-	"  k          show / hide kernel frames",
-	"  c          show / hide the command column",
-	"  /          filter by symbol (Enter applies, empty clears, Esc cancels)",
-	"  Up, Down   scroll one row",
-	"  PgUp, PgDn scroll one page",
-	"  Home, End  first / last page",
-	"  Ctrl-L     redraw",
-	"  h, ?       this help",
-	"",
-	"Counts decay by half each refresh; -z keeps them cumulative.",
-	"Press any key to return.",
-};
-
-static int draw(struct top *t)
-{
-	struct ap_term_line lines[MAX_SCREEN];
-	struct ap_top_line tl[MAX_SCREEN];
-	struct ap_top_layout lo = { 0 };
-	char head[512], status[512], bottom[256];
-	int rows, cols, n = 0, i, body;
-
-	ap_term__size(t->term, &rows, &cols);
-	if (rows > MAX_SCREEN)
-		rows = MAX_SCREEN;
-	if (t->help) {
-		int nr = (int)(sizeof(help_text) / sizeof(help_text[0]));
-
-		for (i = 0; i < nr && n < rows; i++)
-			lines[n++] = (struct ap_term_line){
-				help_text[i], (int)strlen(help_text[i]),
-				i ? AP_ATTR_NONE : AP_ATTR_REVERSE };
-		return ap_term__draw(t->term, lines, n);
-	}
-	body = rows - 3;		/* header, status, bottom line */
-	if (body < 0)
-		body = 0;
-	ap_top__layout(t->text ? t->text : "", t->text_len, t->offset,
-		       t->filter, body, tl, &lo);
-	t->offset = lo.offset;
-	t->page = 0;
-	for (i = 0; i < lo.nr_lines; i++)
-		t->page += !tl[i].head;
-
-	header_line(t, head, sizeof(head));
-	status_line(t, &lo, status, sizeof(status));
-	lines[n++] = (struct ap_term_line){ head, (int)strlen(head),
-					    AP_ATTR_REVERSE };
-	lines[n++] = (struct ap_term_line){ status, (int)strlen(status),
-					    AP_ATTR_NONE };
-	for (i = 0; i < lo.nr_lines && n < rows - 1; i++) {
-		/* the last head line names the columns */
-		int cols_line = tl[i].head &&
-				(i + 1 == lo.nr_lines || !tl[i + 1].head);
-
-		lines[n++] = (struct ap_term_line){
-			tl[i].s, tl[i].len,
-			cols_line ? AP_ATTR_BOLD : AP_ATTR_NONE };
-	}
-	while (n < rows - 1)
-		lines[n++] = (struct ap_term_line){ "", 0, AP_ATTR_NONE };
-	if (t->prompt)
-		snprintf(bottom, sizeof(bottom), "Filter by symbol: %.*s_",
-			 (int)t->input_len, t->input);
-	else
-		snprintf(bottom, sizeof(bottom),
-			 "h help  q quit  p pause  s order  k kernel  c comm  / filter");
-	if (n < rows)
-		lines[n++] = (struct ap_term_line){ bottom, (int)strlen(bottom),
-						    AP_ATTR_REVERSE };
-	return ap_term__draw(t->term, lines, n);
-}
-
-/* plain snapshot: the header, the status, the table */
-static int print_snapshot(struct top *t)
-{
-	struct ap_top_line *tl;
-	struct ap_top_layout lo;
-	char head[512], status[512];
-	size_t i, nl = 1;
-	int err = 0;
-
-	for (i = 0; i < t->text_len; i++)
-		nl += t->text[i] == '\n';
-	tl = calloc(nl, sizeof(*tl));
-	if (!tl)
-		return -ENOMEM;
-	ap_top__layout(t->text ? t->text : "", t->text_len, 0, t->filter,
-		       (int)(nl > INT32_MAX ? INT32_MAX : nl), tl, &lo);
-	header_line(t, head, sizeof(head));
-	status_line(t, NULL, status, sizeof(status));
-	printf("%s\n%s\n", head, status);
-	if (t->render_err)
-		err = t->render_err;
-	for (i = 0; i < (size_t)lo.nr_lines; i++)
-		printf("%.*s\n", tl[i].len, tl[i].s);
-	putchar('\n');
-	free(tl);
-	if (fflush(stdout) || ferror(stdout))
-		err = -errno ? -errno : -EIO;
-	return err;
-}
-
-static void scroll(struct top *t, long by)
-{
-	t->offset += by;
-	if (t->offset < 0)
-		t->offset = 0;
-	/* the upper bound is clamped by the layout */
-}
-
-/* one key; returns 1 to quit */
-static int on_key(struct top *t, int key, int *rerender, int *redraw)
-{
-	*redraw = 1;
-	if (t->help) {
-		t->help = 0;
-		return 0;
-	}
-	if (t->prompt) {
-		switch (key) {
-		case AP_KEY_ENTER:
-			t->input[t->input_len] = '\0';
-			snprintf(t->filter, sizeof(t->filter), "%s", t->input);
-			t->prompt = 0;
-			t->offset = 0;
-			*rerender = 1;
-			break;
-		case AP_KEY_ESC:
-			t->prompt = 0;
-			break;
-		case AP_KEY_BACKSPACE:
-			if (t->input_len)
-				t->input_len--;
-			break;
-		default:
-			if (key >= 0x20 && key < 0x7f &&
-			    t->input_len + 1 < sizeof(t->input))
-				t->input[t->input_len++] = (char)key;
-		}
-		return 0;
-	}
-	switch (key) {
-	case 'q':
-	case 'Q':
-		return 1;
-	case 'p':
-	case 'P':
-		t->paused = !t->paused;
-		ap_top__set_paused(t->live, t->paused);
-		if (!t->paused)
-			ap_top__restart_interval(t->live, mono_ns());
-		break;
-	case 's':
-	case 'S':
-		if (t->nr_sorts) {
-			t->r.top_sort = (t->r.top_sort + 1) % t->nr_sorts;
-			t->offset = 0;
-			*rerender = 1;
-		} else {
-			snprintf(t->note, sizeof(t->note),
-				 "the %s view has one order", t->view->name);
-		}
-		break;
-	case 'k':
-	case 'K':
-		t->r.user_only = !t->r.user_only;
-		*rerender = 1;
-		break;
-	case 'c':
-	case 'C':
-		t->r.hide_comm = !t->r.hide_comm;
-		*rerender = 1;
-		break;
-	case '/':
-		t->prompt = 1;
-		t->input_len = strlen(t->filter);
-		memcpy(t->input, t->filter, t->input_len);
-		break;
-	case 'h':
-	case 'H':
-	case '?':
-		t->help = 1;
-		break;
-	case AP_KEY_UP:
-		scroll(t, -1);
-		break;
-	case AP_KEY_DOWN:
-		scroll(t, 1);
-		break;
-	case AP_KEY_PGUP:
-		scroll(t, -(t->page > 1 ? t->page : 1));
-		break;
-	case AP_KEY_PGDN:
-		scroll(t, t->page > 1 ? t->page : 1);
-		break;
-	case AP_KEY_HOME:
-		t->offset = 0;
-		break;
-	case AP_KEY_END:
-		t->offset = 1L << 40;	/* clamped to the last page */
-		break;
-	case 0x0c:			/* Ctrl-L */
-		break;
-	default:
-		*redraw = 0;
-	}
-	return 0;
-}
-
-static int set_order(struct top *t, const char *name)
-{
-	int i;
-
-	for (i = 0; i < t->nr_sorts; i++) {
-		if (!strcmp(t->view->sort_names[i], name)) {
-			t->r.top_sort = i;
-			return 0;
-		}
-	}
-	return -EINVAL;
+	t->scr.lost_interval = lost - t->scr.lost;
+	t->scr.lost = lost;
 }
 
 static int run(struct top *t)
@@ -659,10 +324,10 @@ static int run(struct top *t)
 	int err = 0, quit = 0, rerender, redraw, key;
 
 	next = mono_ns() + interval;
-	if (t->term) {
+	if (t->scr.term) {
 		/* something on the screen before the first interval ends */
-		render(t);
-		draw(t);
+		ap_top_screen__render(&t->scr);
+		ap_top_screen__draw(&t->scr);
 	}
 	while (!stop_signal && !quit) {
 		int wait_ms;
@@ -672,15 +337,16 @@ static int run(struct top *t)
 		if (wait_ms > TICK_MS)
 			wait_ms = TICK_MS;
 		rerender = redraw = 0;
-		if (t->term) {
-			key = ap_term__key(t->term, wait_ms);
+		if (t->scr.term) {
+			key = ap_term__key(t->scr.term, wait_ms);
 			while (key > 0 && !quit) {
 				int rr = 0, rd = 0;
 
-				quit = on_key(t, key, &rr, &rd);
+				quit = ap_top_screen__key(&t->scr, key, mono_ns(),
+							  &rr, &rd);
 				rerender |= rr;
 				redraw |= rd;
-				key = ap_term__key(t->term, 0);
+				key = ap_term__key(t->scr.term, 0);
 			}
 			if (key < 0 && key != -EINTR) {
 				err = key;
@@ -699,7 +365,7 @@ static int run(struct top *t)
 		ap_recorder__flush(t->rec);
 		if (resumed) {
 			resumed = 0;
-			err = ap_term__enter(t->term);
+			err = ap_term__enter(t->scr.term);
 			if (err)
 				break;
 			redraw = 1;
@@ -728,32 +394,32 @@ static int run(struct top *t)
 			next += interval;
 			if (next <= now)
 				next = now + interval;
-			if (!t->paused) {
+			if (!t->scr.paused) {
 				update_lost(t);
-				ap_top__end_interval(t->live, now);
-				render(t);
-				if (t->term) {
+				ap_top__end_interval(t->scr.live, now);
+				ap_top_screen__render(&t->scr);
+				if (t->scr.term) {
 					redraw = 1;
 				} else {
-					err = print_snapshot(t);
+					err = ap_top_screen__print(&t->scr, stdout);
 					if (err)
 						break;
 				}
 				if (!t->o->cumulative)
-					ap_top__decay(t->live, 1, 2);
+					ap_top__decay(t->scr.live, 1, 2);
 				rerender = 0;
 				if (t->o->iterations &&
 				    ++done >= t->o->iterations)
 					break;
 			}
 			/* batch output for scripts ends with its targets */
-			if (!t->term && ended)
+			if (!t->scr.term && ended)
 				break;
 		}
 		if (rerender)
-			render(t);
-		if (t->term && (redraw || rerender))
-			draw(t);
+			ap_top_screen__render(&t->scr);
+		if (t->scr.term && (redraw || rerender))
+			ap_top_screen__draw(&t->scr);
 	}
 	return err;
 }
@@ -772,6 +438,7 @@ int cmd_top(int argc, char **argv)
 	/* top shows no source lines */
 	struct ap_symbolizer_opts so = { .warn = warn_cb, .no_srcline = 1 };
 	struct top t = { .o = &o };
+	const struct ap_view_ops *view;
 	const struct ap_sensor *sensors;
 	char err[512];
 	size_t i, nsens;
@@ -787,21 +454,19 @@ int cmd_top(int argc, char **argv)
 
 	for (i = 0; i < 32 && !(o.events & AP_EVMASK(i)); i++)
 		;
-	t.view = ap_view__find(ap_tag__name(i) ? ap_tag__name(i) : "");
-	if (!t.view) {
+	view = ap_view__find(ap_tag__name(i) ? ap_tag__name(i) : "");
+	if (!view) {
 		ap_err("no live view for event '%s' in this build",
 		       ap_tag__name(i) ? ap_tag__name(i) : "?");
 		return 1;
 	}
-	for (t.nr_sorts = 0; t.view->sort_names &&
-			     t.view->sort_names[t.nr_sorts]; t.nr_sorts++)
-		;
-	if (o.order && set_order(&t, o.order)) {
+	ap_top_screen__init(&t.scr, view);
+	if (o.order && ap_top_screen__set_order(&t.scr, o.order)) {
 		fprintf(stderr, "aperture top: unknown order '%s' for the %s view",
-			o.order, t.view->name);
-		for (e = 0; e < t.nr_sorts; e++)
+			o.order, view->name);
+		for (e = 0; e < t.scr.nr_sorts; e++)
 			fprintf(stderr, "%s%s", e ? ", " : "; give ",
-				t.view->sort_names[e]);
+				view->sort_names[e]);
 		fputc('\n', stderr);
 		return EXIT_USAGE;
 	}
@@ -816,29 +481,30 @@ int cmd_top(int argc, char **argv)
 		return 1;
 	}
 
-	t.r.keys[0] = AP_KEY_COMM;
-	t.r.keys[1] = AP_KEY_DSO;
-	t.r.keys[2] = AP_KEY_SYM;
-	t.r.nr_keys = 3;
-	t.r.show_samples = 1;
-	t.r.user_only = o.user_only;
-	t.r.hide_comm = o.no_comm;
-	t.r.limit = o.batch ? o.limit : 0;
+	t.scr.r.user_only = o.user_only;
+	t.scr.r.hide_comm = o.no_comm;
+	t.scr.r.limit = o.batch ? o.limit : 0;
 	if (o.filter)
-		snprintf(t.filter, sizeof(t.filter), "%s", o.filter);
+		snprintf(t.scr.filter, sizeof(t.scr.filter), "%s", o.filter);
 	describe_targets(&t);
+	t.scr.targets = t.targets;
+	t.scr.nr_targets = o.nr_pids;
+	t.scr.targets_alive = targets_alive;
+	t.scr.ctx = &t;
+	t.scr.cumulative = o.cumulative;
+	t.scr.interval_s = o.delay;
 
 	so.warn_ctx = &t;
 	t.sym = ap_symbolizer__new(&so);
 	/* nor, in the cpu view's rows, inline frames: no DWARF to read,
 	 * which for compressed debug info is inflated whole */
-	if (t.sym && t.view->needs_inline && !t.view->needs_inline(&t.r))
+	if (t.sym && view->needs_inline && !view->needs_inline(&t.scr.r))
 		ap_symbolizer__set_no_inline(t.sym, 1);
 	t.s = t.sym ? ap_session__new(t.sym) : NULL;
 	if (t.s)	/* other users' thread names, bound for the terminal */
 		ap_session__escape_names(t.s, 1);
-	t.live = t.s ? ap_top__new(t.view, &t.r, t.s) : NULL;
-	t.rec = t.live ? ap_recorder__new(ap_top__sink, t.live) : NULL;
+	t.scr.live = t.s ? ap_top__new(view, &t.scr.r, t.s) : NULL;
+	t.rec = t.scr.live ? ap_recorder__new(ap_top__sink, t.scr.live) : NULL;
 	if (!t.rec) {
 		ap_err("out of memory");
 		goto out;
@@ -857,10 +523,10 @@ int cmd_top(int argc, char **argv)
 		ap_err("%s", err);
 		goto out;
 	}
-	ap_top__restart_interval(t.live, mono_ns());
+	ap_top__restart_interval(t.scr.live, mono_ns());
 	nsens = ap_collector__sensors(t.col, &sensors);
 	for (i = 0; i < nsens; i++)
-		if (sensors[i].tag == t.view->tag &&
+		if (sensors[i].tag == view->tag &&
 		    sensors[i].state == AP_SENSOR_UNAVAILABLE) {
 			ap_err("%s: unavailable: %s", sensors[i].name,
 			       sensors[i].reason);
@@ -877,31 +543,31 @@ int cmd_top(int argc, char **argv)
 
 	install_signals(!o.batch);
 	if (!o.batch) {
-		e = ap_term__open(&t.term, STDIN_FILENO, STDOUT_FILENO);
+		e = ap_term__open(&t.scr.term, STDIN_FILENO, STDOUT_FILENO);
 		if (!e)
-			e = ap_term__enter(t.term);
+			e = ap_term__enter(t.scr.term);
 		if (e) {
-			ap_term__close(t.term);
-			t.term = NULL;
+			ap_term__close(t.scr.term);
+			t.scr.term = NULL;
 			ap_err("setting up the terminal: %s", strerror(-e));
 			goto out;
 		}
 	}
 	e = run(&t);
 	/* the terminal first, so that messages land on the normal screen */
-	ap_term__close(t.term);
-	t.term = NULL;
+	ap_term__close(t.scr.term);
+	t.scr.term = NULL;
 	if (e) {
 		ap_err("%s", strerror(-e));
 		goto out;
 	}
 	ret = 0;
 out:
-	ap_term__close(t.term);
+	ap_term__close(t.scr.term);
 	ap_collector__close(t.col);
 	ap_kallsyms__free(t.ksyms);
 	ap_recorder__free(t.rec);
-	ap_top__free(t.live);
+	ap_top__free(t.scr.live);
 	ap_session__free(t.s);
 	ap_symbolizer__free(t.sym);
 	return ret;

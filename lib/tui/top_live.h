@@ -5,8 +5,8 @@
  * go to a session and to one view, exactly as report feeds them from a
  * file; each interval the view renders its table into text, which
  * ap_top__layout cuts to a screen.  Nothing here touches a terminal:
- * cmd/top.c draws with lib/tui/ui_term.h, and all of this is testable with
- * crafted frames.
+ * lib/tui/screen.c draws with lib/tui/ui_term.h, and all of this is
+ * testable with crafted frames.
  */
 #ifndef APERTURE_TOP_LIVE_H
 #define APERTURE_TOP_LIVE_H

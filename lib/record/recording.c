@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "record/recording.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "format/format.h"
+#include "format/writer.h"
+#include "record/collector.h"
+#include "record/procfs.h"
+#include "record/recorder.h"
+#include "record/targets.h"
+#include "record/workload.h"
+#include "symbols/symbolizer.h"
+#include "unwind/unwind.h"
+#include "util/escape.h"
+
+#define FLUSH_NS	(500 * 1000 * 1000ull)
+#define ALIVE_NS	(100 * 1000 * 1000ull)
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static int64_t mono_to_real(void)
+{
+	struct timespec r, m;
+
+	clock_gettime(CLOCK_REALTIME, &r);
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	return ((int64_t)r.tv_sec - m.tv_sec) * 1000000000ll +
+	       ((int64_t)r.tv_nsec - m.tv_nsec);
+}
+
+
+/* keep the previous recording as FILE.old, as perf does; lstat and
+ * rename, which act on a link itself, never on what it points to */
+int ap_recording__keep_old(const char *path, char *err, size_t len)
+{
+	char old[4096 + 8];
+	struct stat st;
+
+	if (lstat(path, &st) || !S_ISREG(st.st_mode) || !st.st_size)
+		return 0;
+	snprintf(old, sizeof(old), "%s.old", path);
+	if (rename(path, old)) {
+		snprintf(err, len, "keeping '%s' as '%s': %s", path, old,
+			 strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+
+int ap_recording__sink(void *ctx, const void *frames, size_t len)
+{
+	struct ap_recording *r = ctx;
+	int err;
+
+	if (r->write_err)
+		return 0;	/* counted once, reported at the end */
+	if (!r->w) {
+		ap_buf__put(&r->early, frames, len);
+		return 0;
+	}
+	err = ap_writer__append(r->w, frames, len);
+	if (err)
+		r->write_err = err;
+	return 0;
+}
+
+
+/*
+ * " ARG" quoted as a shell would need it, so that the command line can be
+ * pasted back and stays on one line of the report's header: 'a b',
+ * $'a\nb' for control characters.  Returns the new length.
+ */
+static size_t append_quoted(char *buf, size_t len, size_t off,
+			    const char *arg)
+{
+	const char *p;
+	int ctl = 0, plain = *arg != 0;
+
+	for (p = arg; *p; p++) {
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			ctl = 1;
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			    "0123456789_-./:=,+@%^", *p) &&
+		    (unsigned char)*p < 0x80)
+			plain = 0;
+	}
+#define PUT(...) (off += off < len ? (size_t)snprintf(buf + off, len - off, __VA_ARGS__) : 0)
+	PUT(" ");
+	if (plain) {
+		PUT("%s", arg);
+	} else if (!ctl) {
+		PUT("'");
+		for (p = arg; *p; p++)
+			*p == '\'' ? PUT("'\\''") : PUT("%c", *p);
+		PUT("'");
+	} else {
+		PUT("$'");
+		for (p = arg; *p; p++) {
+			unsigned char c = *p;
+
+			if (c == '\n')
+				PUT("\\n");
+			else if (c == '\t')
+				PUT("\\t");
+			else if (c < 0x20 || c == 0x7f)
+				PUT("\\x%02x", c);
+			else if (c == '\'' || c == '\\')
+				PUT("\\%c", c);
+			else
+				PUT("%c", c);
+		}
+		PUT("'");
+	}
+#undef PUT
+	return off < len ? off : len;
+}
+
+void ap_record_header__build(struct ap_header *h,
+			     const struct ap_record_header_opts *o)
+{
+	struct utsname u;
+	size_t off = 0;
+	int i;
+
+	ap_header__init(h);
+	h->start_mono_ns = mono_ns();
+	h->mono_to_real_ns = mono_to_real();
+	h->freq = o->freq;
+	h->events_requested = o->events;
+	h->events_available = o->available;
+	h->ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (!uname(&u)) {
+		snprintf(h->host, sizeof(h->host), "%s", u.nodename);
+		snprintf(h->kernel, sizeof(h->kernel), "%s", u.release);
+	}
+	snprintf(h->cmdline, sizeof(h->cmdline), "aperture record");
+	off = strlen(h->cmdline);
+	for (i = 1; i < o->argc && off < sizeof(h->cmdline); i++)
+		off = append_quoted(h->cmdline, sizeof(h->cmdline), off,
+				    o->argv[i]);
+	if (o->system_wide) {
+		snprintf(h->target, sizeof(h->target), "system-wide");
+	} else if (o->cmd) {
+		snprintf(h->target, sizeof(h->target), "command %s", o->cmd);
+	} else {
+		off = snprintf(h->target, sizeof(h->target), "pid");
+		for (i = 0; i < o->nr_pids && off < sizeof(h->target); i++)
+			off += snprintf(h->target + off,
+					sizeof(h->target) - off, "%s%d",
+					i ? "," : " ", o->pids[i]);
+	}
+	/* -t, -C, -u, -G */
+	off = strlen(h->target);
+	for (i = 0; o->filters[i] && off + 1 < sizeof(h->target); i++)
+		h->target[off++] = o->filters[i];
+	h->target[off] = '\0';
+}
+
+
+static void human_size(uint64_t n, char *buf, size_t len)
+{
+	if (n >= 10 * 1024 * 1024)
+		snprintf(buf, len, "%.1f MB", n / (1024.0 * 1024));
+	else if (n >= 10 * 1024)
+		snprintf(buf, len, "%.1f KB", n / 1024.0);
+	else
+		snprintf(buf, len, "%" PRIu64 " bytes", n);
+}
+
+
+/* -v: what the recorder holds at the end, and its memory at most */
+static void print_memory(const struct ap_kallsyms *ksyms, FILE *out)
+{
+	struct mallinfo2 mi = mallinfo2();
+	long rss = -1, hwm = -1;
+	char line[256];
+	FILE *f = fopen("/proc/self/status", "re");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		sscanf(line, "VmRSS: %ld", &rss);
+		sscanf(line, "VmHWM: %ld", &hwm);
+	}
+	if (f)
+		fclose(f);
+	fprintf(out,
+		"aperture: memory: %zu kB of heap in use, %zu kB of kernel symbols (%zu), RSS %ld kB, at most %ld kB\n",
+		(mi.uordblks + mi.hblkhd) / 1024,
+		ap_kallsyms__bytes(ksyms) / 1024, ap_kallsyms__count(ksyms),
+		rss, hwm);
+}
+
+void ap_recording__init(struct ap_recording *r, struct ap_recorder *rec)
+{
+	memset(r, 0, sizeof(*r));
+	r->rec = rec;
+	ap_buf__init(&r->early);
+}
+
+int ap_recording__create(struct ap_recording *r, const char *path,
+			 const struct ap_header *h, char *err, size_t len)
+{
+	int e;
+
+	r->w = ap_writer__create(path, h, &e);
+	if (!r->w) {
+		snprintf(err, len, "creating '%s': %s", path, e == -ELOOP ?
+			 "a symbolic link, not followed" : strerror(-e));
+		return e;
+	}
+	return 0;
+}
+
+void ap_recording__begin(struct ap_recording *r)
+{
+	if (r->early.err)
+		r->write_err = r->early.err;
+	else if (r->early.len)
+		r->write_err = ap_writer__append(r->w, r->early.data,
+						 r->early.len);
+	ap_buf__free(&r->early);
+}
+
+int ap_recording__loop(struct ap_recording *r,
+		       const struct ap_recording_until *u, int *cmd_ended)
+{
+	uint64_t start, last_flush, last_alive, deadline = 0;
+	struct ap_workload *wl = u->cmd;
+	int e;
+
+	*cmd_ended = 0;
+	start = last_flush = last_alive = mono_ns();
+	if (u->duration > 0)
+		deadline = start + (uint64_t)(u->duration * 1e9);
+
+	while (!*u->stop) {
+		uint64_t now;
+
+		e = ap_collector__poll(r->col, 100);
+		if (e < 0 && e != -EINTR)
+			return e;
+		now = mono_ns();
+		if (now - last_flush >= FLUSH_NS) {
+			ap_recorder__flush(r->rec);
+			if (!r->write_err)
+				r->write_err = ap_writer__flush(r->w);
+			last_flush = now;
+		}
+		if (r->write_err)
+			break;
+		if (deadline && now >= deadline)
+			break;
+		if (wl && !wl->exited &&
+		    waitpid(wl->pid, &wl->status, WNOHANG) == wl->pid) {
+			wl->exited = 1;
+			*cmd_ended = 1;
+			break;
+		}
+		/* /proc reads at most every 100 ms, not on every wake-up */
+		if (u->nr_pids && now - last_alive >= ALIVE_NS) {
+			if (!ap_targets__alive(r->rec, u->pids, u->nr_pids))
+				break;
+			last_alive = now;
+		}
+	}
+	return 0;
+}
+
+int ap_recording__drain(struct ap_recording *r,
+			const volatile sig_atomic_t *stop_now)
+{
+	/* nothing new from here on: under overload the sensors would keep
+	 * the drain below going for ever; what the ring buffer holds
+	 * already belongs to the recording (a second signal cuts it short) */
+	ap_collector__stop(r->col);
+	while (!*stop_now && ap_collector__poll(r->col, 0) > 0)
+		;
+	/* calls still in flight are written as such, not dropped */
+	return ap_collector__finish(r->col);
+}
+
+int ap_recording__close(struct ap_recording *r, int exit_status)
+{
+	const struct ap_record_counts *counts;
+	struct ap_summary sum;
+	int e;
+
+	ap_recorder__write_status(r->rec, r->col);
+	ap_recorder__flush(r->rec);
+	ap_collector__counters(r->col, r->counters);
+	counts = ap_recorder__counts(r->rec);
+	memset(&sum, 0, sizeof(sum));
+	sum.end_mono_ns = mono_ns();
+	sum.samples = counts->samples;
+	sum.events = counts->events;
+	sum.lost[AP_LOST_RINGBUF] = r->counters[AP_STAT_RB_DROP];
+	sum.lost[AP_LOST_KSTACK] = r->counters[AP_STAT_KSTACK_ERR];
+	sum.lost[AP_LOST_USTACK] = r->counters[AP_STAT_USTACK_ERR];
+	sum.exit_status = exit_status;
+	r->written = ap_writer__bytes(r->w);	/* before summary and trailer */
+	e = ap_writer__close(r->w, &sum);
+	r->w = NULL;
+	return r->write_err ? r->write_err : e;
+}
+
+void ap_recording__free(struct ap_recording *r)
+{
+	ap_buf__free(&r->early);
+}
+
+void ap_recording__print_summary(const struct ap_recording *r,
+				 const char *output, FILE *out)
+{
+	const struct ap_record_counts *counts = ap_recorder__counts(r->rec);
+	const uint64_t *counters = r->counters;
+	int to_stdout = !strcmp(output, "-");
+	struct stat st;
+	uint64_t bytes = stat(output, &st) ? 0 : st.st_size;
+	char size[32];
+
+	if (to_stdout)
+		bytes = r->written;
+	human_size(bytes, size, sizeof(size));
+	fprintf(out,
+		"aperture: %" PRIu64 " samples, %" PRIu64 " events, %" PRIu64 " lost",
+		counts->samples, counts->events,
+		counters[AP_STAT_RB_DROP]);
+	if (counters[AP_STAT_KSTACK_ERR] || counters[AP_STAT_USTACK_ERR])
+		fprintf(out, " (stack errors: %" PRIu64 " kernel, %" PRIu64 " user)",
+			counters[AP_STAT_KSTACK_ERR],
+			counters[AP_STAT_USTACK_ERR]);
+	if (counters[AP_STAT_SCHED_UNSEEN])
+		fprintf(out, " (%" PRIu64 " context switches the kernel did not report: intervals not measured in full)",
+			counters[AP_STAT_SCHED_UNSEEN]);
+	if (counts->losers) {
+		/* the name is another user's: escaped */
+		char comm[4 * AP_COMM_MAX + 1];
+
+		ap_escape(comm, sizeof(comm), counts->loser_comm, 0);
+		fprintf(out, " (records lost by %" PRIu64 " process%s, most by pid %u %s: %" PRIu64 ")",
+			counts->losers, counts->losers > 1 ? "es" : "",
+			counts->loser_pid, comm, counts->loser_lost);
+	}
+	fprintf(out, ", %s written to %s\n", size,
+		to_stdout ? "standard output" : output);
+}
+
+void ap_recording__print_costs(const struct ap_recording *r,
+			       const struct ap_kallsyms *ksyms, FILE *out)
+{
+	const struct ap_record_counts *counts = ap_recorder__counts(r->rec);
+	struct ap_unwind_stats us;
+
+	/* what the targets' mappings cost the recorder: a process
+	 * must not make it re-read them for every scan or sample */
+	ap_collector__unwind_stats(r->col, &us);
+	fprintf(out,
+		"aperture: recorder: %" PRIu64 " maps scans (at most %" PRIu64 " of one process), %" PRIu64 " mappings written, %" PRIu64 " kernel mapping records lost, %" PRIu64 " build-id reads; unwinder: %" PRIu64 " table builds, %" PRIu64 " mirror updates (at most %" PRIu64 " of one process), %" PRIu64 " mappings beyond the mirror\n",
+		counts->map_scans, counts->map_scans_max,
+		counts->mmaps, ap_collector__mappings_lost(r->col),
+		ap_proc_build_id_reads(), us.builds, us.publishes,
+		us.publishes_max, us.maps_full);
+	print_memory(ksyms, out);
+}

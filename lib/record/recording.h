@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * aperture record's file, from the header to the summary line: the
+ * header from what is recorded, the recorder's frames into the writer
+ * (held in memory until the file exists: it is created once the command
+ * has started, so that a failed exec leaves no trace), the loop that
+ * polls until the recording ends, the drain, the trailer, and what is
+ * said about it at the end.  cmd/record.c parses the options and wires
+ * the collector and the recorder to it.
+ */
+#ifndef APERTURE_RECORDING_H
+#define APERTURE_RECORDING_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "aperture.h"
+#include "format/buf.h"
+
+struct ap_collector;
+struct ap_recorder;
+struct ap_writer;
+struct ap_header;
+struct ap_kallsyms;
+struct ap_workload;
+
+struct ap_recording {
+	struct ap_recorder *rec;	/* not owned */
+	struct ap_collector *col;	/* not owned */
+	struct ap_writer *w;
+	struct ap_buf early;		/* frames from before the file */
+	int write_err;			/* the first, reported at the end */
+	/* at the end, for the summary */
+	uint64_t counters[AP_STAT_NR];
+	uint64_t written;		/* bytes before summary and trailer */
+};
+
+/* what the header says about the recording */
+struct ap_record_header_opts {
+	uint32_t freq;
+	uint32_t events;		/* requested */
+	uint32_t available;		/* of those, the sensors that run */
+	int argc;			/* record's own command line */
+	char **argv;
+	int system_wide;
+	const char *cmd;		/* -- CMD's name, or NULL */
+	const pid_t *pids;
+	int nr_pids;
+	const char *filters;		/* ", threads 12, CPUs 0-1" */
+};
+void ap_record_header__build(struct ap_header *h,
+			     const struct ap_record_header_opts *o);
+
+/* Initialises r; frames reach it through ap_recording__sink */
+void ap_recording__init(struct ap_recording *r, struct ap_recorder *rec);
+/* ap_sink_fn for ap_recorder__new, ctx the recording */
+int ap_recording__sink(void *ctx, const void *frames, size_t len);
+
+/* Keeps the previous recording at path as path.old, as perf does: 0, or
+ * -errno with the message in err[len] */
+int ap_recording__keep_old(const char *path, char *err, size_t len);
+/* Creates the file ("-": standard output): 0, or -errno with the
+ * message in err[len].  The early frames follow at ap_recording__begin. */
+int ap_recording__create(struct ap_recording *r, const char *path,
+			 const struct ap_header *h, char *err, size_t len);
+void ap_recording__begin(struct ap_recording *r);
+
+/* when the loop ends */
+struct ap_recording_until {
+	const volatile sig_atomic_t *stop;	/* set by a signal */
+	double duration;			/* seconds; 0: no limit */
+	struct ap_workload *cmd;		/* -- CMD, or NULL */
+	const pid_t *pids;			/* -p: when none runs */
+	int nr_pids;
+};
+/* Polls and writes until u says the recording ends, or a write fails.
+ * *cmd_ended: the command exited.  0, or -errno of reading events. */
+int ap_recording__loop(struct ap_recording *r,
+		       const struct ap_recording_until *u, int *cmd_ended);
+/* Stops the sensors and drains what the ring buffer holds (cut short when
+ * *stop_now is set); the collector's finish: 0 or -errno (the calls
+ * still in flight could not be written). */
+int ap_recording__drain(struct ap_recording *r,
+			const volatile sig_atomic_t *stop_now);
+/* The status records, the summary (exit_status: -- CMD's wait status,
+ * -1 otherwise) and the trailer: 0, or the first write error. */
+int ap_recording__close(struct ap_recording *r, int exit_status);
+void ap_recording__free(struct ap_recording *r);
+
+/* "aperture: N samples, N events, N lost ..., SIZE written to OUTPUT" */
+void ap_recording__print_summary(const struct ap_recording *r,
+				 const char *output, FILE *out);
+/* -v: what the targets' mappings cost the recorder, and its memory */
+void ap_recording__print_costs(const struct ap_recording *r,
+			       const struct ap_kallsyms *ksyms, FILE *out);
+
+#endif /* APERTURE_RECORDING_H */
