@@ -34,44 +34,74 @@
 #define AP_EV_IO		6
 #define AP_EV_TASK		16
 
-/* counters in the per-CPU "stats" array map */
-#define AP_STAT_RB_DROP		0	/* ring buffer full: record lost */
-#define AP_STAT_KSTACK_ERR	1	/* bpf_get_stack(kernel) failed */
-#define AP_STAT_USTACK_ERR	2	/* bpf_get_stack(user) failed */
-#define AP_STAT_IDLE		3	/* cpu samples of the idle task, skipped */
-#define AP_STAT_TARGET_FULL	4	/* a forked child did not fit in targets */
-#define AP_STAT_SYSCALL_TABLE_FULL 5	/* syscalls in flight table full */
-#define AP_STAT_LOCK_TABLE_FULL	6	/* lock waits in flight table full */
-#define AP_STAT_GPU_TABLE_FULL	7	/* gpu launches in flight table full */
-#define AP_STAT_SCHED_TABLE_FULL 8
-#define AP_STAT_IO_UNRESOLVED	9
-#define AP_STAT_IO_TABLE_FULL	10	/* io syscalls in flight table full */
-#define AP_STAT_SCHED_UNSEEN	11	/* context switches of a target thread
-					 * that no tracepoint reported */
-/* the user stack unwinder (bpf/unwind.bpf.h): stacks and frames */
-#define AP_STAT_UW_STACKS	16	/* user stacks unwound from CFI */
-#define AP_STAT_UW_COMPLETE	17	/* ... that reached the outermost frame */
-#define AP_STAT_UW_TRUNCATED	18	/* ... cut at the depth limit */
-#define AP_STAT_UW_FP_FRAMES	19	/* frames taken by frame pointer: no table */
-#define AP_STAT_UW_NO_PROC	20	/* stacks of a process not yet mirrored */
-#define AP_STAT_UW_BAD_RULE	21	/* rows the table could not express */
-#define AP_STAT_UW_FAULT	22	/* stack reads that faulted */
-#define AP_STAT_UW_OUTSIDE	23	/* return address outside every mapping */
-#define AP_STAT_UW_BUSY		24	/* every unwinder buffer of the CPU in
-					 * use (programs nested): no stack */
-#define AP_STAT_UW_VMA		25	/* frames whose mapping the mirror lacked,
-					 * found with bpf_find_vma */
-#define AP_STAT_NR		32
-
 /*
- * Losses by process: the counters below AP_LOSS_NR except AP_STAT_IDLE are
- * losses, each counted a second time under the process that lost the
- * record (the one running, or the thread a table entry was for), so that
- * `report` can say who lost what.  The processes beyond AP_LOSS_PROCS are
- * counted together (ap_loss_over): the sums stay equal to the counters.
+ * Counters in the per-CPU "stats" array map: X(NAME, index) for each,
+ * AP_STAT_NAME the index.  Those of AP_STATS_LOSS, 0 to AP_LOSS_NR - 1,
+ * are losses but for AP_STAT_IDLE, each counted a second time under the
+ * process that lost the record (the one running, or the thread a table
+ * entry was for), so that `report` can say who lost what.  The processes
+ * beyond AP_LOSS_PROCS are counted together (ap_loss_over): the sums stay
+ * equal to the counters.
  */
-#define AP_LOSS_NR		12	/* AP_STAT_RB_DROP .. AP_STAT_SCHED_UNSEEN */
+#define AP_STATS_LOSS(X)						\
+	X(RB_DROP,		0)	/* ring buffer full: record lost */ \
+	X(KSTACK_ERR,		1)	/* bpf_get_stack(kernel) failed */ \
+	X(USTACK_ERR,		2)	/* bpf_get_stack(user) failed */ \
+	X(IDLE,			3)	/* cpu samples of the idle	\
+					 * task, skipped */		\
+	X(TARGET_FULL,		4)	/* a forked child did not fit	\
+					 * in targets */		\
+	X(SYSCALL_TABLE_FULL,	5)	/* syscalls in flight table full */ \
+	X(LOCK_TABLE_FULL,	6)	/* lock waits in flight table full */ \
+	X(GPU_TABLE_FULL,	7)	/* gpu launches in flight table	\
+					 * full */			\
+	X(SCHED_TABLE_FULL,	8)					\
+	X(IO_UNRESOLVED,	9)					\
+	X(IO_TABLE_FULL,	10)	/* io syscalls in flight table full */ \
+	X(SCHED_UNSEEN,		11)	/* context switches of a target	\
+					 * thread that no tracepoint	\
+					 * reported */
+/* the user stack unwinder (bpf/unwind.bpf.h): stacks and frames */
+#define AP_STATS_UNWIND(X)						\
+	X(UW_STACKS,		16)	/* user stacks unwound from CFI */ \
+	X(UW_COMPLETE,		17)	/* ... that reached the		\
+					 * outermost frame */		\
+	X(UW_TRUNCATED,		18)	/* ... cut at the depth limit */ \
+	X(UW_FP_FRAMES,		19)	/* frames taken by frame pointer: \
+					 * no table */			\
+	X(UW_NO_PROC,		20)	/* stacks of a process not yet	\
+					 * mirrored */			\
+	X(UW_BAD_RULE,		21)	/* rows the table could not	\
+					 * express */			\
+	X(UW_FAULT,		22)	/* stack reads that faulted */	\
+	X(UW_OUTSIDE,		23)	/* return address outside every	\
+					 * mapping */			\
+	X(UW_BUSY,		24)	/* every unwinder buffer of the CPU \
+					 * in use (programs nested): no	\
+					 * stack */			\
+	X(UW_VMA,		25)	/* frames whose mapping the mirror \
+					 * lacked, found with bpf_find_vma */
+#define AP_STATS(X)		AP_STATS_LOSS(X) AP_STATS_UNWIND(X)
+
+#define AP__STAT_ENUM(name, v)	AP_STAT_##name = v,
+#define AP__STAT_COUNT(name, v)	+ 1
+#define AP__STAT_BIT(name, v)	+ (1ull << (v))
+#define AP__STAT_OR(name, v)	| (1ull << (v))
+enum {
+	AP_STATS(AP__STAT_ENUM)
+	AP_LOSS_NR = 0 AP_STATS_LOSS(AP__STAT_COUNT)
+};
+#define AP_STAT_NR		32	/* the map's entries */
 #define AP_LOSS_PROCS		4096
+/* every index below AP_STAT_NR, each once; AP_STATS_LOSS 0, 1, 2 ... */
+_Static_assert((0 AP_STATS(AP__STAT_OR)) < (1ull << AP_STAT_NR) &&
+	       (0 AP_STATS(AP__STAT_BIT)) == (0 AP_STATS(AP__STAT_OR)) &&
+	       (0 AP_STATS_LOSS(AP__STAT_OR)) == (1ull << AP_LOSS_NR) - 1,
+	       "AP_STATS: indexes below AP_STAT_NR, each once");
+#undef AP__STAT_ENUM
+#undef AP__STAT_COUNT
+#undef AP__STAT_BIT
+#undef AP__STAT_OR
 
 struct ap_loss_key {
 	__u32 tgid;

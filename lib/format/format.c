@@ -2,7 +2,8 @@
 /*
  * Encoders and decoders of the record file's header payload and frames.
  * man/aperture-file.5 documents every byte written here; a change of
- * layout is a change of AP_FORMAT_MINOR (fields appended) or MAJOR.
+ * layout is a line appended to AP_FORMAT_MINORS (fields appended) or a
+ * new AP_FORMAT_MAJOR.
  */
 #include "format/format.h"
 
@@ -609,32 +610,15 @@ int ap_unwind_info__decode(const void *p, size_t len,
 	return c.err;
 }
 
+#define AP__NAME(name, v, str)	[v] = str,
+
 const char *ap_tag__name(uint32_t tag)
 {
-	static const char *const names[] = {
-		[AP_TAG_CPU]		= "cpu",
-		[AP_TAG_LOCK]		= "lock",
-		[AP_TAG_SYSCALL]	= "syscall",
-		[AP_TAG_GPU]		= "gpu",
-		[AP_TAG_MEM]		= "mem",
-		[AP_TAG_SCHED]		= "sched",
-		[AP_TAG_IO]		= "io",
-		[AP_TAG_GPU_DEV]	= "gpu-device",
-		[AP_TAG_TASK]		= "task",
-		[AP_TAG_COMM]		= "comm",
-		[AP_TAG_MMAP]		= "mmap",
-		[AP_TAG_STACK]		= "stack",
-		[AP_TAG_KSYM]		= "ksym",
-		[AP_TAG_LOST]		= "lost",
-		[AP_TAG_SENSOR]		= "sensor",
-		[AP_TAG_SUMMARY]	= "summary",
-		[AP_TAG_LOST_PROC]	= "lost-proc",
-		[AP_TAG_IMAGE]		= "image",
-		[AP_TAG_JIT]		= "jit",
-		[AP_TAG_UNWIND]		= "unwind",
+	static const char *const names[AP_TRAILER_TAGS] = {
+		AP_FORMAT_TAGS(AP__NAME)
 	};
 
-	if (tag >= sizeof(names) / sizeof(names[0]))
+	if (tag >= AP_TRAILER_TAGS)
 		return NULL;
 	return names[tag];
 }
@@ -642,12 +626,7 @@ const char *ap_tag__name(uint32_t tag)
 const char *ap_lost__source_name(uint32_t source)
 {
 	static const char *const names[AP_LOST_NR] = {
-		[AP_LOST_RINGBUF]	= "ringbuf",
-		[AP_LOST_KSTACK]	= "kernel-stack",
-		[AP_LOST_USTACK]	= "user-stack",
-		[AP_LOST_TABLE]		= "table-full",
-		[AP_LOST_UNRESOLVED]	= "unresolved",
-		[AP_LOST_WRITE]		= "write",
+		AP_LOST_SOURCES(AP__NAME)
 	};
 
 	if (source >= AP_LOST_NR)

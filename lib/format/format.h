@@ -23,14 +23,47 @@
 
 #define AP_FILE_MAGIC		"APERTURE"	/* 8 bytes, no NUL */
 #define AP_FORMAT_MAJOR		1
-#define AP_FORMAT_MINOR		7	/* 1: syscall summary frames; 2: gpu-device
-					 * frames, launch correlation ids, ap_stack.flags;
-					 * 3: io summary frames (AP_IO_F_SUM);
-					 * 4: an io call's duration;
-					 * 5: the header CRC covers the version;
-					 * 6: losses by process (lost-proc);
-					 * 7: sched frames say the process's start
-					 * time */
+
+/*
+ * The minor versions of major 1, oldest first: X(NAME, minor) for each.
+ * AP_FORMAT_MINOR, the version this aperture writes, is the number of
+ * lines: a change of layout appends one (two branches that each add one
+ * then conflict here instead of both taking the same number).
+ */
+#define AP_FORMAT_MINORS(X)						\
+	X(SYSCALL_SUMS,		1)	/* syscall summary frames */	\
+	X(GPU_DEV,		2)	/* gpu-device frames, launch	\
+					 * correlation ids, ap_stack.flags */ \
+	X(IO_SUMS,		3)	/* io summaries (AP_IO_F_SUM) */ \
+	X(IO_DURATION,		4)	/* an io call's duration */	\
+	X(HDR_CRC,		5)	/* the header CRC covers the	\
+					 * version */			\
+	X(LOST_PROC,		6)	/* losses by process */		\
+	X(SCHED_START,		7)	/* sched frames say the		\
+					 * process's start time */
+
+/* for the checks of the lists: X(NAME, value, ...) */
+#define AP__COUNT(name, ...)	+ 1
+#define AP__BIT(name, v, ...)	+ (1ull << (v))
+#define AP__OR(name, v, ...)	| (1ull << (v))
+/* no two lines of list have the same value (all below 64) */
+#define AP__UNIQUE(list)	((0 list(AP__BIT)) == (0 list(AP__OR)))
+/* the values of list are first, first + 1, ... (first + lines - 1) */
+#define AP__DENSE(list, first)						\
+	(AP__UNIQUE(list) &&						\
+	 (0 list(AP__OR)) == ((1ull << (first)) *			\
+			      ((1ull << (0 list(AP__COUNT))) - 1)))
+/* the constants of list (x(NAME, value, ...) names one), nr the number of
+ * lines, and the check that they run from first without a gap */
+#define AP__DENSE_ENUM(list, x, nr, first)				\
+	enum { list(x) nr = 0 list(AP__COUNT) };			\
+	_Static_assert(AP__DENSE(list, first),				\
+		       #list ": values from " #first ", each once")
+
+#define AP__MINOR_ENUM(name, v)	AP_FORMAT_MINOR_##name = v,
+AP__DENSE_ENUM(AP_FORMAT_MINORS, AP__MINOR_ENUM, AP_FORMAT_MINOR, 1);
+#undef AP__MINOR_ENUM
+
 #define AP_FRAME_HDR_LEN	8
 /* a block: "APBK", compressed and raw lengths, frames, CRC-32 of the
  * compressed bytes, CRC-32 of the header's first 20 bytes */
@@ -38,28 +71,42 @@
 /* the trailer holds a frame count (u64) for each of this many tags */
 #define AP_TRAILER_TAGS		32
 
-/* frame tags; 0-3 keep the reference event model's order */
-#define AP_TAG_CPU		0	/* CPU sample */
-#define AP_TAG_LOCK		1
-#define AP_TAG_SYSCALL		2
-#define AP_TAG_GPU		3	/* GPU kernel launch */
-#define AP_TAG_MEM		4	/* memory access sample */
-#define AP_TAG_SCHED		5
-#define AP_TAG_IO		6
-#define AP_TAG_GPU_DEV		7	/* GPU activity on the device (CUPTI) */
-/* metadata */
-#define AP_TAG_TASK		16	/* process seen / forked / exec / exit */
-#define AP_TAG_COMM		17	/* thread name */
-#define AP_TAG_MMAP		18	/* one mapping of a process */
-#define AP_TAG_STACK		19	/* stack table entry */
-#define AP_TAG_KSYM		20	/* kernel symbol */
-#define AP_TAG_LOST		21	/* drop counters */
-#define AP_TAG_SENSOR		22	/* what a sensor did: ok or why not */
-#define AP_TAG_SUMMARY		23	/* end-of-record summary */
-#define AP_TAG_LOST_PROC	24	/* drop counters of one process */
-#define AP_TAG_IMAGE		29	/* an ELF image with no file: the vDSO */
-#define AP_TAG_JIT		30	/* a JIT symbol from /tmp/perf-PID.map */
-#define AP_TAG_UNWIND		31	/* how user stacks were unwound */
+/*
+ * The frame tags: X(NAME, value, "name") for each, events below
+ * AP_TAG_TASK, metadata from it up.  AP_TAG_NAME, ap_tag__name() and the
+ * checks below come from these lists; man/aperture-file.5 documents each
+ * tag with its number and name (test_format checks that it does).
+ */
+#define AP_FORMAT_EVENT_TAGS(X)						\
+	/* 0-3 keep the reference event model's order */		\
+	X(CPU,		0,	"cpu")		/* CPU sample */	\
+	X(LOCK,		1,	"lock")					\
+	X(SYSCALL,	2,	"syscall")				\
+	X(GPU,		3,	"gpu")		/* GPU kernel launch */	\
+	X(MEM,		4,	"mem")		/* memory access */	\
+	X(SCHED,	5,	"sched")				\
+	X(IO,		6,	"io")					\
+	X(GPU_DEV,	7,	"gpu-device")	/* on the GPU (CUPTI) */
+#define AP_FORMAT_META_TAGS(X)						\
+	X(TASK,		16,	"task")		/* seen, fork, exec, exit */ \
+	X(COMM,		17,	"comm")		/* thread name */	\
+	X(MMAP,		18,	"mmap")		/* a process's mapping */ \
+	X(STACK,	19,	"stack")	/* stack table entry */	\
+	X(KSYM,		20,	"ksym")		/* kernel symbol */	\
+	X(LOST,		21,	"lost")		/* drop counters */	\
+	X(SENSOR,	22,	"sensor")	/* ok, or why not */	\
+	X(SUMMARY,	23,	"summary")	/* end of the record */	\
+	X(LOST_PROC,	24,	"lost-proc")	/* one process's drops */ \
+	X(IMAGE,	29,	"image")	/* no file has it: vDSO */ \
+	X(JIT,		30,	"jit")		/* from /tmp/perf-PID.map */ \
+	X(UNWIND,	31,	"unwind")	/* how stacks unwound */
+#define AP_FORMAT_TAGS(X)	AP_FORMAT_EVENT_TAGS(X) AP_FORMAT_META_TAGS(X)
+
+#define AP__TAG_ENUM(name, v, str)	AP_TAG_##name = v,
+enum {
+	AP_FORMAT_TAGS(AP__TAG_ENUM)
+};
+#undef AP__TAG_ENUM
 
 #define AP_COMM_MAX		16
 #define AP_PATH_MAX		4096
@@ -67,6 +114,19 @@
 
 /* bits for ap_header.events_*: 1u << AP_TAG_* of the event */
 #define AP_EVMASK(tag)		(1u << (tag))
+
+/* an event's tag is a bit of AP_EVMASK and below AP_TAG_TASK (the readers
+ * tell events from metadata so); every tag has a trailer count */
+#define AP__EVENT_TAG_CHECK(name, v, str)				\
+	_Static_assert(v < AP_TAG_TASK, "event tag " str ": below 16");
+#define AP__META_TAG_CHECK(name, v, str)				\
+	_Static_assert(v >= AP_TAG_TASK && v < AP_TRAILER_TAGS,		\
+		       "metadata tag " str ": 16 to 31");
+AP_FORMAT_EVENT_TAGS(AP__EVENT_TAG_CHECK)
+AP_FORMAT_META_TAGS(AP__META_TAG_CHECK)
+#undef AP__EVENT_TAG_CHECK
+#undef AP__META_TAG_CHECK
+_Static_assert(AP__UNIQUE(AP_FORMAT_TAGS), "two tags have one value");
 
 struct ap_header {
 	uint16_t major;
@@ -173,14 +233,19 @@ struct ap_ksym {
 	char module[64];		/* "" for vmlinux */
 };
 
-/* ap_lost.source */
-#define AP_LOST_RINGBUF		0	/* BPF ring buffer full */
-#define AP_LOST_KSTACK		1	/* kernel stack capture failed */
-#define AP_LOST_USTACK		2	/* user stack capture failed */
-#define AP_LOST_TABLE		3	/* an in-kernel table was full */
-#define AP_LOST_UNRESOLVED	4	/* could not be attributed */
-#define AP_LOST_WRITE		5	/* not written (I/O error) */
-#define AP_LOST_NR		6
+/* ap_lost.source: X(NAME, value, "name"), values 0 to AP_LOST_NR - 1
+ * (ap_summary.lost[] is indexed by them) */
+#define AP_LOST_SOURCES(X)						\
+	X(RINGBUF,	0,	"ringbuf")	/* BPF ring buffer full */ \
+	X(KSTACK,	1,	"kernel-stack")	/* capture failed */	\
+	X(USTACK,	2,	"user-stack")	/* capture failed */	\
+	X(TABLE,	3,	"table-full")	/* in-kernel table full */ \
+	X(UNRESOLVED,	4,	"unresolved")	/* not attributed */	\
+	X(WRITE,	5,	"write")	/* not written (I/O error) */
+
+#define AP__LOST_ENUM(name, v, str)	AP_LOST_##name = v,
+AP__DENSE_ENUM(AP_LOST_SOURCES, AP__LOST_ENUM, AP_LOST_NR, 0);
+#undef AP__LOST_ENUM
 
 struct ap_lost {
 	uint64_t ts;

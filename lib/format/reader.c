@@ -152,7 +152,7 @@ static long reader__header(struct ap_reader *r, const char *path,
 	stored = ap_get_le32(m + AP_FILE_HDR_FIXED + hlen);
 	/* 1.5 on: version, length and payload; 1.0 to 1.4: the payload */
 	if (crc(m + 8, AP_FILE_HDR_FIXED - 8 + (size_t)hlen) != stored &&
-	    (major != 1 || minor >= 5 ||
+	    (major != 1 || minor >= AP_FORMAT_MINOR_HDR_CRC ||
 	     crc(m + AP_FILE_HDR_FIXED, hlen) != stored)) {
 		set_err(errbuf, errlen,
 			"%s: header CRC mismatch: the file is corrupt", path);

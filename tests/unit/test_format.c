@@ -3,13 +3,23 @@
  * lib/format/format.c: every frame round-trips, the bytes of the cpu, task and
  * stack frames are pinned, short payloads are refused and long ones
  * accepted, and the header's TLV payload skips keys it does not know.
+ *
+ * man/aperture-file.5 against the tables of lib/format/format.h: every tag
+ * of AP_FORMAT_TAGS has its section, with its number and name, and the
+ * page has no section for a tag the table lacks; the reserved tags are the
+ * ones left; the page states the version AP_FORMAT_MAJOR.AP_FORMAT_MINOR;
+ * the lost frame lists the sources of AP_LOST_SOURCES.  The page is found
+ * under $APERTURE_TEST_SRCDIR (default ".").
  */
 #include <check.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "format/format.h"
+
+#define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 /* one row per frame type: fill a sample, encode it, decode it back */
 struct frame_case {
@@ -588,7 +598,251 @@ START_TEST(test_lost_source_name)
 }
 END_TEST
 
-#define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
+struct entry {
+	unsigned int value;
+	const char *name;
+};
+
+#define ENTRY(name, v, str)	{ v, str },
+static const struct entry tags[] = { AP_FORMAT_TAGS(ENTRY) };
+static const struct entry sources[] = { AP_LOST_SOURCES(ENTRY) };
+#undef ENTRY
+
+/* the page's lines, "\-" read as "-" */
+static char **lines;
+static size_t nr_lines;
+
+static void man_load(void)
+{
+	const char *dir = getenv("APERTURE_TEST_SRCDIR");
+	char path[4096], buf[1024];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/man/aperture-file.5",
+		 dir ? dir : ".");
+	f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "cannot open %s: set APERTURE_TEST_SRCDIR",
+		      path);
+	while (fgets(buf, sizeof(buf), f)) {
+		char *s = strdup(buf), *w = s;
+		const char *r;
+
+		ck_assert_ptr_nonnull(s);
+		for (r = buf; *r && *r != '\n'; r++) {
+			if (r[0] == '\\' && r[1] == '-')
+				r++;
+			*w++ = *r;
+		}
+		*w = '\0';
+		lines = realloc(lines, (nr_lines + 1) * sizeof(*lines));
+		ck_assert_ptr_nonnull(lines);
+		lines[nr_lines++] = s;
+	}
+	fclose(f);
+	ck_assert_msg(nr_lines > 0, "%s is empty", path);
+}
+
+static void man_free(void)
+{
+	while (nr_lines)
+		free(lines[--nr_lines]);
+	free(lines);
+	lines = NULL;
+}
+
+/* the line that starts with prefix, exactly once; NULL if none */
+static const char *man_line(const char *prefix)
+{
+	const char *found = NULL;
+	size_t i;
+
+	for (i = 0; i < nr_lines; i++) {
+		if (strncmp(lines[i], prefix, strlen(prefix)))
+			continue;
+		ck_assert_msg(!found, "two lines start with \"%s\"", prefix);
+		found = lines[i];
+	}
+	return found;
+}
+
+static const struct entry *find(const struct entry *t, size_t n,
+				unsigned int value)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (t[i].value == value)
+			return &t[i];
+	return NULL;
+}
+
+/* the entries of a table the page names, each once */
+struct seen {
+	const char *what, *list;	/* "tag", "AP_FORMAT_TAGS" */
+	const struct entry *t;
+	size_t n;
+	int seen[AP_TRAILER_TAGS];
+};
+
+/* the page names value v name on line (from 1) */
+static void seen__add(struct seen *s, size_t line, unsigned int v,
+		      const char *name)
+{
+	const struct entry *e = find(s->t, s->n, v);
+
+	ck_assert_msg(e, "line %zu: %s %u is not in %s", line, s->what, v,
+		      s->list);
+	ck_assert_msg(!strcmp(e->name, name),
+		      "line %zu: %s %u is \"%s\" in the page, \"%s\" in %s",
+		      line, s->what, v, name, e->name, s->list);
+	ck_assert_msg(!s->seen[e - s->t]++, "line %zu: %s %u twice", line,
+		      s->what, v);
+}
+
+static void seen__all(const struct seen *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		ck_assert_msg(s->seen[i], "%s %u (%s) of %s is not in the page",
+			      s->what, s->t[i].value, s->t[i].name, s->list);
+}
+
+/* ".SS Tag N: name (what)": a section per tag, none more */
+START_TEST(test_man_tags)
+{
+	struct seen s = { "tag", "AP_FORMAT_TAGS", tags, NELEM(tags) };
+	size_t i;
+
+	for (i = 0; i < nr_lines; i++) {
+		unsigned int v;
+		char name[64];
+
+		if (strncmp(lines[i], ".SS Tag ", 8))
+			continue;
+		ck_assert_msg(sscanf(lines[i], ".SS Tag %u: %63[^ (]", &v,
+				     name) == 2,
+			      "line %zu: \"%s\": not \"Tag N: name\"", i + 1,
+			      lines[i]);
+		seen__add(&s, i + 1, v, name);
+	}
+	seen__all(&s);
+}
+END_TEST
+
+/* "Tags 8 to 15, 25 to 28 and 32 and above are reserved ...": the ranges
+ * below AP_TRAILER_TAGS that no tag has */
+START_TEST(test_man_reserved)
+{
+	char want[256];
+	size_t off;
+	unsigned int v, end;
+	const char *got;
+
+	off = (size_t)snprintf(want, sizeof(want), "Tags ");
+	for (v = 0; v < AP_TRAILER_TAGS; v = end) {
+		for (; v < AP_TRAILER_TAGS && find(tags, NELEM(tags), v); v++)
+			;
+		for (end = v; end < AP_TRAILER_TAGS &&
+			      !find(tags, NELEM(tags), end); end++)
+			;
+		if (v == end)
+			break;
+		if (end == v + 1)
+			off += (size_t)snprintf(want + off, sizeof(want) - off,
+						"%u, ", v);
+		else
+			off += (size_t)snprintf(want + off, sizeof(want) - off,
+						"%u to %u, ", v, end - 1);
+	}
+	off -= 2;
+	snprintf(want + off, sizeof(want) - off,
+		 " and %u and above are reserved for future use.",
+		 AP_TRAILER_TAGS);
+	got = man_line("Tags ");
+	ck_assert_msg(got, "no line \"%s\"", want);
+	ck_assert_str_eq(got, want);
+}
+END_TEST
+
+/* the description's "(1.1 added ...; 1.2 ...; ...)": each minor version
+ * once, in order, up to AP_FORMAT_MINOR */
+static int history(void)
+{
+	char text[4096] = "", v[32];
+	const char *p;
+	size_t i, off = 0;
+	int minor;
+
+	for (i = 0; i < nr_lines && strncmp(lines[i], "This page ", 10); i++)
+		;
+	for (; i < nr_lines && strcmp(lines[i], ".PP"); i++)
+		off += (size_t)snprintf(text + off, sizeof(text) - off, "%s ",
+					lines[i]);
+	p = strchr(text, '(');
+	for (minor = 1; p && minor <= AP_FORMAT_MINOR + 1; minor++) {
+		snprintf(v, sizeof(v), "%d.%d ", AP_FORMAT_MAJOR, minor);
+		p = strstr(p, v);
+		if (!p)
+			return minor == AP_FORMAT_MINOR + 1;
+	}
+	return 0;
+}
+
+START_TEST(test_man_version)
+{
+	char want[128];
+	const char *got;
+
+	snprintf(want, sizeof(want),
+		 "This page describes every byte of format version %d.%d ",
+		 AP_FORMAT_MAJOR, AP_FORMAT_MINOR);
+	ck_assert_msg(man_line(want), "no line starting \"%s\"", want);
+	ck_assert_msg(history(), "the page's list of minor versions does not end at %d.%d",
+		      AP_FORMAT_MAJOR, AP_FORMAT_MINOR);
+	snprintf(want, sizeof(want), "u16 major - format major version, %d.",
+		 AP_FORMAT_MAJOR);
+	got = man_line("u16 major ");
+	ck_assert_msg(got, "no line \"%s\"", want);
+	ck_assert_str_eq(got, want);
+	snprintf(want, sizeof(want), "u16 minor - format minor version, %d.",
+		 AP_FORMAT_MINOR);
+	got = man_line("u16 minor ");
+	ck_assert_msg(got, "no line \"%s\"", want);
+	ck_assert_str_eq(got, want);
+}
+END_TEST
+
+/* in the lost frame's section, "... N" then ".IR name ," for each source */
+START_TEST(test_man_lost_sources)
+{
+	struct seen s = { "source", "AP_LOST_SOURCES", sources,
+			  NELEM(sources) };
+	size_t i, first = 0, last;
+
+	for (i = 0; i < nr_lines; i++) {
+		if (!strncmp(lines[i], ".SS Tag ", 8) && first)
+			break;
+		if (!strncmp(lines[i], ".SS Tag 21: lost ", 17))
+			first = i;
+	}
+	last = i;
+	ck_assert_msg(first, "no section \".SS Tag 21: lost\"");
+	for (i = first + 1; i + 1 < last; i++) {
+		char name[64];
+		const char *p;
+		unsigned int v;
+
+		if (sscanf(lines[i + 1], ".IR %63[^ ,]", name) != 1)
+			continue;
+		p = strrchr(lines[i], ' ');
+		if (!p || sscanf(p, " %u", &v) != 1)
+			continue;
+		seen__add(&s, i + 2, v, name);
+	}
+	seen__all(&s);
+}
+END_TEST
 
 static Suite *format_suite(void)
 {
@@ -644,6 +898,14 @@ static Suite *format_suite(void)
 
 	tc = tcase_create("lost__source_name");
 	tcase_add_loop_test(tc, test_lost_source_name, 0, NELEM(lost_names));
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("aperture-file.5");
+	tcase_add_checked_fixture(tc, man_load, man_free);
+	tcase_add_test(tc, test_man_tags);
+	tcase_add_test(tc, test_man_reserved);
+	tcase_add_test(tc, test_man_version);
+	tcase_add_test(tc, test_man_lost_sources);
 	suite_add_tcase(s, tc);
 	return s;
 }
