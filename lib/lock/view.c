@@ -694,18 +694,11 @@ static int lock_print(void *p, FILE *out)
 static int lock_profile(void *p, struct ap_profile *pr)
 {
 	struct view_lock *v = p;
-	static const struct ap_prof_view pv = {
-		.name = "lock",
-		.types = { { "lock-wait", "nanoseconds" },
-			   { "waits", "count" } },
-		.nr_types = 2,
-		.main = 0,
-	};
 	char lbl[AP_LOCK_SYM_MAX + 64], leaf[AP_LOCK_SYM_MAX + 96];
 	size_t i;
 	int idx, err;
 
-	idx = ap_profile__add_view(pr, &pv);
+	idx = ap_profile__add_kind(pr, AP_TAG_LOCK, 0);
 	if (idx < 0)
 		return idx;
 	name_rows(v);

@@ -969,18 +969,12 @@ static int sc_print(void *p, FILE *out)
 static int sc_profile(void *p, struct ap_profile *pr)
 {
 	struct view_sc *v = p;
-	static const struct ap_prof_view pv = {
-		.name = "syscall",
-		.types = { { "syscall", "nanoseconds" }, { "calls", "count" } },
-		.nr_types = 2,
-		.main = 0,
-	};
 	char name[32], leaf[48];
 	uint64_t k, ns, *calls;
 	size_t i, it;
 	int idx, err;
 
-	idx = ap_profile__add_view(pr, &pv);
+	idx = ap_profile__add_kind(pr, AP_TAG_SYSCALL, 0);
 	if (idx < 0)
 		return idx;
 	for (i = 0; i < v->nr; i++) {

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The table of event kinds (lib/event/kinds.c) as the exports read it:
+ * pprof sample types unique across kinds (go tool pprof -sample_index
+ * picks a type by name, profile servers key by type and unit), and a
+ * profile's views carrying their kind's types.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "event/event.h"
+#include "export/profile.h"
+
+START_TEST(test_prof_types_unique)
+{
+	size_t i, j;
+	int a, b;
+
+	for (i = 0; i < ap_nr_event_kinds; i++) {
+		const struct ap_event_kind *k = ap_event_kinds[i];
+
+		ck_assert_int_gt(k->nr_prof_types, 0);
+		ck_assert_int_le(k->nr_prof_types, AP_PROF_MAX_TYPES);
+		for (a = 0; a < k->nr_prof_types; a++) {
+			ck_assert_ptr_nonnull(k->prof_types[a].type);
+			ck_assert_ptr_nonnull(k->prof_types[a].unit);
+		}
+	}
+	/* every pair of types, in one kind or in two */
+	for (i = 0; i < ap_nr_event_kinds; i++)
+		for (j = i; j < ap_nr_event_kinds; j++)
+			for (a = 0; a < ap_event_kinds[i]->nr_prof_types; a++)
+				for (b = 0; b < ap_event_kinds[j]->nr_prof_types; b++) {
+					const char *x, *y;
+
+					if (i == j && b <= a)
+						continue;
+					x = ap_event_kinds[i]->prof_types[a].type;
+					y = ap_event_kinds[j]->prof_types[b].type;
+					ck_assert_msg(strcmp(x, y),
+						      "kinds %s and %s share the sample type '%s'",
+						      ap_event_kinds[i]->name,
+						      ap_event_kinds[j]->name, x);
+				}
+}
+END_TEST
+
+/* a profile's view of a kind is its descriptor's row */
+START_TEST(test_profile_add_kind)
+{
+	const struct ap_event_kind *k = ap_event_kinds[_i];
+	struct ap_profile p;
+	int idx, t;
+
+	ap_profile__init(&p, NULL);
+	idx = ap_profile__add_kind(&p, k->tag, k->nr_prof_types - 1);
+	ck_assert_int_eq(idx, 0);
+	ck_assert_str_eq(p.views[0].name, k->name);
+	ck_assert_str_eq(p.views[0].title, k->title);
+	ck_assert_int_eq(p.views[0].nr_types, k->nr_prof_types);
+	ck_assert_int_eq(p.views[0].main, k->nr_prof_types - 1);
+	for (t = 0; t < k->nr_prof_types; t++) {
+		ck_assert_str_eq(p.views[0].types[t].type,
+				 k->prof_types[t].type);
+		ck_assert_str_eq(p.views[0].types[t].unit,
+				 k->prof_types[t].unit);
+	}
+	/* a main type the kind has not */
+	ck_assert_int_eq(ap_profile__add_kind(&p, k->tag, k->nr_prof_types),
+			 -EINVAL);
+	ap_profile__free(&p);
+}
+END_TEST
+
+static Suite *event_suite(void)
+{
+	Suite *s = suite_create("event");
+	TCase *tc = tcase_create("prof_types");
+
+	tcase_add_test(tc, test_prof_types_unique);
+	tcase_add_loop_test(tc, test_profile_add_kind, 0,
+			    (int)ap_nr_event_kinds);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(event_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
