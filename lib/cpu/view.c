@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "event/event.h"
 #include "report/ctxtab.h"
 #include "util/hmap.h"
 #include "export/profile.h"
@@ -1052,9 +1053,8 @@ static int print_folded(struct view_cpu *v, FILE *out)
 	ap_folded__sort(&fo);
 	for (i = 0; i < fo.nr; i++)
 		fprintf(out, "%s %.0f\n", fo.lines[i].s,
-			v->o->folded_us && v->o->freq ?
-			fo.lines[i].weight * 1e6 / v->o->freq :
-			fo.lines[i].weight);
+			ap_event_kind__folded_weight(AP_TAG_CPU, v->o,
+						     fo.lines[i].weight));
 out:
 	ap_folded__free(&fo);
 	free(g);

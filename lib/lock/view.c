@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "event/event.h"
 #include "symbols/datasym.h"
 #include "lock/codec.h"
 #include "util/hmap.h"
@@ -664,7 +665,9 @@ static int print_folded(struct view_lock *v, struct sorted *so, FILE *out)
 			if (lbl[k] == ' ')
 				lbl[k] = '_';
 		fprintf(out, "%s;%s:%s %.0f\n", b.p,
-			ap_lock__kind_name(r->kind), lbl, st->wait);
+			ap_lock__kind_name(r->kind), lbl,
+			ap_event_kind__folded_weight(AP_TAG_LOCK, v->o,
+						     st->wait));
 	}
 	free(b.p);
 	return err;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "event/event.h"
 #include "report/ctxtab.h"
 #include "syscall/codec.h"
 #include "util/hmap.h"
@@ -937,7 +938,9 @@ static int print_folded(struct view_sc *v, FILE *out)
 	if (nr)
 		ap_sort(lines, nr, sizeof(*lines), cmp_line);
 	for (i = 0; i < nr; i++)
-		fprintf(out, "%s %" PRIu64 "\n", lines[i].s, lines[i].ns);
+		fprintf(out, "%s %.0f\n", lines[i].s,
+			ap_event_kind__folded_weight(AP_TAG_SYSCALL, v->o,
+						     (double)lines[i].ns));
 out:
 	ap_hmap__free(&by_line);
 	free(lines);

@@ -2,11 +2,13 @@
 /*
  * The table of event kinds (lib/event/kinds.c) as the exports read it:
  * pprof sample types unique across kinds (go tool pprof -sample_index
- * picks a type by name, profile servers key by type and unit), and a
- * profile's views carrying their kind's types.
+ * picks a type by name, profile servers key by type and unit), a
+ * profile's views carrying their kind's types, and the one unit of a
+ * graph of several views (lib/event/unit.c).
  */
 #include <check.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,6 +76,62 @@ START_TEST(test_profile_add_kind)
 }
 END_TEST
 
+/* the rule folded stacks and the SVG graph share */
+static const struct {
+	struct ap_unit_pick v[3];
+	int n, want;
+} commons[] = {
+	{ { { AP_UNIT_SAMPLES, 1 } }, 1, AP_UNIT_SAMPLES },
+	{ { { AP_UNIT_COUNT, 0 } }, 1, AP_UNIT_COUNT },
+	/* syscall, lock: their nanoseconds as they are */
+	{ { { AP_UNIT_NS, 1 }, { AP_UNIT_NS, 1 } }, 2, AP_UNIT_NS },
+	/* cpu, syscall / cpu, sched / syscall, sched: time */
+	{ { { AP_UNIT_SAMPLES, 1 }, { AP_UNIT_NS, 1 } }, 2, AP_UNIT_TIME },
+	{ { { AP_UNIT_SAMPLES, 1 }, { AP_UNIT_US, 1 } }, 2, AP_UNIT_TIME },
+	{ { { AP_UNIT_NS, 1 }, { AP_UNIT_US, 1 }, { AP_UNIT_SAMPLES, 1 } }, 3,
+	  AP_UNIT_TIME },
+	/* bytes or counts beside time */
+	{ { { AP_UNIT_SAMPLES, 1 }, { AP_UNIT_BYTES, 0 } }, 2, -EDOM },
+	{ { { AP_UNIT_NS, 1 }, { AP_UNIT_COUNT, 0 } }, 2, -EDOM },
+	/* counts of two kinds; unless both can weigh by time */
+	{ { { AP_UNIT_COUNT, 0 }, { AP_UNIT_COUNT, 1 } }, 2, -EDOM },
+	{ { { AP_UNIT_COUNT, 1 }, { AP_UNIT_COUNT, 1 } }, 2, AP_UNIT_TIME },
+	/* samples without a frequency are no time */
+	{ { { AP_UNIT_SAMPLES, 0 }, { AP_UNIT_NS, 1 } }, 2, -EDOM },
+};
+
+START_TEST(test_unit_common)
+{
+	ck_assert_int_eq(ap_unit__common(commons[_i].v, commons[_i].n),
+			 commons[_i].want);
+}
+END_TEST
+
+START_TEST(test_unit_convert)
+{
+	uint64_t w;
+	int u;
+
+	/* samples at 999 Hz to microseconds: w * 1e6 / 999, the division
+	 * rounded once, as the cpu,sched graph has always written them */
+	for (w = 0; w < 100000; w += 7)
+		ck_assert(ap_unit__convert((double)w, AP_UNIT_SAMPLES,
+					   AP_UNIT_US, 999) ==
+			  (double)w * 1e6 / 999);
+	ck_assert(ap_unit__convert(1, AP_UNIT_SAMPLES, AP_UNIT_NS, 499) ==
+		  1e9 / 499);
+	ck_assert(ap_unit__convert(1603792230, AP_UNIT_NS, AP_UNIT_US, 0) ==
+		  1603792.230);
+	ck_assert(ap_unit__convert(7, AP_UNIT_US, AP_UNIT_NS, 0) == 7000);
+	/* no time, or samples with no frequency: as they are */
+	ck_assert(ap_unit__convert(5, AP_UNIT_BYTES, AP_UNIT_US, 999) == 5);
+	ck_assert(ap_unit__convert(5, AP_UNIT_SAMPLES, AP_UNIT_US, 0) == 5);
+	for (u = 0; u < AP_UNIT_NR; u++)
+		ck_assert_int_eq(ap_unit__parse(ap_unit__name(u)), u);
+	ck_assert_int_eq(ap_unit__parse("furlongs"), -EINVAL);
+}
+END_TEST
+
 static Suite *event_suite(void)
 {
 	Suite *s = suite_create("event");
@@ -82,6 +140,11 @@ static Suite *event_suite(void)
 	tcase_add_test(tc, test_prof_types_unique);
 	tcase_add_loop_test(tc, test_profile_add_kind, 0,
 			    (int)ap_nr_event_kinds);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("units");
+	tcase_add_loop_test(tc, test_unit_common, 0,
+			    sizeof(commons) / sizeof(commons[0]));
+	tcase_add_test(tc, test_unit_convert);
 	suite_add_tcase(s, tc);
 	return s;
 }
