@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* aperture report: read a record file and print what it holds. */
 #include <argp.h>
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -996,26 +997,42 @@ static int folded_unit(const struct view_inst *vi, int nr,
 	return 0;
 }
 
+/* "CPU + syscall flame graph": every view's title (event.h), the first
+ * capitalised; cpu and sched together are the wall-clock graph */
+static void svg_title(const struct ap_profile *p, char *buf, size_t len)
+{
+	size_t off = 0;
+	int i;
+
+	if (p->nr_views == 2 &&
+	    ((!strcmp(p->views[0].name, "cpu") &&
+	      !strcmp(p->views[1].name, "sched")) ||
+	     (!strcmp(p->views[0].name, "sched") &&
+	      !strcmp(p->views[1].name, "cpu")))) {
+		snprintf(buf, len, "Wall-clock flame graph: on and off the CPU");
+		return;
+	}
+	buf[0] = '\0';
+	for (i = 0; i < p->nr_views && off < len; i++)
+		off += snprintf(buf + off, len - off, "%s%s", i ? " + " : "",
+				p->views[i].title ? p->views[i].title :
+				p->views[i].name);
+	if (off < len)
+		snprintf(buf + off, len - off, "%sflame graph",
+			 off ? " " : "");
+	buf[0] = (char)toupper((unsigned char)buf[0]);
+}
+
 static int export_svg(const struct ap_profile *p, const struct report_opts *o,
 		      FILE *out)
 {
 	struct ap_svg_opts so = { .icicle = o->icicle, .subtitle = o->input };
-	char title[64];
+	char title[256];
 	int err;
 
-	if (p->nr_views == 1 && !strcmp(p->views[0].name, "cpu"))
-		so.title = "CPU flame graph";
-	else if (p->nr_views == 1 && !strcmp(p->views[0].name, "sched"))
-		so.title = "Off-CPU flame graph";
-	else if (p->nr_views == 2 && o->events && strstr(o->events, "cpu") &&
-		 strstr(o->events, "sched"))
-		so.title = "Wall-clock flame graph: on and off the CPU";
+	svg_title(p, title, sizeof(title));
+	so.title = title;
 	so.off_cpu = p->nr_views == 1 && !strcmp(p->views[0].name, "sched");
-	if (!so.title) {
-		snprintf(title, sizeof(title), "%s flame graph",
-			 p->views[0].name);
-		so.title = title;
-	}
 	err = ap_export_svg(p, NULL, &so, out);
 	if (err == -EDOM) {
 		const char *names[AP_PROF_MAX_VIEWS];
