@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* aperture report: read a record file and print what it holds. */
 #include <argp.h>
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "event/event.h"
 #include "util/escape.h"
 #include "report/evdump.h"
 #include "report/header.h"
@@ -448,16 +450,6 @@ static void held_names(uint32_t mask, char *buf, size_t len)
 		snprintf(buf, len, "no events");
 }
 
-static int has_view(const struct view_inst *vi, int nr, const char *name)
-{
-	int i;
-
-	for (i = 0; i < nr; i++)
-		if (!strcmp(vi[i].ops->name, name))
-			return 1;
-	return 0;
-}
-
 /*
  * Folded stacks, pprof and the other profile exports hold one unit: with
  * no --events, keep the CPU view (or the first) and say what was left out.
@@ -489,29 +481,104 @@ static void one_unit(struct view_inst *vi, int *nr, const char *fmt)
 	*nr = 1;
 }
 
+/* views with no unit in common for one graph (ap_unit__common): one
+ * line, naming each view's unit */
+static void no_common_unit(const char *fmt, const char *const *names, int n)
+{
+	char buf[256];
+	size_t off = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < n && off < sizeof(buf); i++) {
+		const struct ap_event_kind *k = ap_event_kind__find(names[i]);
+
+		off += snprintf(buf + off, sizeof(buf) - off, "%s%s (%s)",
+				i ? (i == n - 1 ? " and " : ", ") : "",
+				names[i],
+				k ? ap_unit__name(k->folded_unit) : "?");
+	}
+	ap_err("%s output of %s: no common unit, and not all of them are time; give --events with one of them",
+	       fmt, buf);
+}
+
+/*
+ * Folded lines of several views weigh by one unit, the rule the SVG
+ * graph follows: their own where they share it, else time where each has
+ * it, written in microseconds (the cpu,sched wall-clock graph's unit);
+ * -EDOM, said, where they have none.
+ */
+static int folded_unit(const struct view_inst *vi, int nr,
+		       struct ap_report_opts *o)
+{
+	struct ap_unit_pick pk[MAX_VIEWS];
+	const char *names[MAX_VIEWS];
+	int i, u;
+
+	for (i = 0; i < nr; i++) {
+		const struct ap_event_kind *k =
+			ap_event_kind__of_tag(vi[i].ops->tag);
+
+		pk[i].unit = k ? k->folded_unit : AP_UNIT_COUNT;
+		/* samples are time at a known frequency */
+		pk[i].time = ap_unit__is_time(pk[i].unit) &&
+			     (pk[i].unit != AP_UNIT_SAMPLES || o->freq);
+		names[i] = vi[i].ops->name;
+	}
+	u = ap_unit__common(pk, nr);
+	if (u < 0) {
+		no_common_unit("folded", names, nr);
+		return u;
+	}
+	o->folded_us = u == AP_UNIT_TIME;
+	return 0;
+}
+
+/* "CPU + syscall flame graph": every view's title (event.h), the first
+ * capitalised; cpu and sched together are the wall-clock graph */
+static void svg_title(const struct ap_profile *p, char *buf, size_t len)
+{
+	size_t off = 0;
+	int i;
+
+	if (p->nr_views == 2 &&
+	    ((!strcmp(p->views[0].name, "cpu") &&
+	      !strcmp(p->views[1].name, "sched")) ||
+	     (!strcmp(p->views[0].name, "sched") &&
+	      !strcmp(p->views[1].name, "cpu")))) {
+		snprintf(buf, len, "Wall-clock flame graph: on and off the CPU");
+		return;
+	}
+	buf[0] = '\0';
+	for (i = 0; i < p->nr_views && off < len; i++)
+		off += snprintf(buf + off, len - off, "%s%s", i ? " + " : "",
+				p->views[i].title ? p->views[i].title :
+				p->views[i].name);
+	if (off < len)
+		snprintf(buf + off, len - off, "%sflame graph",
+			 off ? " " : "");
+	buf[0] = (char)toupper((unsigned char)buf[0]);
+}
+
 static int export_svg(const struct ap_profile *p, const struct report_opts *o,
 		      FILE *out)
 {
 	struct ap_svg_opts so = { .icicle = o->icicle, .subtitle = o->input };
-	char title[64];
+	char title[256];
 	int err;
 
-	if (p->nr_views == 1 && !strcmp(p->views[0].name, "cpu"))
-		so.title = "CPU flame graph";
-	else if (p->nr_views == 1 && !strcmp(p->views[0].name, "sched"))
-		so.title = "Off-CPU flame graph";
-	else if (p->nr_views == 2 && o->events && strstr(o->events, "cpu") &&
-		 strstr(o->events, "sched"))
-		so.title = "Wall-clock flame graph: on and off the CPU";
+	svg_title(p, title, sizeof(title));
+	so.title = title;
 	so.off_cpu = p->nr_views == 1 && !strcmp(p->views[0].name, "sched");
-	if (!so.title) {
-		snprintf(title, sizeof(title), "%s flame graph",
-			 p->views[0].name);
-		so.title = title;
-	}
 	err = ap_export_svg(p, NULL, &so, out);
-	if (err == -EDOM)
-		ap_err("these views have no common unit for one flame graph: give --events with one of them");
+	if (err == -EDOM) {
+		const char *names[AP_PROF_MAX_VIEWS];
+		int i;
+
+		for (i = 0; i < p->nr_views; i++)
+			names[i] = p->views[i].name;
+		no_common_unit("svg", names, p->nr_views);
+	}
 	return err == -EDOM ? 1 : err;
 }
 
@@ -681,12 +748,13 @@ int cmd_report(int argc, char **argv)
 		if (ap_format__one_unit(o.r.format))
 			one_unit(views, &nr_views, o.format_name);
 	}
-	/* cpu and sched folded together: a wall-clock graph, CPU samples
-	 * turned into microseconds like the off-CPU time */
+	/* several views folded together: one unit (cpu and sched: a
+	 * wall-clock graph, CPU samples turned into microseconds like the
+	 * off-CPU time) */
 	o.r.freq = ap_reader__header(rd)->freq;
-	o.r.folded_us = o.r.format == AP_FMT_FOLDED &&
-			has_view(views, nr_views, "cpu") &&
-			has_view(views, nr_views, "sched");
+	if (o.r.format == AP_FMT_FOLDED &&
+	    folded_unit(views, nr_views, &o.r))
+		goto out;
 
 	/* inline frames need DWARF, inflated whole when compressed (big
 	 * separate debug info): only when an output shows them */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "event/event.h"
 #include "report/ctxtab.h"
 #include "util/hmap.h"
 #include "export/profile.h"
@@ -1046,10 +1047,7 @@ static int print_folded(struct view_cpu *v, FILE *out)
 		if (err)
 			goto out;
 	}
-	if (v->o->folded_us && v->o->freq)
-		ap_folded__print(&fo, out, 1e6, v->o->freq);
-	else
-		ap_folded__print(&fo, out, 1, 1);
+	ap_folded__print(&fo, out, 1, AP_TAG_CPU, v->o);
 out:
 	ap_folded__free(&fo);
 	free(g);
@@ -1086,20 +1084,17 @@ static int cpu_print(void *p, FILE *out)
 static int cpu_profile(void *p, struct ap_profile *pr)
 {
 	struct view_cpu *v = p;
-	struct ap_prof_view pv = {
-		.name = "cpu",
-		.types = { { "samples", "count" }, { "cpu", "nanoseconds" } },
-		.nr_types = 2,
-		.main = 0,
-		.period_type = { "cpu", "nanoseconds" },
-		.period = v->o->freq ? 1000000000ll / v->o->freq : 0,
-	};
+	struct ap_prof_view *pv;
 	size_t i;
 	int idx, err;
 
-	idx = ap_profile__add_view(pr, &pv);
+	idx = ap_profile__add_kind(pr, AP_TAG_CPU, 0);
 	if (idx < 0)
 		return idx;
+	/* the descriptor's second type is the time: the period's */
+	pv = &pr->views[idx];
+	pv->period_type = pv->types[1];
+	pv->period = v->o->freq ? 1000000000ll / v->o->freq : 0;
 	for (i = 0; i < v->nr_aggs; i++) {
 		const struct agg *a = &v->aggs[i];
 		const struct ap_ctx *c = ap_ctxtab__get(&v->ctxs, a->ctx);
@@ -1111,7 +1106,7 @@ static int cpu_profile(void *p, struct ap_profile *pr)
 		if (a->count <= 0)
 			continue;
 		smp.v[0] = (int64_t)(a->count + 0.5);
-		smp.v[1] = smp.v[0] * pv.period;
+		smp.v[1] = smp.v[0] * pv->period;
 		err = ap_profile__add(pr, &smp);
 		if (err)
 			return err;

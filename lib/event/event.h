@@ -90,5 +90,38 @@ const struct ap_event_kind *ap_event_kind__find(const char *name);
 const struct ap_event_kind *ap_event_kind__of_tag(uint32_t tag);
 /* "samples", "nanoseconds", "microseconds", "bytes", "count" */
 const char *ap_unit__name(int unit);
+/* the AP_UNIT_* of such a name (pprof's units among them); -EINVAL */
+int ap_unit__parse(const char *name);
+
+/*
+ * One unit for a graph of several views (folded stacks, the SVG flame
+ * graph), the rule both follow: the views' own unit where they share it,
+ * else time where every view has it (CPU samples times the period, off-CPU
+ * and syscall nanoseconds: a wall-clock graph), else none: bytes or counts
+ * beside time, or counts of different things, do not add up.
+ */
+struct ap_unit_pick {
+	int unit;			/* AP_UNIT_* of the view's own weight */
+	int time;			/* it can weigh by time instead */
+};
+
+/* not a unit: ap_unit__common's "each view by time" */
+#define AP_UNIT_TIME	AP_UNIT_NR
+
+/* the AP_UNIT_* that all n views weigh by, their own; AP_UNIT_TIME where
+ * each weighs by time; -EDOM where there is no common unit */
+int ap_unit__common(const struct ap_unit_pick *v, int n);
+/* samples (at a frequency), nanoseconds, microseconds */
+int ap_unit__is_time(int unit);
+/* v from one time unit to another, samples at freq Hz; v itself where
+ * either unit is no time or freq is 0 for samples */
+double ap_unit__convert(double v, int from, int to, uint32_t freq);
+
+/* A folded line's weight w, in the folded_unit of the kind of tag, as the
+ * report writes folded weights: microseconds where several views share
+ * one graph (o->folded_us), else w itself */
+struct ap_report_opts;
+double ap_event_kind__folded_weight(uint32_t tag,
+				    const struct ap_report_opts *o, double w);
 
 #endif /* APERTURE_EVENT_H */

@@ -41,9 +41,10 @@ struct ap_svg_opts {
 	int diff;
 };
 
-/* An interactive SVG flame graph of p, one unit for the whole graph (the
- * views' main unit, else nanoseconds where every view has them: cpu and
- * sched make a wall-clock graph; -EDOM when they have not).  With old, a
+/* An interactive SVG flame graph of p, one unit for the whole graph by
+ * ap_unit__common's rule (event/event.h): the views' main unit where they
+ * share it, else nanoseconds where every view has them (cpu and sched
+ * make a wall-clock graph); -EDOM when there is none.  With old, a
  * differential graph: widths from p, colours by the change in share from
  * old. */
 int ap_export_svg(const struct ap_profile *p, const struct ap_profile *old,

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "event/event.h"
 #include "report/session.h"
 #include "report/stackres.h"
 #include "symbols/symbolizer.h"
@@ -31,6 +32,23 @@ int ap_profile__add_view(struct ap_profile *p, const struct ap_prof_view *v)
 		return -E2BIG;
 	p->views[p->nr_views] = *v;
 	return p->nr_views++;
+}
+
+int ap_profile__add_kind(struct ap_profile *p, uint32_t tag, int main)
+{
+	const struct ap_event_kind *k = ap_event_kind__of_tag(tag);
+	struct ap_prof_view v = { 0 };
+	int i;
+
+	if (!k || main < 0 || main >= k->nr_prof_types)
+		return -EINVAL;
+	v.name = k->name;
+	v.title = k->title;
+	for (i = 0; i < k->nr_prof_types; i++)
+		v.types[i] = k->prof_types[i];
+	v.nr_types = k->nr_prof_types;
+	v.main = main;
+	return ap_profile__add_view(p, &v);
 }
 
 int ap_profile__add(struct ap_profile *p, const struct ap_prof_sample *smp)

@@ -28,6 +28,7 @@ struct ap_prof_type {
 
 struct ap_prof_view {
 	const char *name;		/* the view: "cpu", "sched"... */
+	const char *title;		/* in titles: "CPU", "off-CPU"... */
 	struct ap_prof_type types[AP_PROF_MAX_TYPES];
 	int nr_types;
 	int main;			/* the type a flame graph weighs by */
@@ -63,6 +64,10 @@ void ap_profile__init(struct ap_profile *p, struct ap_session *s);
 void ap_profile__free(struct ap_profile *p);
 /* add a view; returns its index or -errno */
 int ap_profile__add_view(struct ap_profile *p, const struct ap_prof_view *v);
+/* add the view of the event kind of tag (AP_TAG_*), its name, title and
+ * sample types from the kind's descriptor (event/event.h); main: the
+ * type a flame graph weighs by.  Returns its index or -errno */
+int ap_profile__add_kind(struct ap_profile *p, uint32_t tag, int main);
 int ap_profile__add(struct ap_profile *p, const struct ap_prof_sample *smp);
 
 /* The frames of a sample, leaf first, into r: its leaf label, the stack

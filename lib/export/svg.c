@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "event/event.h"
 #include "util/hmap.h"
 #include "util/utf8.h"
 #include "export/profile.h"
@@ -518,31 +519,46 @@ static int write_svg(struct svg_ctx *c, FILE *out)
 	return ferror(out) ? -EIO : 0;
 }
 
-/* the value each sample of p weighs: one unit for the whole graph */
+/* the index of a view's type in nanoseconds; -1: none */
+static int time_type(const struct ap_prof_view *pv)
+{
+	int t;
+
+	if (!strcmp(pv->types[pv->main].unit, "nanoseconds"))
+		return pv->main;
+	for (t = 0; t < pv->nr_types; t++)
+		if (!strcmp(pv->types[t].unit, "nanoseconds"))
+			return t;
+	return -1;
+}
+
+/* the value each sample of p weighs: one unit for the whole graph, by
+ * the rule folded stacks follow (ap_unit__common); -EDOM: none */
 static int pick_types(const struct ap_profile *p, int *type,
 		      const char **unit)
 {
-	int v, t;
+	struct ap_unit_pick pk[AP_PROF_MAX_VIEWS];
+	int v, u;
 
+	for (v = 0; v < p->nr_views; v++) {
+		const struct ap_prof_view *pv = &p->views[v];
+
+		pk[v].unit = ap_unit__parse(pv->types[pv->main].unit);
+		/* a count of periods (cpu) counts samples, not events */
+		if (pk[v].unit == AP_UNIT_COUNT && pv->period_type.type)
+			pk[v].unit = AP_UNIT_SAMPLES;
+		pk[v].time = time_type(pv) >= 0;
+	}
+	u = ap_unit__common(pk, p->nr_views);
+	if (u < 0)
+		return u;
 	*unit = p->nr_views ? p->views[0].types[p->views[0].main].unit :
 			      "count";
-	for (v = 0; v < p->nr_views; v++) {
-		type[v] = p->views[v].main;
-		if (strcmp(p->views[v].types[type[v]].unit, *unit))
-			break;
-	}
-	if (v >= p->nr_views)
-		return 0;
-	/* mixed units: time, where every view has it (cpu,sched: wall) */
-	*unit = "nanoseconds";
-	for (v = 0; v < p->nr_views; v++) {
-		for (t = 0; t < p->views[v].nr_types; t++)
-			if (!strcmp(p->views[v].types[t].unit, *unit))
-				break;
-		if (t == p->views[v].nr_types)
-			return -EINVAL;
-		type[v] = t;
-	}
+	if (u == AP_UNIT_TIME)
+		*unit = "nanoseconds";
+	for (v = 0; v < p->nr_views; v++)
+		type[v] = u == AP_UNIT_TIME ? time_type(&p->views[v]) :
+			  p->views[v].main;
 	return 0;
 }
 

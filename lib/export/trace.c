@@ -8,10 +8,16 @@
  * each with its fields and its stack as args; process and thread names
  * as metadata events.
  *
- * The GPU's work (CUPTI's records) goes on a track per device and stream
- * in its process, after the threads, each kernel joined to the launch
- * call that started it by a flow arrow (a "s"/"f" pair bound to the two
- * slices, its id the CUPTI correlation id).
+ * Each kind's slices go where its descriptor's trace_track says
+ * (event/event.h): on the thread's track, nested in the syscall slice
+ * that holds them; on a track of the kind's own beside the thread's
+ * ("I/O of TID", "lock wait of TID") where they would overlap its
+ * syscall slices without nesting, which the trace-event model (and
+ * speedscope's importer) cannot draw; the GPU's work (CUPTI's records)
+ * on a track per device and stream in its process, after the threads,
+ * each kernel joined to the launch call that started it by a flow arrow
+ * (a "s"/"f" pair bound to the two slices, its id the CUPTI correlation
+ * id).
  */
 #include "export/export.h"
 
@@ -20,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "event/event.h"
 #include "gpu/codec.h"
 #include "report/evdump.h"
 #include "util/hmap.h"
@@ -29,10 +36,10 @@
 #include "report/view.h"
 
 /* the tracks of the GPU's streams: tids no thread has (pid_max is at
- * most 2^22), one per (process, device, stream); and a track per thread
- * for its I/O calls */
+ * most 2^22), one per (process, device, stream); and the tracks of their
+ * own, one per thread and kind */
 #define GPU_TID_BASE	0x40000000u
-#define IO_TID_BASE	0x50000000u
+#define OWN_TID_BASE	0x50000000u
 
 struct ap_trace {
 	struct ap_session *s;
@@ -43,9 +50,10 @@ struct ap_trace {
 	/* pid << 32 | device << 24 | stream -> its track's tid */
 	struct ap_hmap streams;
 	uint32_t nr_streams;
-	/* pid << 32 | tid -> the tid of its I/O track */
-	struct ap_hmap io_tracks;
-	uint32_t nr_io;
+	/* pid << 32 | tag << 24 | tid -> the tid of the thread's track for
+	 * that kind's slices (AP_TRACK_OWN) */
+	struct ap_hmap own_tracks;
+	uint32_t nr_own;
 	uint64_t flows;
 	struct ap_strtab *strs;
 	struct ap_stackres res;
@@ -68,7 +76,7 @@ struct ap_trace *ap_trace__new(struct ap_session *s, int user_only,
 	t->user_only = user_only;
 	ap_hmap__init(&t->threads);
 	ap_hmap__init(&t->streams);
-	ap_hmap__init(&t->io_tracks);
+	ap_hmap__init(&t->own_tracks);
 	ap_stackres__init(&t->res, t->strs);
 	fputs("{\"displayTimeUnit\": \"ns\",\n"
 	      " \"otherData\": {\"tool\": \"aperture " APERTURE_VERSION
@@ -109,24 +117,40 @@ static int stream_tid(struct ap_trace *t, const struct ap_evrec *r,
 	return 0;
 }
 
-/*
- * An I/O call's slice goes on a track of its own beside its thread's:
- * the syscall sensor's slice of the same call is timed by another
- * program, a microsecond or so apart at each end, and the two would
- * overlap without nesting on one track.
- */
-static int io_tid(struct ap_trace *t, const struct ap_evrec *r, uint32_t *tid)
+/* the tid of the track of r's kind beside r's thread (AP_TRACK_OWN) */
+static int own_tid(struct ap_trace *t, const struct ap_evrec *r,
+		   uint32_t *tid)
 {
 	uint64_t *slot;
 	int fresh;
 
-	slot = ap_hmap__upsert(&t->io_tracks, (uint64_t)r->pid << 32 | r->tid,
-			       &fresh);
+	slot = ap_hmap__upsert(&t->own_tracks, (uint64_t)r->pid << 32 |
+			       (uint64_t)(r->kind->tag & 0xff) << 24 |
+			       (r->tid & 0xffffff), &fresh);
 	if (!slot)
 		return -ENOMEM;
 	if (fresh)
-		*slot = IO_TID_BASE + t->nr_io++;
+		*slot = OWN_TID_BASE + t->nr_own++;
 	*tid = (uint32_t)*slot;
+	return 0;
+}
+
+/* the tid of the track r goes on, by its kind's trace_track */
+static int place(struct ap_trace *t, const struct ap_evrec *r,
+		 uint32_t *tid)
+{
+	int track = r->kind ? r->kind->trace_track : AP_TRACK_THREAD;
+	int fresh;
+
+	*tid = r->tid;
+	/* a device's work; its kind's host calls stay on the thread */
+	if (track == AP_TRACK_DEVICE && r->on_device)
+		return stream_tid(t, r, tid);
+	if (!ap_hmap__upsert(&t->threads, (uint64_t)r->pid << 32 | r->tid,
+			     &fresh))
+		return -ENOMEM;
+	if (track == AP_TRACK_OWN && r->slice)
+		return own_tid(t, r, tid);
 	return 0;
 }
 
@@ -149,20 +173,11 @@ int ap_trace__event(struct ap_trace *t, const struct ap_evrec *r)
 	uint32_t tid = r->tid;
 	const char *sep = ", ";
 	long n, j;
-	int i, fresh, err;
+	int i, err;
 
-	if (r->on_device) {
-		err = stream_tid(t, r, &tid);
-		if (err)
-			return err;
-	} else if (!ap_hmap__upsert(&t->threads,
-				    (uint64_t)r->pid << 32 | r->tid, &fresh)) {
-		return -ENOMEM;
-	} else if (r->slice && !strcmp(r->event, "io")) {
-		err = io_tid(t, r, &tid);
-		if (err)
-			return err;
-	}
+	err = place(t, r, &tid);
+	if (err)
+		return err;
 	n = ap_evrec__stack(r, t->s, &t->res, t->user_only);
 	if (n < 0)
 		return (int)n;
@@ -270,11 +285,16 @@ int ap_trace__finish(struct ap_trace *t)
 		fprintf(out, "}},\n{\"name\": \"thread_sort_index\", \"ph\": \"M\", \"pid\": %u, \"tid\": %u, \"args\": {\"sort_index\": %u}}",
 			pid, tid, tid);
 	}
-	for (it = 0; ap_hmap__next(&t->io_tracks, &it, &key, &val);)
-		fprintf(out, "%s\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": %u, \"tid\": %u, \"args\": {\"name\": \"I/O of %u\"}},\n{\"name\": \"thread_sort_index\", \"ph\": \"M\", \"pid\": %u, \"tid\": %u, \"args\": {\"sort_index\": %u}}",
-			t->nr++ ? "," : "", (uint32_t)(key >> 32),
-			(uint32_t)val, (uint32_t)key, (uint32_t)(key >> 32),
-			(uint32_t)val, (uint32_t)val);
+	/* the kinds' own tracks: "I/O of TID", "lock wait of TID" */
+	for (it = 0; ap_hmap__next(&t->own_tracks, &it, &key, &val);) {
+		const struct ap_event_kind *k =
+			ap_event_kind__of_tag((key >> 24) & 0xff);
+		uint32_t pid = key >> 32, tid = (uint32_t)val;
+
+		fprintf(out, "%s\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": %u, \"tid\": %u, \"args\": {\"name\": \"%s of %u\"}},\n{\"name\": \"thread_sort_index\", \"ph\": \"M\", \"pid\": %u, \"tid\": %u, \"args\": {\"sort_index\": %u}}",
+			t->nr++ ? "," : "", pid, tid, k ? k->title : "?",
+			(uint32_t)key & 0xffffff, pid, tid, tid);
+	}
 	fputs("\n]}\n", out);
 	return ferror(out) ? -EIO : 0;
 }
@@ -285,7 +305,7 @@ void ap_trace__free(struct ap_trace *t)
 		return;
 	ap_hmap__free(&t->threads);
 	ap_hmap__free(&t->streams);
-	ap_hmap__free(&t->io_tracks);
+	ap_hmap__free(&t->own_tracks);
 	ap_stackres__free(&t->res);
 	ap_strtab__free(t->strs);
 	free(t);

@@ -1092,13 +1092,6 @@ static const char *kernel_frame(struct view_gpu *v, const char *name)
 static int gpu_profile(void *p, struct ap_profile *pr)
 {
 	struct view_gpu *v = p;
-	struct ap_prof_view pv = {
-		.name = "gpu",
-		.types = { { "launches", "count" },
-			   { "launch", "nanoseconds" },
-			   { "device", "nanoseconds" } },
-		.nr_types = 3,
-	};
 	double *dev = calloc(v->sites.nr ? v->sites.nr : 1, sizeof(*dev));
 	struct ap_hmap by;		/* unjoined: "u/pid/name" -> sample */
 	int idx, err = 0, any = 0;
@@ -1117,8 +1110,8 @@ static int gpu_profile(void *p, struct ap_profile *pr)
 		if (slot)
 			dev[*slot - 1] += d->dur;
 	}
-	pv.main = any ? 2 : 0;
-	idx = ap_profile__add_view(pr, &pv);
+	/* the descriptor's types: launches, launch time, device time */
+	idx = ap_profile__add_kind(pr, AP_TAG_GPU, any ? 2 : 0);
 	if (idx < 0) {
 		free(dev);
 		return idx;

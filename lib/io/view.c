@@ -705,16 +705,10 @@ static int io_profile(void *p, struct ap_profile *pr)
 {
 	struct view_io *v = p;
 	const struct io_rows *rs = v->o->per_thread ? &v->threads : &v->procs;
-	static const struct ap_prof_view pv = {
-		.name = "io",
-		.types = { { "io", "bytes" }, { "calls", "count" } },
-		.nr_types = 2,
-		.main = 0,
-	};
 	size_t i;
 	int idx, err;
 
-	idx = ap_profile__add_view(pr, &pv);
+	idx = ap_profile__add_kind(pr, AP_TAG_IO, 0);
 	if (idx < 0)
 		return idx;
 	for (i = 0; i < rs->nr; i++) {

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "event/event.h"
 #include "symbols/datasym.h"
 #include "lock/codec.h"
 #include "util/hmap.h"
@@ -664,7 +665,9 @@ static int print_folded(struct view_lock *v, struct sorted *so, FILE *out)
 			if (lbl[k] == ' ')
 				lbl[k] = '_';
 		fprintf(out, "%s;%s:%s %.0f\n", b.p,
-			ap_lock__kind_name(r->kind), lbl, st->wait);
+			ap_lock__kind_name(r->kind), lbl,
+			ap_event_kind__folded_weight(AP_TAG_LOCK, v->o,
+						     st->wait));
 	}
 	free(b.p);
 	return err;
@@ -694,18 +697,11 @@ static int lock_print(void *p, FILE *out)
 static int lock_profile(void *p, struct ap_profile *pr)
 {
 	struct view_lock *v = p;
-	static const struct ap_prof_view pv = {
-		.name = "lock",
-		.types = { { "lock-wait", "nanoseconds" },
-			   { "waits", "count" } },
-		.nr_types = 2,
-		.main = 0,
-	};
 	char lbl[AP_LOCK_SYM_MAX + 64], leaf[AP_LOCK_SYM_MAX + 96];
 	size_t i;
 	int idx, err;
 
-	idx = ap_profile__add_view(pr, &pv);
+	idx = ap_profile__add_kind(pr, AP_TAG_LOCK, 0);
 	if (idx < 0)
 		return idx;
 	name_rows(v);

@@ -611,16 +611,10 @@ static long resolve(struct view_mem *v, const struct stk *k)
 static int mem_profile(void *p, struct ap_profile *pr)
 {
 	struct view_mem *v = p;
-	static const struct ap_prof_view pv = {
-		.name = "mem",
-		.types = { { "accesses", "count" } },
-		.nr_types = 1,
-		.main = 0,
-	};
 	size_t i;
 	int idx, err;
 
-	idx = ap_profile__add_view(pr, &pv);
+	idx = ap_profile__add_kind(pr, AP_TAG_MEM, 0);
 	if (idx < 0)
 		return idx;
 	for (i = 0; i < v->nr_stks; i++) {
@@ -677,7 +671,7 @@ static int print_folded(struct view_mem *v, FILE *out)
 		if (err)
 			goto out;
 	}
-	ap_folded__print(&fo, out, 1, 1);
+	ap_folded__print(&fo, out, 1, AP_TAG_MEM, v->o);
 out:
 	ap_folded__free(&fo);
 	free(b.p);

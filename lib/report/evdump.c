@@ -95,6 +95,7 @@ int ap_evdec__decode(struct ap_evdec *d, const struct ap_frame *f,
 	r->cpu = AP_EVREC_NO_CPU;
 	r->nr = 0;
 	r->event = ap_tag__name(f->tag);
+	r->kind = k;
 	return k && k->decode ? k->decode(d, f, r) : -ENOMSG;
 }
 

@@ -27,8 +27,12 @@ struct ap_evfield {
 /* the CPU of a record that ran on none: in-kernel totals, device work */
 #define AP_EVREC_NO_CPU UINT32_MAX
 
+struct ap_event_kind;
+
 struct ap_evrec {
 	const char *event;		/* "cpu", "syscall", ... (--events) */
+	/* its kind (event/event.h): where the timeline puts its slices */
+	const struct ap_event_kind *kind;
 	char name[256];			/* syscall, lock, kernel, state... */
 	uint64_t ts;			/* start (CLOCK_MONOTONIC ns) */
 	uint64_t dur_ns;

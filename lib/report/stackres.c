@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "event/event.h"
 #include "util/escape.h"
 #include "report/session.h"
 #include "util/strtab.h"
@@ -461,13 +462,14 @@ void ap_folded__sort(struct ap_folded *f)
 		ap_sort(f->lines, f->nr, sizeof(*f->lines), cmp_fline);
 }
 
-void ap_folded__print(struct ap_folded *f, FILE *out, double mul,
-		      double div)
+void ap_folded__print(struct ap_folded *f, FILE *out, double div,
+		      uint32_t tag, const struct ap_report_opts *o)
 {
 	size_t i;
 
 	ap_folded__sort(f);
 	for (i = 0; i < f->nr; i++)
 		fprintf(out, "%s %.0f\n", f->lines[i].s,
-			f->lines[i].weight * mul / div);
+			ap_event_kind__folded_weight(tag, o,
+						     f->lines[i].weight / div));
 }

@@ -162,8 +162,11 @@ void ap_folded__free(struct ap_folded *f);
 int ap_folded__add(struct ap_folded *f, const char *line, double weight);
 /* lines in strcmp order */
 void ap_folded__sort(struct ap_folded *f);
-/* sorts, then prints each "line weight": weight * mul / div rounded */
-void ap_folded__print(struct ap_folded *f, FILE *out, double mul,
-		      double div);
+/* sorts, then prints each "line weight": weight / div in the unit of
+ * tag's kind, then in the common unit of several views where o asks
+ * (ap_event_kind__folded_weight), rounded */
+struct ap_report_opts;
+void ap_folded__print(struct ap_folded *f, FILE *out, double div,
+		      uint32_t tag, const struct ap_report_opts *o);
 
 #endif /* APERTURE_STACKRES_H */

@@ -86,9 +86,10 @@ struct ap_report_opts {
 	int pct_relative;
 	/* cpu: rows under this percent (children, else self) are left out */
 	double percent_limit;
-	/* set by report: the file's CPU sampling frequency, and folded CPU
-	 * weights in microseconds (sample count * 1e6 / freq) so that a
-	 * wall-clock graph (--events cpu,sched) has one scale */
+	/* set by report: the file's CPU sampling frequency, and folded
+	 * weights in microseconds (CPU samples * 1e6 / freq, nanoseconds /
+	 * 1000) so that several views in time (--events cpu,sched: a
+	 * wall-clock graph) have one scale (ap_unit__common) */
 	uint32_t freq;
 	int folded_us;
 	/* folded frames as "sym (file.c:12)" where the line is known */

@@ -695,7 +695,7 @@ static int print_folded(struct view_sched *v, FILE *out)
 		if (err)
 			goto out;
 	}
-	ap_folded__print(&fo, out, 1, 1000);
+	ap_folded__print(&fo, out, 1000, AP_TAG_SCHED, v->o);
 out:
 	ap_folded__free(&fo);
 	free(b.p);
@@ -720,17 +720,10 @@ static int sched_print(void *p, FILE *out)
 static int sched_profile(void *p, struct ap_profile *pr)
 {
 	struct view_sched *v = p;
-	static const struct ap_prof_view pv = {
-		.name = "sched",
-		.types = { { "off-cpu", "nanoseconds" },
-			   { "switches", "count" } },
-		.nr_types = 2,
-		.main = 0,
-	};
 	size_t i;
 	int idx, err;
 
-	idx = ap_profile__add_view(pr, &pv);
+	idx = ap_profile__add_kind(pr, AP_TAG_SCHED, 0);
 	if (idx < 0)
 		return idx;
 	for (i = 0; i < v->nr_aggs; i++) {

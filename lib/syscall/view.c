@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "event/event.h"
 #include "report/ctxtab.h"
 #include "syscall/codec.h"
 #include "util/hmap.h"
@@ -937,7 +938,9 @@ static int print_folded(struct view_sc *v, FILE *out)
 	if (nr)
 		ap_sort(lines, nr, sizeof(*lines), cmp_line);
 	for (i = 0; i < nr; i++)
-		fprintf(out, "%s %" PRIu64 "\n", lines[i].s, lines[i].ns);
+		fprintf(out, "%s %.0f\n", lines[i].s,
+			ap_event_kind__folded_weight(AP_TAG_SYSCALL, v->o,
+						     (double)lines[i].ns));
 out:
 	ap_hmap__free(&by_line);
 	free(lines);
@@ -969,18 +972,12 @@ static int sc_print(void *p, FILE *out)
 static int sc_profile(void *p, struct ap_profile *pr)
 {
 	struct view_sc *v = p;
-	static const struct ap_prof_view pv = {
-		.name = "syscall",
-		.types = { { "syscall", "nanoseconds" }, { "calls", "count" } },
-		.nr_types = 2,
-		.main = 0,
-	};
 	char name[32], leaf[48];
 	uint64_t k, ns, *calls;
 	size_t i, it;
 	int idx, err;
 
-	idx = ap_profile__add_view(pr, &pv);
+	idx = ap_profile__add_kind(pr, AP_TAG_SYSCALL, 0);
 	if (idx < 0)
 		return idx;
 	for (i = 0; i < v->nr; i++) {

@@ -37,7 +37,10 @@ f=tests/golden/cpu-syscall-sched.data
 run mixed-cpu-syscall.folded report -i "$f" $NOSYM --events cpu,syscall --format folded
 run mixed-cpu-sched.folded report -i "$f" $NOSYM --events cpu,sched --format folded
 f=tests/golden/cpu-lock-io.data
-run mixed-cpu-lock.folded report -i "$f" $NOSYM --events cpu,lock --format folded
+# every futex class: without symbols no wait is known for a mutex
+run mixed-cpu-lock.folded report -i "$f" $NOSYM --events cpu,lock --lock-class all --format folded
+# samples beside bytes: no common unit, refused (exit 1, nothing written)
+run mixed-cpu-io.folded report -i "$f" $NOSYM --events cpu,io --format folded
 
 if [ "$MODE" = update ]; then
 	rm -rf "$EXP" && mkdir -p "$EXP" && cp "$TMP"/out/* "$EXP"/

@@ -99,13 +99,29 @@ N=400
 "$APERTURE" report -i "$T/sc.data" --format pprof >"$T/cpu.pb.gz" ||
 	fail "pprof syscall"
 pp -raw >"$T/raw"
-grep -q '^syscall/nanoseconds\[dflt\] calls/count$' "$T/raw" ||
+grep -q '^syscall/nanoseconds\[dflt\] syscall-calls/count$' "$T/raw" ||
 	fail "syscall types: $(grep -A1 '^Samples:' "$T/raw")"
-pp -top -sample_index=calls >"$T/top"
+pp -top -sample_index=syscall-calls >"$T/top"
 w=$(awk '$6 == "sys_write" { print $1 }' "$T/top")
 [ "$w" = $((2 * N)) ] || fail "sys_write calls $w, want $((2 * N))"
-pp -top -cum -sample_index=calls -focus='^sys_write$' >"$T/top"
+pp -top -cum -sample_index=syscall-calls -focus='^sys_write$' >"$T/top"
 grep -q ' sc_write$' "$T/top" || fail "no sc_write caller of sys_write"
+
+# syscall and io side by side: each type its own name, so -sample_index
+# reaches both counts of calls (io_file: BYTES written with 3 write calls)
+"$APERTURE" record -e syscall,io --syscall-stacks -o "$T/io.data" -- \
+	"$WL/io_file" "$T/io.f" 300000 2>"$T/rec.err" ||
+	fail "record: $(cat "$T/rec.err")"
+"$APERTURE" report -i "$T/io.data" --events syscall,io --format pprof \
+	>"$T/cpu.pb.gz" || fail "pprof syscall,io"
+pp -raw >"$T/raw"
+grep -q '^syscall/nanoseconds\[dflt\] syscall-calls/count io/bytes io-calls/count$' \
+	"$T/raw" || fail "syscall,io types: $(grep -A1 '^Samples:' "$T/raw")"
+pp -top -sample_index=io-calls >"$T/top"
+grep -q '^Type: io-calls$' "$T/top" || fail "no io-calls index"
+pp -top -sample_index=syscall-calls >"$T/top"
+grep -q '^Type: syscall-calls$' "$T/top" && grep -q ' sys_pwrite64$' "$T/top" ||
+	fail "no syscall-calls index: $(head -12 "$T/top")"
 
 # binary output is not written to a terminal; an unknown format names them
 "$APERTURE" report -i "$T/cpu.data" --format nope 2>"$T/err" && fail "--format nope"

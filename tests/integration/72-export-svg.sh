@@ -72,6 +72,20 @@ grep -q '>Wall-clock flame graph' "$T/wall.svg" || fail "wall-clock title"
 # one view per graph when --events is not given
 "$APERTURE" report -i "$T/s.data" --format svg 2>"$T/err" >/dev/null
 grep -q 'left out sched' "$T/err" || fail "svg: no word of sched"
+# several views: titled by every one, in time where all have it (CPU
+# samples by the period); bytes beside samples: one line, exit 1
+G=tests/golden
+"$APERTURE" report -i $G/cpu-syscall-sched.data --no-debuginfod \
+	--events cpu,syscall --format svg >"$T/cs.svg" 2>/dev/null ||
+	fail "svg cpu,syscall"
+grep -q '>CPU + syscall flame graph<' "$T/cs.svg" ||
+	fail "cpu,syscall title: $(grep -o '<text id="title"[^<]*' "$T/cs.svg")"
+grep -q '<title>all ([0-9.]* ms, 100.00%)</title>' "$T/cs.svg" ||
+	fail "cpu,syscall not in time"
+"$APERTURE" report -i $G/cpu-lock-io.data --no-debuginfod \
+	--events cpu,io --format svg >"$T/ci.svg" 2>"$T/err" &&
+	fail "svg cpu,io: samples and bytes in one graph"
+[ "$(grep -c 'no common unit' "$T/err")" = 1 ] || fail "cpu,io: $(cat "$T/err")"
 
 command -v chromium >/dev/null 2>&1 || {
 	echo "chromium not installed: no rendering checks"

@@ -73,4 +73,52 @@ print("file order: %d steps back in time; script: %d events" % (back, len(js)))
 assert back > 0 and len(js) == len(tr), (back, len(js), len(tr))
 assert js == sorted(js), "script not in time order"
 PY
+
+# lock waits and syscalls: a futex wait starts before its futex slice and
+# ends inside it, so lock slices go on a track of their own ("lock wait
+# of TID"), and on every track the slices nest or are apart: a partial
+# overlap is what viewers cannot draw (speedscope's importer drew every
+# such wait to the end of the recording)
+"$APERTURE" record -e lock,syscall:calls -o "$T/lk.data" -- \
+	"$WL/lock_contend" 10 10 >/dev/null 2>"$T/rec.err" ||
+	fail "record: $(cat "$T/rec.err")"
+"$APERTURE" report -i "$T/lk.data" --format trace >"$T/lk.json" \
+	2>"$T/rep.err" || fail "report --format trace: $(cat "$T/rep.err")"
+python3 - "$T/lk.json" "$T/trace.json" <<'PY' || fail "slices overlap"
+import json, sys
+from collections import defaultdict
+for path in sys.argv[1:]:
+    ev = json.load(open(path))["traceEvents"]
+    names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev
+             if e["ph"] == "M" and e["name"] == "thread_name"}
+    tracks = defaultdict(list)
+    for e in ev:
+        if e["ph"] != "X":
+            continue
+        if e["cat"] == "lock":
+            want = "lock wait of %d" % e["args"]["tid"]
+            assert names.get((e["pid"], e["tid"])) == want, (e, want)
+        s = round(e["ts"] * 1000)	# ns, as recorded
+        tracks[(e["pid"], e["tid"])].append((s, s + round(e["dur"] * 1000), e["cat"], e["name"]))
+    bad = 0
+    for k, sl in tracks.items():
+        sl.sort(key=lambda x: (x[0], -x[1]))	# outer first
+        open_ = []
+        for x in sl:
+            while open_ and open_[-1][1] <= x[0]:
+                open_.pop()
+            if open_ and x[1] > open_[-1][1]:
+                bad += 1
+                if bad <= 3:
+                    print("%s track %s: %s overlaps %s" % (path, k, x, open_[-1]))
+                continue
+            open_.append(x)
+    cats = {x[2] for sl in tracks.values() for x in sl}
+    print("%s: %d tracks, %d slices (%s), %d partly overlapping" % (
+        path.rsplit("/", 1)[-1], len(tracks), sum(map(len, tracks.values())),
+        ", ".join(sorted(cats)), bad))
+    assert bad == 0, bad
+    if path == sys.argv[1]:
+        assert {"lock", "syscall"} <= cats, cats
+PY
 exit 0
