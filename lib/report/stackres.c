@@ -69,10 +69,10 @@ int ap_stackres__push(struct ap_stackres *r, const char *sym, const char *dso,
 	return 0;
 }
 
-/* the frames of loc, looked up at ip - adj: where perf script's lines
- * put them */
+/* the frames of loc, looked up at ip - adj, printed at addr by perf
+ * script's lines */
 static int push_loc_at(struct ap_stackres *r, const struct ap_sym_loc *loc,
-		       int kernel, uint64_t ip, uint64_t adj)
+		       int kernel, uint64_t addr, uint64_t adj)
 {
 	const char *dso = loc->dso ? loc->dso : "[unknown]";
 	int i, err, nr = loc->nr_frames ? loc->nr_frames : 1;
@@ -92,7 +92,7 @@ static int push_loc_at(struct ap_stackres *r, const struct ap_sym_loc *loc,
 		if (err)
 			return err;
 		f = &r->frames[r->nr - 1];
-		f->addr = loc->dso ? loc->dso_offset + adj : ip;
+		f->addr = addr;
 		f->symoff = loc->sym_offset + adj;
 		f->path = path;
 		f->nosym = !loc->nr_frames || !loc->frames[i].sym;
@@ -113,7 +113,16 @@ static int push_loc_at(struct ap_stackres *r, const struct ap_sym_loc *loc,
 int ap_stackres__push_loc(struct ap_stackres *r, const struct ap_sym_loc *loc,
 			  int kernel)
 {
-	return push_loc_at(r, loc, kernel, 0, 0);
+	return push_loc_at(r, loc, kernel, loc->dso_offset, 0);
+}
+
+/* where perf script prints a user address: in its file (perf's
+ * map__map_ip, ip - start + pgoff), itself in anonymous memory or none */
+static uint64_t user_addr(struct ap_addrspace *as, uint64_t ip)
+{
+	const struct ap_mmap *m = ap_addrspace__find(as, ip);
+
+	return m && m->path[0] ? ip - m->start + m->pgoff : ip;
 }
 
 /* A return address, named by its call at ip - 1 as the symbolizer's
@@ -125,18 +134,19 @@ int ap_stackres__push_loc(struct ap_stackres *r, const struct ap_sym_loc *loc,
 static int push_return(struct ap_stackres *r, struct ap_symbolizer *sym,
 		       struct ap_addrspace *as, uint64_t ip)
 {
+	uint64_t addr = user_addr(as, ip);
 	const struct ap_sym_loc *loc, *at;
 
 	if (!ip)
-		return push_loc_at(r, ap_symbolizer__user(sym, as, 0, 0), 0, 0,
-				   0);
+		return push_loc_at(r, ap_symbolizer__user(sym, as, 0, 0), 0,
+				   addr, 0);
 	loc = ap_symbolizer__user(sym, as, ip - 1, 0);
 	if (loc->nr_frames)
-		return push_loc_at(r, loc, 0, ip, 1);
+		return push_loc_at(r, loc, 0, addr, 1);
 	at = ap_symbolizer__user(sym, as, ip, 0);
 	if (at->nr_frames)
-		return push_loc_at(r, at, 0, ip, 0);
-	return push_loc_at(r, loc, 0, ip, 1);
+		return push_loc_at(r, at, 0, addr, 0);
+	return push_loc_at(r, loc, 0, addr, 1);
 }
 
 const char *ap_rframe__srcline(const struct ap_rframe *f, char *buf,
@@ -234,7 +244,7 @@ long ap_stackres__resolve_stack(struct ap_stackres *r, struct ap_session *s,
 		else
 			err = push_loc_at(r, ap_symbolizer__user(sym, as, ip,
 								 0),
-					  0, ip, 0);
+					  0, user_addr(as, ip), 0);
 		if (err)
 			return err;
 	}

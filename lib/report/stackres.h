@@ -31,9 +31,10 @@ struct ap_rframe {
 	/* for perf script's frame lines.  nosym 1: no function covers the
 	 * address (sym is "dso+0xOFF" or "[unknown]"); -1: a frame of a
 	 * name alone, of no address ("[truncated]", ap_stackres__push's).
-	 * addr as perf prints it: in its module (the ELF address) for user
-	 * code, itself for the kernel's and where no module covers it; a
-	 * return address as it is, though it was named at ip - 1.  symoff:
+	 * addr as perf prints it: in its file (ip - start + pgoff of its
+	 * mapping) for user code, itself for the kernel's and anonymous
+	 * memory's; a return address as it is, though it was named at
+	 * ip - 1.  symoff:
 	 * its offset in the function (the frames of one address share
 	 * both).  path: the module's full path (interned; NULL: dso is all
 	 * there is) */
