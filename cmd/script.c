@@ -20,6 +20,8 @@ struct script_opts {
 	const char *input;
 	const char *events;		/* NULL: every event */
 	const char *symfs;
+	uint32_t fields;		/* AP_SF_* */
+	int fields_given;
 	int no_inline;
 	struct ap_report_opts r;
 };
@@ -33,7 +35,8 @@ enum {
 static const struct argp_option options[] = {
 	{ "input", 'i', "FILE", 0, "Read FILE (default: aperture.data)", 1 },
 	{ "events", OPT_EVENTS, "LIST", 0, "Only these events (default: every event the file holds)", 1 },
-	{ "format", OPT_FORMAT, "FMT", 0, "text (default, like perf script) or jsonl (one JSON object a line)", 1 },
+	{ "format", OPT_FORMAT, "FMT", 0, "text (default: perf script's) or jsonl (one JSON object a line)", 1 },
+	{ "fields", 'F', "LIST", 0, "The text's fields, as perf script's -F: comm,pid,tid,cpu,time,period,event,trace,ip,sym,symoff,dso (the default: all), or +FIELD,-FIELD added to or taken from those", 1 },
 	AP_CLI_USER_ONLY_OPTION(1),
 	AP_CLI_NO_INLINE_OPTION(1),
 	{ "symfs", OPT_SYMFS, "DIR", 0, "Look for the recorded files under DIR (a copy of the target's root)", 1 },
@@ -44,13 +47,16 @@ static const struct argp_option options[] = {
 
 static const char doc[] =
 	"Print every event of a record file made by 'aperture record', one "
-	"line each, in time order: time, command, "
-	"pid/tid, CPU, the event and its fields, then its stack, as perf "
-	"script does; --format jsonl for machines."
+	"line each, in time order, in perf script's layout: command, "
+	"pid/tid, CPU, time, period, the event and its fields, then its "
+	"stack, so that what reads perf script's output reads it "
+	"(stackcollapse-perf.pl, speedscope, the Firefox Profiler); "
+	"--format jsonl for machines."
 	"\v"
 	"Examples:\n"
 	"  aperture script\n"
-	"  aperture script --events syscall --pid 1234\n"
+	"  aperture script --events cpu | stackcollapse-perf.pl | flamegraph.pl >cpu.svg\n"
+	"  aperture script -F comm,tid,time,event,trace --events syscall --pid 1234\n"
 	"  aperture script --format jsonl | jq -c 'select(.event == \"lock\")'\n";
 
 static const struct ap_cli_choice formats[] = {
@@ -58,6 +64,56 @@ static const struct ap_cli_choice formats[] = {
 	{ "jsonl", AP_FMT_JSONL },
 	{ NULL },
 };
+
+/* perf script's -F names, in the order of the AP_SF_* bits */
+static const char *const field_names[] = {
+	"comm", "pid", "tid", "cpu", "time", "period", "event", "trace",
+	"ip", "sym", "symoff", "dso",
+};
+#define NR_FIELDS (sizeof(field_names) / sizeof(field_names[0]))
+
+/* -F LIST as perf script takes it: the fields to print, or each one
+ * +FIELD or -FIELD, added to or taken from the default ones */
+static uint32_t parse_fields(struct argp_state *state, const char *list)
+{
+	char *dup = strdup(list), *tok, *save = NULL;
+	uint32_t set = 0, add = 0, del = 0;
+	size_t i;
+
+	if (!dup)
+		ap_cli_usage_error(state, "out of memory");
+	for (tok = strtok_r(dup, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char sign = *tok == '+' || *tok == '-' ? *tok++ : 0;
+
+		for (i = 0; i < NR_FIELDS; i++)
+			if (!strcmp(tok, field_names[i]))
+				break;
+		if (i == NR_FIELDS)
+			ap_cli_usage_error(state,
+					   "unknown field '%s': give comm, pid, tid, cpu, time, period, event, trace, ip, sym, symoff or dso",
+					   tok);
+		if (sign == '+')
+			add |= 1u << i;
+		else if (sign == '-')
+			del |= 1u << i;
+		else
+			set |= 1u << i;
+	}
+	free(dup);
+	if (set && (add || del))
+		ap_cli_usage_error(state,
+				   "-F '%s': cannot mix +field or -field with a list of fields",
+				   list);
+	if (!set && !add && !del)
+		ap_cli_usage_error(state, "-F: no field given");
+	set = set ? set : (AP_SF_DEFAULT | add) & ~del;
+	if ((set & AP_SF_SYMOFF) && !(set & AP_SF_SYM))
+		ap_cli_usage_error(state,
+				   "-F '%s': symoff needs sym, as in perf script",
+				   list);
+	return set;
+}
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
@@ -72,6 +128,15 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_SYMFS:
 		o->symfs = arg;
+		break;
+	case 'F':
+		o->fields = parse_fields(state, arg);
+		o->fields_given = 1;
+		break;
+	case ARGP_KEY_END:
+		if (o->fields_given && o->r.format == AP_FMT_JSONL)
+			ap_cli_usage_error(state,
+					   "-F shapes the text: jsonl has every field");
 		break;
 	case OPT_FORMAT:
 		o->r.format = ap_cli_choose(state, "format", arg, formats);
@@ -110,6 +175,7 @@ static int event_mask(const char *list, uint32_t *mask)
 int cmd_script(int argc, char **argv)
 {
 	struct script_opts o = { .input = "aperture.data",
+				 .fields = AP_SF_DEFAULT,
 				 .r.format = AP_FMT_EVENTS };
 	struct ap_symbolizer_opts so = { .no_srcline = 1 };
 	struct ap_evsink *sink = NULL;
@@ -127,11 +193,14 @@ int cmd_script(int argc, char **argv)
 	so.symfs = o.symfs;
 	if (ap_input__open(&in, o.input, &so))
 		return 1;
+	/* the period of CPU samples taken at a frequency */
+	o.r.freq = ap_reader__header(in.rd)->freq;
 	sink = ap_evsink__new(o.r.format, mask, &o.r, in.s, stdout, NULL);
 	if (!sink) {
 		ap_err("out of memory");
 		goto out;
 	}
+	ap_evsink__set_fields(sink, o.fields);
 	while ((err = ap_reader__next(in.rd, &f)) > 0) {
 		if (ap_session__feed(in.s, &f) != 1)
 			continue;

@@ -123,31 +123,77 @@ static const char *esc(const char *s, char *buf, size_t len)
 	return buf;
 }
 
-void ap_evrec__print_text(const struct ap_evrec *r, const char *comm,
+/* one frame as perf script prints it: a tab, the address in 16
+ * columns, sym+0xoff, the module's path; an inlined function's frame
+ * says "(inlined)" in place of the path */
+static void print_frame(const struct ap_rframe *f, uint32_t fields,
+			FILE *out)
+{
+	char buf[1024];
+
+	fprintf(out, "\t%16" PRIx64, f->addr);
+	if ((fields & AP_SF_SYM) && f->nosym > 0) {
+		fputs(" [unknown]", out);
+	} else if (fields & AP_SF_SYM) {
+		fprintf(out, " %s", esc(f->sym, buf, sizeof(buf)));
+		if ((fields & AP_SF_SYMOFF) && !f->nosym)
+			fprintf(out, "+0x%" PRIx64, f->symoff);
+	}
+	if ((fields & AP_SF_DSO) && !f->inlined)
+		fprintf(out, " (%s)",
+			esc(f->path ? f->path : f->dso, buf, sizeof(buf)));
+	if (f->inlined)
+		fputs(" (inlined)", out);
+	fputc('\n', out);
+}
+
+void ap_evrec__print_text(const struct ap_evrec *r, const struct ap_evline *l,
 			  const struct ap_stackres *res, long nr_frames,
 			  FILE *out)
 {
-	char b1[1024], b2[1024], cpu[16] = "[---]";
+	uint32_t fl = l->fields;
+	char buf[1024], when[48];
+	const char *sep = "";
 	long j;
 	int i;
 
-	if (r->cpu != AP_EVREC_NO_CPU)
-		snprintf(cpu, sizeof(cpu), "[%03u]", r->cpu);
-	fprintf(out, "%16s %7u/%-7u %s %6" PRIu64 ".%06" PRIu64 ": %s: %s",
-		esc(comm, b1, sizeof(b1)), r->pid, r->tid, cpu,
-		r->ts / 1000000000, r->ts % 1000000000 / 1000, r->event,
-		esc(r->name, b2, sizeof(b2)));
-	for (i = 0; i < r->nr; i++)
-		fprintf(out, " %s=%s", r->f[i].key,
-			esc(r->f[i].val, b1, sizeof(b1)));
+	/* perf pads the command to 16 columns but where stacks follow:
+	 * consumers take a line that starts with a blank for a frame */
+	if (fl & AP_SF_COMM)
+		fprintf(out, fl & AP_SF_IP ? "%s " : "%16s ",
+			esc(l->comm, buf, sizeof(buf)));
+	if ((fl & AP_SF_PID) && (fl & AP_SF_TID))
+		fprintf(out, "%7u/%-7u ", r->pid, r->tid);
+	else if (fl & (AP_SF_PID | AP_SF_TID))
+		fprintf(out, "%7u ", fl & AP_SF_PID ? r->pid : r->tid);
+	/* a record of no CPU (in-kernel totals, device work) has no CPU
+	 * field, as perf's events without one: no made-up number */
+	if ((fl & AP_SF_CPU) && r->cpu != AP_EVREC_NO_CPU)
+		fprintf(out, "[%03u] ", r->cpu);
+	if (fl & AP_SF_TIME) {
+		snprintf(when, sizeof(when), "%" PRIu64 ".%06" PRIu64,
+			 r->ts / 1000000000, r->ts % 1000000000 / 1000);
+		fprintf(out, "%12s: ", when);
+	}
+	if (fl & AP_SF_PERIOD)
+		fprintf(out, "%s ", l->period);
+	if (fl & AP_SF_EVENT)
+		fprintf(out, "%s: ", l->event);
+	if (fl & AP_SF_TRACE) {
+		if (l->named) {
+			fputs(esc(r->name, buf, sizeof(buf)), out);
+			sep = " ";
+		}
+		for (i = 0; i < r->nr; i++, sep = " ")
+			fprintf(out, "%s%s=%s", sep, r->f[i].key,
+				esc(r->f[i].val, buf, sizeof(buf)));
+	}
 	fputc('\n', out);
+	if (!(fl & AP_SF_IP) || !nr_frames)
+		return;
 	for (j = 0; j < nr_frames; j++)
-		fprintf(out, "\t%s%s (%s)\n",
-			esc(res->frames[j].sym, b1, sizeof(b1)),
-			res->frames[j].kernel ? "_[k]" : "",
-			esc(res->frames[j].dso, b2, sizeof(b2)));
-	if (nr_frames)
-		fputc('\n', out);
+		print_frame(&res->frames[j], fl, out);
+	fputc('\n', out);
 }
 
 void ap_evrec__print_jsonl(const struct ap_evrec *r, const char *comm,
@@ -219,6 +265,8 @@ struct ap_evsink {
 	struct ap_strtab *strs;
 	struct ap_stackres res;
 	uint64_t bad;
+	uint32_t fields;		/* text: AP_SF_* */
+	char cpu_name[256];		/* a CPU sample's name, as decoded */
 };
 
 struct ap_evsink *ap_evsink__new(int format, uint32_t evmask,
@@ -238,6 +286,7 @@ struct ap_evsink *ap_evsink__new(int format, uint32_t evmask,
 	k->o = o;
 	k->s = s;
 	k->out = out;
+	k->fields = AP_SF_DEFAULT;
 	k->dec = ap_evdec__new();
 	k->strs = ap_strtab__new();
 	ap_hmap__init(&k->launch_by);
@@ -254,6 +303,135 @@ struct ap_evsink *ap_evsink__new(int format, uint32_t evmask,
 		return NULL;
 	}
 	return k;
+}
+
+void ap_evsink__set_fields(struct ap_evsink *k, uint32_t fields)
+{
+	k->fields = fields;
+}
+
+/* A CPU sample's event and period come from the file's sensor frames,
+ * at its end: its lines hold these marks (control characters, which
+ * every name from the file is escaped of) until they are written. */
+#define MARK_EVENT	"\x01"
+#define MARK_PERIOD	"\x02"
+
+/* a record's period, perf script's weight of it: a slice's duration in
+ * ns, a sampled record's sampling period (a field "period": mem's),
+ * else 1, one event (a tracepoint's period in perf) */
+static uint64_t period_of(const struct ap_evrec *r)
+{
+	int i;
+
+	if (r->slice)
+		return r->dur_ns;
+	for (i = 0; i < r->nr; i++)
+		if (r->f[i].num && !strcmp(r->f[i].key, "period"))
+			return strtoull(r->f[i].val, NULL, 10);
+	return 1;
+}
+
+static void print_text(struct ap_evsink *k, const struct ap_frame *f,
+		       const struct ap_evrec *r, long nr_frames)
+{
+	struct ap_evline l = {
+		.comm = ap_session__comm(k->s, r->pid, r->tid),
+		.event = r->event,
+		.named = 1,
+		.fields = k->fields,
+	};
+	char period[24];
+
+	if (f->tag == AP_TAG_CPU) {
+		/* its name is the event's */
+		l.event = MARK_EVENT;
+		l.period = MARK_PERIOD;
+		l.named = 0;
+		if (!k->cpu_name[0])
+			snprintf(k->cpu_name, sizeof(k->cpu_name), "%s",
+				 r->name);
+	} else {
+		snprintf(period, sizeof(period), "%10" PRIu64, period_of(r));
+		l.period = period;
+	}
+	ap_evrec__print_text(r, &l, &k->res, nr_frames, k->line);
+}
+
+struct marks {
+	FILE *out;
+	char event[256];
+	char period[24];
+};
+
+static ssize_t marks_write(void *cookie, const char *buf, size_t size)
+{
+	struct marks *m = cookie;
+	size_t i, from = 0;
+
+	for (i = 0; i < size; i++) {
+		const char *s;
+
+		if (buf[i] == MARK_EVENT[0])
+			s = m->event;
+		else if (buf[i] == MARK_PERIOD[0])
+			s = m->period;
+		else
+			continue;
+		if (fwrite(buf + from, 1, i - from, m->out) != i - from ||
+		    fputs(s, m->out) < 0)
+			return -1;
+		from = i + 1;
+	}
+	if (fwrite(buf + from, 1, size - from, m->out) != size - from)
+		return -1;
+	return (ssize_t)size;
+}
+
+/* The CPU samples' event as perf names it, the sensor's source
+ * ("cycles", "cpu-clock:u", "context-switches" of "context-switches,
+ * every 1"), and their period: the N of "every N", else the ns a sample
+ * stands for at the file's frequency (perf's cpu-clock period; of a
+ * hardware event sampled at a frequency the file holds no count) */
+static void cpu_event(struct ap_evsink *k, struct marks *m)
+{
+	const struct ap_sensor *sens;
+	size_t i, n = ap_session__sensors(k->s, &sens);
+	const char *src = k->cpu_name[0] ? k->cpu_name : "cpu-clock";
+	uint64_t every = 0;
+	char name[sizeof(m->event)];
+	const char *comma;
+
+	for (i = 0; i < n; i++)
+		if (sens[i].tag == AP_TAG_CPU &&
+		    sens[i].state != AP_SENSOR_UNAVAILABLE)
+			src = sens[i].source;
+	comma = strchr(src, ',');
+	snprintf(name, sizeof(name), "%.*s",
+		 (int)(comma ? (size_t)(comma - src) : strlen(src)), src);
+	ap_escape(m->event, sizeof(m->event), name, 0);
+	if (comma && sscanf(comma, ", every %" SCNu64, &every) != 1)
+		every = 0;
+	if (!every && k->o->freq)
+		every = (1000000000ull + k->o->freq / 2) / k->o->freq;
+	snprintf(m->period, sizeof(m->period), "%10" PRIu64,
+		 every ? every : 1);
+}
+
+static int write_text(struct ap_evsink *k)
+{
+	cookie_io_functions_t io = { .write = marks_write };
+	struct marks m = { .out = k->out };
+	FILE *f;
+	int err;
+
+	cpu_event(k, &m);
+	f = fopencookie(&m, "w", io);
+	if (!f)
+		return -ENOMEM;
+	err = ap_evsort__write(k->sort, f);
+	if (fclose(f) && !err)
+		err = -EIO;
+	return err;
 }
 
 /* a runtime launch's kernel: the name of its host stub */
@@ -346,7 +524,8 @@ int ap_evsink__event(struct ap_evsink *k, const struct ap_frame *f)
 		return k->to.event(k->to.p, &r);
 	/* the stack in the address space of the moment: resolved now, in
 	 * file order, printed when its turn in time comes */
-	n = ap_evrec__stack(&r, k->s, &k->res, k->o->user_only);
+	n = k->format == AP_FMT_JSONL || (k->fields & AP_SF_IP) ?
+	    ap_evrec__stack(&r, k->s, &k->res, k->o->user_only) : 0;
 	if (n < 0)
 		return (int)n;
 	if (fseeko(k->line, 0, SEEK_SET))
@@ -355,8 +534,7 @@ int ap_evsink__event(struct ap_evsink *k, const struct ap_frame *f)
 		ap_evrec__print_jsonl(&r, ap_session__comm(k->s, r.pid, r.tid),
 				      &k->res, n, k->line);
 	else
-		ap_evrec__print_text(&r, ap_session__comm(k->s, r.pid, r.tid),
-				     &k->res, n, k->line);
+		print_text(k, f, &r, n);
 	if (fflush(k->line))
 		return -ENOMEM;
 	return ap_evsort__add(k->sort, r.ts, k->line_buf,
@@ -369,7 +547,8 @@ int ap_evsink__finish(struct ap_evsink *k)
 
 	if (k->to.p)
 		return k->to.finish(k->to.p);
-	err = ap_evsort__write(k->sort, k->out);
+	err = k->format == AP_FMT_JSONL ? ap_evsort__write(k->sort, k->out) :
+					  write_text(k);
 	if (!err && (fflush(k->out) || ferror(k->out)))
 		err = -EIO;
 	return err;

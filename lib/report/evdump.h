@@ -82,8 +82,35 @@ const char *ap_evdec__path(struct ap_evdec *d, uint64_t dev, uint64_t ino,
 long ap_evrec__stack(const struct ap_evrec *r, struct ap_session *s,
 		     struct ap_stackres *res, int user_only);
 
-/* perf script's layout: one line, then the stack one frame a line */
-void ap_evrec__print_text(const struct ap_evrec *r, const char *comm,
+/* perf script's fields (script -F), in the order a line shows them */
+#define AP_SF_COMM	(1u << 0)
+#define AP_SF_PID	(1u << 1)
+#define AP_SF_TID	(1u << 2)
+#define AP_SF_CPU	(1u << 3)
+#define AP_SF_TIME	(1u << 4)
+#define AP_SF_PERIOD	(1u << 5)
+#define AP_SF_EVENT	(1u << 6)
+#define AP_SF_TRACE	(1u << 7)	/* the record's name and fields */
+#define AP_SF_IP	(1u << 8)	/* the stack, one frame a line */
+#define AP_SF_SYM	(1u << 9)
+#define AP_SF_SYMOFF	(1u << 10)
+#define AP_SF_DSO	(1u << 11)
+#define AP_SF_DEFAULT	((1u << 12) - 1)
+
+/* what a text line shows besides its record */
+struct ap_evline {
+	const char *comm;
+	const char *event;		/* perf's event name */
+	const char *period;		/* as printed, padded */
+	int named;			/* the trace starts with the record's
+					 * name (a CPU sample's is the event) */
+	uint32_t fields;		/* AP_SF_* */
+};
+
+/* perf script's layout: "comm pid/tid [cpu] secs.usecs: period event:
+ * trace", then the stack one frame a line ("\t addr sym+0xoff (path)")
+ * and a blank line */
+void ap_evrec__print_text(const struct ap_evrec *r, const struct ap_evline *l,
 			  const struct ap_stackres *res, long nr_frames,
 			  FILE *out);
 /* one JSON object a line */
@@ -114,6 +141,8 @@ struct ap_evsink *ap_evsink__new(int format, uint32_t evmask,
 				 const struct ap_evout *to);
 /* a frame ap_session__feed returned 1 for */
 int ap_evsink__event(struct ap_evsink *k, const struct ap_frame *f);
+/* the fields of perf script's text, AP_SF_* (default AP_SF_DEFAULT) */
+void ap_evsink__set_fields(struct ap_evsink *k, uint32_t fields);
 int ap_evsink__finish(struct ap_evsink *k);
 void ap_evsink__free(struct ap_evsink *k);
 

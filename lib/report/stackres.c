@@ -65,17 +65,26 @@ int ap_stackres__push(struct ap_stackres *r, const char *sym, const char *dso,
 	dso = ap_strtab__intern(r->strs, dso, -1);
 	if (!sym || !dso)
 		return -ENOMEM;
-	r->frames[r->nr++] = (struct ap_rframe){ sym, dso, kernel, 0 };
+	r->frames[r->nr++] = (struct ap_rframe){ sym, dso, kernel, 0,
+						 .nosym = -1 };
 	return 0;
 }
 
-int ap_stackres__push_loc(struct ap_stackres *r, const struct ap_sym_loc *loc,
-			  int kernel)
+/* the frames of loc, looked up at ip - adj, printed at addr by perf
+ * script's lines */
+static int push_loc_at(struct ap_stackres *r, const struct ap_sym_loc *loc,
+		       int kernel, uint64_t addr, uint64_t adj)
 {
 	const char *dso = loc->dso ? loc->dso : "[unknown]";
 	int i, err, nr = loc->nr_frames ? loc->nr_frames : 1;
+	const char *path = NULL;
 	char buf[1024];
 
+	if (loc->dso_path) {
+		path = ap_strtab__intern(r->strs, loc->dso_path, -1);
+		if (!path)
+			return -ENOMEM;
+	}
 	for (i = 0; i < nr; i++) {
 		struct ap_rframe *f;
 
@@ -84,6 +93,10 @@ int ap_stackres__push_loc(struct ap_stackres *r, const struct ap_sym_loc *loc,
 		if (err)
 			return err;
 		f = &r->frames[r->nr - 1];
+		f->addr = addr;
+		f->symoff = loc->sym_offset + adj;
+		f->path = path;
+		f->nosym = !loc->nr_frames || !loc->frames[i].sym;
 		if (!loc->nr_frames)
 			continue;
 		f->inlined = loc->frames[i].inlined;
@@ -96,6 +109,45 @@ int ap_stackres__push_loc(struct ap_stackres *r, const struct ap_sym_loc *loc,
 		}
 	}
 	return 0;
+}
+
+int ap_stackres__push_loc(struct ap_stackres *r, const struct ap_sym_loc *loc,
+			  int kernel)
+{
+	return push_loc_at(r, loc, kernel, loc->dso_offset, 0);
+}
+
+/* where perf script prints a user address: in its file (perf's
+ * map__map_ip, ip - start + pgoff), itself in anonymous memory or none */
+static uint64_t user_addr(struct ap_addrspace *as, uint64_t ip)
+{
+	const struct ap_mmap *m = ap_addrspace__find(as, ip);
+
+	return m && m->path[0] ? ip - m->start + m->pgoff : ip;
+}
+
+/* A return address, named by its call at ip - 1 as the symbolizer's
+ * ap_symbolizer__user(is_return_addr) does, the same two lookups in the
+ * same order (so its counters are the same): but known here to be at
+ * ip - 1, which perf script's lines undo (they print the address and
+ * its offset as they are).  Where nothing covers ip - 1, ip is the first
+ * byte of a signal trampoline, named at ip. */
+static int push_return(struct ap_stackres *r, struct ap_symbolizer *sym,
+		       struct ap_addrspace *as, uint64_t ip)
+{
+	uint64_t addr = user_addr(as, ip);
+	const struct ap_sym_loc *loc, *at;
+
+	if (!ip)
+		return push_loc_at(r, ap_symbolizer__user(sym, as, 0, 0), 0,
+				   addr, 0);
+	loc = ap_symbolizer__user(sym, as, ip - 1, 0);
+	if (loc->nr_frames)
+		return push_loc_at(r, loc, 0, addr, 1);
+	at = ap_symbolizer__user(sym, as, ip, 0);
+	if (at->nr_frames)
+		return push_loc_at(r, at, 0, addr, 0);
+	return push_loc_at(r, loc, 0, addr, 1);
 }
 
 const char *ap_rframe__srcline(const struct ap_rframe *f, char *buf,
@@ -170,9 +222,9 @@ long ap_stackres__resolve_stack(struct ap_stackres *r, struct ap_session *s,
 	r->outermost = 0;
 	if (!(flags & AP_STACKRES_USER_ONLY)) {
 		for (i = 0; i < st->nr_kernel; i++) {
-			err = ap_stackres__push_loc(r,
-					ap_symbolizer__kernel(sym, st->ips[i]),
-					1);
+			err = push_loc_at(r,
+					  ap_symbolizer__kernel(sym, st->ips[i]),
+					  1, st->ips[i], 0);
 			if (err)
 				return err;
 		}
@@ -188,12 +240,12 @@ long ap_stackres__resolve_stack(struct ap_stackres *r, struct ap_session *s,
 		}
 		/* return addresses are looked up at ip - 1: every caller,
 		 * and the leaf where it is one */
-		err = ap_stackres__push_loc(r,
-				ap_symbolizer__user(sym, as,
-						    st->ips[st->nr_kernel + i],
-						    i > 0 ||
-						    (flags & AP_STACKRES_LEAF_RET)),
-				0);
+		if (i > 0 || (flags & AP_STACKRES_LEAF_RET))
+			err = push_return(r, sym, as, ip);
+		else
+			err = push_loc_at(r, ap_symbolizer__user(sym, as, ip,
+								 0),
+					  0, user_addr(as, ip), 0);
 		if (err)
 			return err;
 	}

@@ -29,6 +29,20 @@ struct ap_rframe {
 	 * computes lines (ap_symbolizer_opts.no_srcline unset) */
 	const char *file;		/* interned; NULL: unknown */
 	int line;			/* 0: unknown */
+	/* for perf script's frame lines.  nosym 1: no function covers the
+	 * address (sym is "dso+0xOFF" or "[unknown]"); -1: a frame of a
+	 * name alone, of no address ("[truncated]", ap_stackres__push's).
+	 * addr as perf prints it: in its file (ip - start + pgoff of its
+	 * mapping) for user code, itself for the kernel's and anonymous
+	 * memory's; a return address as it is, though it was named at
+	 * ip - 1.  symoff:
+	 * its offset in the function (the frames of one address share
+	 * both).  path: the module's full path (interned; NULL: dso is all
+	 * there is) */
+	int nosym;
+	uint64_t addr;
+	uint64_t symoff;
+	const char *path;
 };
 
 /* frames of the last resolve; names interned in strs, which the caller
@@ -70,7 +84,7 @@ struct ap_stackres {
 	uint64_t resolved;		/* stacks resolved afresh (tests) */
 };
 
-#define AP_STACKRES_CACHE	(1u << 19)	/* frames: 12 MiB */
+#define AP_STACKRES_CACHE	(1u << 19)	/* frames: 32 MiB */
 
 /* where a resolved stack ends (ap_stackres__root) */
 #define AP_ROOT_KNOWN		0	/* _start, a thread start, kernel entry */
