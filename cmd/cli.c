@@ -116,9 +116,11 @@ unsigned int ap_cli_parse_freq(struct argp_state *state, const char *arg)
 	unsigned int max = max_sample_rate();
 	unsigned long long v;
 
+	if (!strcmp(arg, "max"))	/* perf's spelling of the limit */
+		return max;
 	if (ap_parse_u64(arg, 1, max, &v))
 		ap_cli_usage_error(state,
-				   "bad frequency '%s': give 1 to %u Hz (perf_event_max_sample_rate)",
+				   "bad frequency '%s': give 1 to %u Hz (perf_event_max_sample_rate), or max",
 				   arg, max);
 	return (unsigned int)v;
 }

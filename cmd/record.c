@@ -79,7 +79,7 @@ static const struct argp_option options[] = {
 	{ "cgroup", 'G', "CGROUP", 0, "Record only the threads in this cgroup v2 or below it: a path, or a name under the cgroup2 mount (alone: system-wide)", 1 },
 	{ NULL, 0, NULL, 0, "What to record:", 2 },
 	{ "events", 'e', "LIST", 0, "Comma-separated events to record (default: cpu)", 2 },
-	{ "freq", 'F', "HZ", 0, "CPU sampling frequency (default: 999)", 2 },
+	{ "freq", 'F', "HZ", 0, "CPU sampling frequency, or max (default: 999)", 2 },
 	{ "syscall-stacks", OPT_SYSCALL_STACKS, NULL, 0, "syscall: record the user stack at entry (costly)", 2 },
 	{ "cuda-lib", OPT_CUDA_LIB, "PATH", 0, "gpu: also probe this CUDA runtime or driver library", 2 },
 	{ "mem-density", OPT_MEM_DENSITY, "LEVEL", 0, "mem: sampling density low, default or high", 2 },
@@ -669,7 +669,7 @@ int cmd_record(int argc, char **argv)
 		    sensors[i].state != AP_SENSOR_UNAVAILABLE)
 			available |= AP_EVMASK(sensors[i].tag);
 
-	ho.freq = o.freq;
+	ho.freq = ap_collector__freq(r.file.col);
 	ho.events = o.events;
 	ho.available = available;
 	ho.system_wide = o.system_wide;

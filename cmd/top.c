@@ -65,7 +65,7 @@ static const struct argp_option options[] = {
 	{ "all-cpus", 'a', NULL, 0, "Watch the whole system (the default)", 1 },
 	{ NULL, 0, NULL, 0, "What to watch:", 2 },
 	{ "events", 'e', "EVENT", 0, "One of cpu (default: hottest functions), syscall (by time), lock or lock:pthread (by wait), gpu (launches), mem (data objects), sched (on/off-CPU), io (bytes per file)", 2 },
-	{ "freq", 'F', "HZ", 0, "CPU sampling frequency (default: 999)", 2 },
+	{ "freq", 'F', "HZ", 0, "CPU sampling frequency, or max (default: 999)", 2 },
 	{ NULL, 0, NULL, 0, "Display:", 3 },
 	{ "delay", 'd', "SECONDS", 0, "Refresh every SECONDS (default: 2)", 3 },
 	{ "cumulative", 'z', NULL, 0, "Counts since start, instead of decaying by half each refresh", 3 },

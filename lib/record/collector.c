@@ -875,6 +875,11 @@ uint32_t ap_collector__events(const struct ap_collector *c)
 	return c->opts.events;
 }
 
+uint32_t ap_collector__freq(const struct ap_collector *c)
+{
+	return c->opts.freq;
+}
+
 void ap_collector__close(struct ap_collector *c)
 {
 	int i;

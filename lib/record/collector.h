@@ -165,6 +165,9 @@ size_t ap_collector__sensors(const struct ap_collector *c,
 			     const struct ap_sensor **out);
 /* the AP_EVMASK bits asked for */
 uint32_t ap_collector__events(const struct ap_collector *c);
+/* CPU samples per second, after start: -F, or what the cpu sensor
+ * lowered it to (the kernel's limits, the CPU budget) */
+uint32_t ap_collector__freq(const struct ap_collector *c);
 void ap_collector__close(struct ap_collector *c);
 
 /* "cpu,syscall,lock:pthread" -> mask, and the options a qualified name

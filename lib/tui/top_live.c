@@ -8,9 +8,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "event/event.h"
 #include "format/buf.h"
 #include "format/reader.h"
+#include "io/codec.h"
 #include "report/session.h"
+#include "syscall/codec.h"
 
 struct ap_top {
 	const struct ap_view_ops *ops;
@@ -62,6 +65,23 @@ void ap_top__free(struct ap_top *t)
 	free(t);
 }
 
+/* the calls an event frame stands for: a kernel-summed one (syscall,
+ * io) carries its count; any other is one */
+static uint64_t frame_calls(const struct ap_frame *f)
+{
+	struct ap_syscall sc;
+	struct ap_io io;
+
+	if (f->tag == AP_TAG_SYSCALL &&
+	    !ap_syscall__decode(f->payload, f->len, &sc) &&
+	    (sc.flags & AP_SYSCALL_SUMMARY))
+		return sc.calls;
+	if (f->tag == AP_TAG_IO && !ap_io__decode(f->payload, f->len, &io) &&
+	    (io.flags & AP_IO_F_SUM))
+		return io.calls;
+	return 1;
+}
+
 int ap_top__sink(void *ctx, const void *frames, size_t len)
 {
 	struct ap_top *t = ctx;
@@ -92,7 +112,7 @@ int ap_top__sink(void *ctx, const void *frames, size_t len)
 		}
 		if (t->ops->event(t->view, &f) == -EBADMSG)
 			t->stats.bad_frames++;
-		t->stats.events++;
+		t->stats.events += frame_calls(&f);
 	}
 	/* the recorder hands whole frames; anything left is a bug, counted
 	 * rather than trusted */
@@ -246,6 +266,8 @@ void ap_top__header(const struct ap_top_header *h, char *buf, size_t len)
 		 "aperture top - %s  %s: %.0f %s/s  lost: %" PRIu64
 		 "%s  targets: %s%s  %s",
 		 clock, h->event, h->rate,
-		 strcmp(h->event, "cpu") ? "events" : "samples", h->lost, lost,
+		 !strcmp(h->event, "cpu") ? "samples" :
+		 !strcmp(h->event, "syscall") || !strcmp(h->event, "io") ?
+		 "calls" : "events", h->lost, lost,
 		 h->targets, alive, mode);
 }

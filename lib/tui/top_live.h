@@ -36,7 +36,8 @@ int ap_top__sink(void *ctx, const void *frames, size_t len);
 void ap_top__set_paused(struct ap_top *t, int paused);
 
 struct ap_top_stats {
-	uint64_t events;		/* event frames of the view's tag */
+	/* events of the view's tag: calls for a kernel-summed frame */
+	uint64_t events;
 	uint64_t interval_events;	/* ... in the last finished interval */
 	double interval_s;		/* its length */
 	double rate;			/* interval_events / interval_s */

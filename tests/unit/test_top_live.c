@@ -335,8 +335,15 @@ START_TEST(test_header)
 	h.targets_alive = -1;
 	h.cumulative = 1;
 	ap_top__header(&h, buf, sizeof(buf));
-	ck_assert_ptr_nonnull(strstr(buf, "syscall: 1998 events/s"));
+	/* the kernel-summed kinds count calls */
+	ck_assert_ptr_nonnull(strstr(buf, "syscall: 1998 calls/s"));
 	ck_assert_ptr_nonnull(strstr(buf, "targets: system-wide  cumulative"));
+	h.event = "io";
+	ap_top__header(&h, buf, sizeof(buf));
+	ck_assert_ptr_nonnull(strstr(buf, "io: 1998 calls/s"));
+	h.event = "lock";
+	ap_top__header(&h, buf, sizeof(buf));
+	ck_assert_ptr_nonnull(strstr(buf, "lock: 1998 events/s"));
 	h.targets = "pid 1,2";
 	h.targets_alive = 0;
 	ap_top__header(&h, buf, sizeof(buf));
