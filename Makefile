@@ -207,7 +207,7 @@ $(FUZZ_O)/lib/syscall_names.o: $(O)/lib/syscall_names.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(filter-out -O2 -MMD -MP,$(ALL_CFLAGS)) -c $< -o $@
 
-$(FUZZ_O)/%.o: %.c | $(SKEL)
+$(FUZZ_O)/%.o: %.c | $(SKEL) $(O)/proto/profile.pb-c.h
 	$(call msg,FUZZCC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link \

@@ -256,8 +256,11 @@ static uint64_t loc_id(struct pp *x, const char *key, const char *label,
 			sl = ap_symbolizer__user(x->sym, as, ip, is_ret);
 			mapping = m ? map_id(x, m) : 0;
 		}
-		if (sl->nr_frames)
-			nr = sl->nr_frames;
+		/* no symbol: the address alone, no made-up name, and its
+		 * mapping says so, for a server that symbolizes by build-id */
+		nr = sl->nr_frames;
+		if (!nr && mapping)
+			x->map[mapping - 1]->has_functions = 0;
 	}
 	l = new_loc(x, mapping, label ? 0 : ip, nr);
 	if (!l)
@@ -401,11 +404,13 @@ static int add_sample(struct pp *x, const struct ap_prof_sample *smp,
 	}
 	lab[0].key = str_id(x, "pid");
 	lab[0].num = smp->pid;
+	lab[0].num_unit = str_id(x, "pid");
 	lab[1].key = str_id(x, "comm");
 	lab[1].str = str_id(x, smp->comm);
 	if (nl > 2) {
 		lab[2].key = str_id(x, "tid");
 		lab[2].num = smp->tid;
+		lab[2].num_unit = str_id(x, "tid");
 	}
 	return push((void ***)&x->smp, &x->nr_smp, &x->cap_smp, s);
 }

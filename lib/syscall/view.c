@@ -227,8 +227,11 @@ static int add_summary(struct view_sc *v, struct srow *r, long idx,
 			return -ENOMEM;
 		*slot += e->errs[i].count;
 	}
-	if (v->o->format == AP_FMT_FOLDED && e->duration_ns) {
-		/* summed calls carry no stack: the thread's line */
+	/* summed calls carry no stack: the thread's line in folded output
+	 * (where they took time) and in the exports (their calls too) */
+	if ((v->o->format == AP_FMT_FOLDED && e->duration_ns) ||
+	    (v->o->format != AP_FMT_FOLDED && v->o->format != AP_FMT_TABLE &&
+	     v->o->format != AP_FMT_JSON)) {
 		long c = ap_ctxtab__index(&v->ctxs, v->s, e->pid, e->tid);
 
 		if (c < 0)
@@ -238,6 +241,39 @@ static int add_summary(struct view_sc *v, struct srow *r, long idx,
 		if (!slot)
 			return -ENOMEM;
 		*slot += e->duration_ns;
+		slot = ap_hmap__upsert(&r->stack_calls, (uint64_t)c << 32,
+				       NULL);
+		if (!slot)
+			return -ENOMEM;
+		*slot += e->calls;
+	}
+	return 0;
+}
+
+/* a call that returned: its duration and errno */
+static int timed_call(struct view_sc *v, struct srow *r, long idx,
+		      const struct ap_syscall *e)
+{
+	uint64_t *slot;
+	int err;
+
+	err = add_duration(r, e->duration_ns);
+	if (err)
+		return err;
+	r->total_ns += e->duration_ns;
+	if (e->duration_ns > r->max_ns)
+		r->max_ns = e->duration_ns;
+	r->timed++;
+	r->hist[ap_hist__bucket(e->duration_ns)]++;
+	err = ap_syscall__errno(e->ret);
+	if (err) {
+		r->errors++;
+		v->errors++;
+		slot = ap_hmap__upsert(&v->errs, (uint64_t)idx << 16 | err,
+				       NULL);
+		if (!slot)
+			return -ENOMEM;
+		(*slot)++;
 	}
 	return 0;
 }
@@ -269,26 +305,15 @@ static int sc_event(void *p, const struct ap_frame *f)
 	r->calls++;
 	v->calls++;
 	if (e.flags & AP_SYSCALL_NORETURN) {
+		/* no duration; a call all the same, which the exports count */
 		r->noreturn++;
-		return 0;
-	}
-	err = add_duration(r, e.duration_ns);
-	if (err)
-		return err;
-	r->total_ns += e.duration_ns;
-	if (e.duration_ns > r->max_ns)
-		r->max_ns = e.duration_ns;
-	r->timed++;
-	r->hist[ap_hist__bucket(e.duration_ns)]++;
-	err = ap_syscall__errno(e.ret);
-	if (err) {
-		r->errors++;
-		v->errors++;
-		slot = ap_hmap__upsert(&v->errs, (uint64_t)idx << 16 | err,
-				       NULL);
-		if (!slot)
-			return -ENOMEM;
-		(*slot)++;
+		if (v->o->format == AP_FMT_FOLDED)
+			return 0;
+		e.duration_ns = 0;
+	} else {
+		err = timed_call(v, r, idx, &e);
+		if (err)
+			return err;
 	}
 	/* stacks: for folded output and the exports */
 	if (v->o->format == AP_FMT_TABLE || v->o->format == AP_FMT_JSON)

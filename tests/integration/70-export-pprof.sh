@@ -106,6 +106,23 @@ w=$(awk '$6 == "sys_write" { print $1 }' "$T/top")
 [ "$w" = $((2 * N)) ] || fail "sys_write calls $w, want $((2 * N))"
 pp -top -cum -sample_index=syscall-calls -focus='^sys_write$' >"$T/top"
 grep -q ' sc_write$' "$T/top" || fail "no sc_write caller of sys_write"
+# every call the table counts, those that never return (exit) and those
+# summed in the kernel (plain -e syscall) included
+total_calls() {	# a recording's calls: the table's, then pprof's
+	"$APERTURE" report -i "$1" --events syscall 2>/dev/null |
+		sed -n 's/^# Syscalls: \([0-9]*\) calls.*/\1/p'
+	"$APERTURE" report -i "$1" --events syscall --format pprof \
+		>"$T/calls.pb.gz" 2>/dev/null
+	go tool pprof -top -sample_index=syscall-calls "$T/calls.pb.gz" \
+		2>/dev/null | sed -n 's/.*Total samples = \([0-9]*\).*/\1/p'
+}
+"$APERTURE" record -e syscall -o "$T/sum.data" -- "$WL/syscall_exact" $N 0 2 \
+	>/dev/null 2>&1 || fail "record -e syscall"
+for f in "$T/sc.data" "$T/sum.data"; do
+	set -- $(total_calls "$f")
+	[ -n "${1:-}" ] && [ "$1" = "${2:-}" ] ||
+		fail "$(basename "$f"): pprof holds ${2:-?} calls, the table ${1:-?}"
+done
 
 # syscall and io side by side: each type its own name, so -sample_index
 # reaches both counts of calls (io_file: BYTES written with 3 write calls)
