@@ -42,8 +42,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case ARGP_KEY_ARG:
-		o->cmd = &state->argv[state->next - 1];
-		state->next = state->argc;
+		ap_cli_take_command(state, &o->cmd);
 		break;
 	default:
 		return ap_cli_key(key, arg, state);

@@ -17,22 +17,19 @@
 #include "report/view.h"
 
 struct script_opts {
-	const char *input;
-	const char *events;		/* NULL: every event */
+	struct ap_cli_input src;	/* --events NULL: every event */
 	const char *symfs;
-	int no_inline;
 	struct ap_report_opts r;
 };
 
 enum {
 	OPT_FORMAT = 0x100,
-	OPT_EVENTS,
 	OPT_SYMFS,
 };
 
 static const struct argp_option options[] = {
 	{ "input", 'i', "FILE", 0, "Read FILE (default: aperture.data)", 1 },
-	{ "events", OPT_EVENTS, "LIST", 0, "Only these events (default: every event the file holds)", 1 },
+	{ "events", AP_OPT_EVENTS, "LIST", 0, "Only these events (default: every event the file holds)", 1 },
 	{ "format", OPT_FORMAT, "FMT", 0, "text (default, like perf script) or jsonl (one JSON object a line)", 1 },
 	AP_CLI_USER_ONLY_OPTION(1),
 	AP_CLI_NO_INLINE_OPTION(1),
@@ -64,12 +61,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	struct script_opts *o = state->input;
 
 	switch (key) {
-	case 'i':
-		o->input = arg;
-		break;
-	case OPT_EVENTS:
-		o->events = arg;
-		break;
 	case OPT_SYMFS:
 		o->symfs = arg;
 		break;
@@ -79,7 +70,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_ARG:
 		ap_cli_usage_error(state, "unexpected argument '%s'", arg);
 	default:
-		return ap_cli_read_key(key, arg, state, &o->r, &o->no_inline);
+		return ap_cli_read_key(key, arg, state, &o->r, &o->src);
 	}
 	return 0;
 }
@@ -109,7 +100,7 @@ static int event_mask(const char *list, uint32_t *mask)
 
 int cmd_script(int argc, char **argv)
 {
-	struct script_opts o = { .input = "aperture.data",
+	struct script_opts o = { .src.input = "aperture.data",
 				 .r.format = AP_FMT_EVENTS };
 	struct ap_symbolizer_opts so = { .no_srcline = 1 };
 	struct ap_evsink *sink = NULL;
@@ -119,22 +110,20 @@ int cmd_script(int argc, char **argv)
 	int err, ret = 1;
 
 	argp_parse(&argp, argc, argv, AP_ARGP_FLAGS, NULL, &o);
-	if (o.events && event_mask(o.events, &mask))
+	if (o.src.events && event_mask(o.src.events, &mask))
 		return EXIT_USAGE;
-	if (!o.events)
+	if (!o.src.events)
 		mask = UINT32_MAX;
-	so.no_inline = o.no_inline;
+	so.no_inline = o.src.no_inline;
 	so.symfs = o.symfs;
-	if (ap_input__open(&in, o.input, &so))
+	if (ap_input__open(&in, o.src.input, &so))
 		return 1;
 	sink = ap_evsink__new(o.r.format, mask, &o.r, in.s, stdout, NULL);
 	if (!sink) {
 		ap_err("out of memory");
 		goto out;
 	}
-	while ((err = ap_reader__next(in.rd, &f)) > 0) {
-		if (ap_session__feed(in.s, &f) != 1)
-			continue;
+	while ((err = ap_input__next(&in, &f)) > 0) {
 		err = ap_evsink__event(sink, &f);
 		if (err == -ENOMEM) {
 			ap_err("out of memory");
@@ -142,7 +131,7 @@ int cmd_script(int argc, char **argv)
 		}
 	}
 	if (err < 0)
-		ap_err("reading '%s': %s; printed what was read", o.input,
+		ap_err("reading '%s': %s; printed what was read", o.src.input,
 		       strerror(-err));
 	if (ap_session__bad_frames(in.s))
 		ap_warn("%" PRIu64 " frames did not decode and were skipped",
