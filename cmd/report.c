@@ -377,8 +377,9 @@ static int report_diff(struct report_opts *o)
 
 /* the symbolizer's options: what the output shows; EXIT_USAGE, said,
  * for a combination that makes no sense */
-static int symbolizer_opts(struct report_opts *o, struct ap_symbolizer_opts *so,
-			   char *bid_dir, char *dw_dir)
+static int symbolizer_opts(struct report_opts *o,
+			   struct ap_symbolizer_opts *so, char *bid_dir,
+			   char *dw_dir)
 {
 	int i;
 
@@ -567,10 +568,9 @@ int cmd_report(int argc, char **argv)
 			.icicle = o.icicle,
 			.user_only = o.r.user_only,
 		};
+		double secs = ap_report_header__duration_s(h, st, in.s);
 
-		ret = ap_viewset__export(&vs, &eo, h,
-					 ap_report_header__duration_s(h, st, in.s)) ?
-		      1 : 0;
+		ret = ap_viewset__export(&vs, &eo, h, secs) ? 1 : 0;
 	} else {
 		ret = print_views(&o, &vs, &in, st);
 	}
