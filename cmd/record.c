@@ -14,7 +14,6 @@
 #include "aperture.h"
 #include "cli.h"
 #include "format/format.h"
-#include "format/writer.h"
 #include "gpu/libs.h"
 #include "record/bidcache.h"
 #include "record/collector.h"

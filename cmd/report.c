@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* aperture report: read a record file and print what it holds. */
 #include <argp.h>
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -10,7 +9,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "event/event.h"
 #include "util/escape.h"
 #include "util/num.h"
 #include "report/evdump.h"
@@ -20,7 +18,6 @@
 #include "format/format.h"
 #include "report/input.h"
 #include "format/reader.h"
-#include "export/profile.h"
 #include "report/session.h"
 #include "record/bidcache.h"
 #include "symbols/dwcache.h"
