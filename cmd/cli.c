@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,7 +10,17 @@
 #include <string.h>
 
 #include "record/collector.h"
+#include "record/procfs.h"
 #include "report/view.h"
+#include "util/num.h"
+
+/* PREFIX MESSAGE, a line on stderr */
+static void say(const char *prefix, const char *fmt, va_list ap)
+{
+	fputs(prefix, stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
 
 void ap_cli_usage_error(struct argp_state *state, const char *fmt, ...)
 {
@@ -17,9 +28,8 @@ void ap_cli_usage_error(struct argp_state *state, const char *fmt, ...)
 
 	fprintf(stderr, "%s: ", state ? state->name : "aperture");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say("", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(EXIT_USAGE);
 }
 
@@ -27,38 +37,18 @@ void ap_err(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("aperture: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say("aperture: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void ap_warn(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("aperture: warning: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say("aperture: warning: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-}
-
-int ap_parse_u64(const char *s, unsigned long long min,
-		 unsigned long long max, unsigned long long *out)
-{
-	unsigned long long v;
-	char *end;
-
-	if (!s || !*s || *s == '-')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
 }
 
 void ap_cli_add_pids(struct argp_state *state, const char *list, int *pids,
@@ -123,6 +113,57 @@ unsigned int ap_cli_parse_freq(struct argp_state *state, const char *arg)
 				   "bad frequency '%s': give 1 to %u Hz (perf_event_max_sample_rate), or max",
 				   arg, max);
 	return (unsigned int)v;
+}
+
+error_t ap_cli_collect_key(int key, char *arg, struct argp_state *state,
+			   struct ap_cli_targets *t, struct ap_collect_opts *c)
+{
+	switch (key) {
+	case 'p':
+		ap_cli_add_pids(state, arg, t->pids, &t->nr_pids,
+				AP_CLI_MAX_PIDS);
+		return 0;
+	case 'a':
+		t->system_wide = 1;
+		return 0;
+	case 'e':
+		ap_cli_parse_events(state, arg, &t->events, c);
+		return 0;
+	case 'F':
+		t->freq = ap_cli_parse_freq(state, arg);
+		return 0;
+	}
+	return ap_cli_key(key, arg, state);
+}
+
+int ap_cli_pids_alive(const struct ap_cli_targets *t)
+{
+	int i;
+
+	for (i = 0; i < t->nr_pids; i++) {
+		if (!ap_proc_alive(t->pids[i])) {
+			ap_err("no such process: %d", t->pids[i]);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+void ap_cli_catch_stop(void (*handler)(int))
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+void ap_cli_take_command(struct argp_state *state, char ***cmd)
+{
+	*cmd = &state->argv[state->next - 1];
+	state->next = state->argc;
 }
 
 /* does the option named by arg exist, and take an argument? */
@@ -197,24 +238,32 @@ int ap_cli_parse_ids(const char *arg, uint32_t *out, int max)
 	return n ? n : -EINVAL;
 }
 
+/* --pid, --tid: the ids into out[AP_MAX_FILTER], their count into *nr */
+static void read_ids(struct argp_state *state, const char *what,
+		     const char *arg, uint32_t *out, int *nr)
+{
+	int n = ap_cli_parse_ids(arg, out, AP_MAX_FILTER);
+
+	if (n < 0)
+		ap_cli_usage_error(state, "bad %s list '%s'", what, arg);
+	*nr = n;
+}
+
 error_t ap_cli_read_key(int key, char *arg, struct argp_state *state,
-			struct ap_report_opts *r, int *no_inline)
+			struct ap_report_opts *r, struct ap_cli_input *in)
 {
 	unsigned long long v;
-	int n;
 
 	switch (key) {
 	case AP_OPT_PID:
-		n = ap_cli_parse_ids(arg, r->pids, AP_MAX_FILTER);
-		if (n < 0)
-			ap_cli_usage_error(state, "bad pid list '%s'", arg);
-		r->nr_pids = n;
+		read_ids(state, "pid", arg, r->pids, &r->nr_pids);
 		return 0;
 	case AP_OPT_TID:
-		n = ap_cli_parse_ids(arg, r->tids, AP_MAX_FILTER);
-		if (n < 0)
-			ap_cli_usage_error(state, "bad tid list '%s'", arg);
-		r->nr_tids = n;
+		read_ids(state, "tid", arg, r->tids, &r->nr_tids);
+		return 0;
+	case 'i':
+	case AP_OPT_EVENTS:
+		*(key == 'i' ? &in->input : &in->events) = arg;
 		return 0;
 	case AP_OPT_COMM:
 		r->comm = arg;
@@ -229,7 +278,7 @@ error_t ap_cli_read_key(int key, char *arg, struct argp_state *state,
 		r->user_only = 1;
 		return 0;
 	case AP_OPT_NO_INLINE:
-		*no_inline = 1;
+		in->no_inline = 1;
 		return 0;
 	}
 	return ap_cli_key(key, arg, state);

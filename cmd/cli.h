@@ -5,6 +5,7 @@
 
 #include <argp.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define EXIT_USAGE	64	/* sysexits EX_USAGE */
 
@@ -51,13 +52,32 @@ void ap_cli_parse_events(struct argp_state *state, const char *arg,
 			 uint32_t *mask, struct ap_collect_opts *o);
 /* -F HZ: 1 to perf_event_max_sample_rate, else a usage error */
 unsigned int ap_cli_parse_freq(struct argp_state *state, const char *arg);
-/* parse a positive integer within [min, max]; 0 or -EINVAL */
-int ap_parse_u64(const char *s, unsigned long long min,
-		 unsigned long long max, unsigned long long *out);
+
+/* record's and top's targets and events: -p, -a, -e, -F */
+#define AP_CLI_MAX_PIDS	1024
+struct ap_cli_targets {
+	pid_t pids[AP_CLI_MAX_PIDS];
+	int nr_pids;
+	int system_wide;
+	uint32_t freq;
+	uint32_t events;
+};
+/* one of those options into t (and c, which -e's qualified names set),
+ * else ap_cli_key's: the default case of the parsers of record and top */
+error_t ap_cli_collect_key(int key, char *arg, struct argp_state *state,
+			   struct ap_cli_targets *t, struct ap_collect_opts *c);
+/* do t's processes run?  0 after "aperture: no such process: PID" */
+int ap_cli_pids_alive(const struct ap_cli_targets *t);
+/* SIGINT, SIGTERM and SIGHUP to handler: record and top stop on them */
+void ap_cli_catch_stop(void (*handler)(int));
+/* ARGP_KEY_ARG under ARGP_IN_ORDER: everything from the first
+ * non-option on is the command (record, gpu-env) */
+void ap_cli_take_command(struct argp_state *state, char ***cmd);
 
 /*
  * What report, script and diff share in reading a record file: rows for
- * an option table and their keys, which ap_cli_read_key parses.
+ * an option table and their keys, which ap_cli_read_key parses ('i' and
+ * AP_OPT_EVENTS too, whose rows each command words for itself).
  */
 #define AP_OPT_PID		0x1e0
 #define AP_OPT_TID		0x1e1
@@ -65,6 +85,7 @@ int ap_parse_u64(const char *s, unsigned long long min,
 #define AP_OPT_LIMIT		0x1e3
 #define AP_OPT_USER_ONLY	0x1e4
 #define AP_OPT_NO_INLINE	0x1e5
+#define AP_OPT_EVENTS		0x1e6	/* report's and script's --events */
 #define AP_CLI_FILTER_OPTIONS(group)					\
 	{ NULL, 0, NULL, 0, "Filters:", group },			\
 	{ "pid", AP_OPT_PID, "PID[,PID..]", 0, "Only these processes", group }, \
@@ -77,12 +98,18 @@ int ap_parse_u64(const char *s, unsigned long long min,
 #define AP_CLI_NO_INLINE_OPTION(group)					\
 	{ "no-inline", AP_OPT_NO_INLINE, NULL, 0, "Do not expand inlined functions (skips loading DWARF)", group }
 
+/* what else those options, -i FILE and --events LIST set */
+struct ap_cli_input {
+	const char *input;		/* -i: the record file */
+	const char *events;		/* --events; NULL: the file's */
+	int no_inline;
+};
 struct ap_report_opts;
-/* one of those options into r and *no_inline (a bad value is a usage
- * error), else ap_cli_key's: the default case of the parsers of report,
- * script and diff */
+/* one of those options into r and in (a bad value is a usage error),
+ * else ap_cli_key's: the default case of the parsers of report, script
+ * and diff */
 error_t ap_cli_read_key(int key, char *arg, struct argp_state *state,
-			struct ap_report_opts *r, int *no_inline);
+			struct ap_report_opts *r, struct ap_cli_input *in);
 
 /* a name an option's value may be, and what it stands for */
 struct ap_cli_choice {

@@ -14,8 +14,7 @@
 struct diff_opts {
 	const char *files[2];
 	int nr_files;
-	const char *events;		/* NULL: cpu, or each file's first */
-	int no_inline;
+	struct ap_cli_input src;	/* --events NULL: cpu, or the first */
 	struct ap_report_opts r;
 };
 
@@ -66,7 +65,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_EVENTS:
 		if (!ap_cli_view("diff", arg))
 			exit(EXIT_USAGE);
-		o->events = arg;
+		o->src.events = arg;
 		break;
 	case OPT_FORMAT:
 		o->r.format = ap_cli_choose(state, "format", arg, formats);
@@ -78,7 +77,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->files[o->nr_files++] = arg;
 		break;
 	default:
-		return ap_cli_read_key(key, arg, state, &o->r, &o->no_inline);
+		return ap_cli_read_key(key, arg, state, &o->r, &o->src);
 	}
 	return 0;
 }
@@ -121,5 +120,5 @@ int cmd_diff(int argc, char **argv)
 		files[0] = o.files[0];
 	if (o.nr_files > 1)
 		files[1] = o.files[1];
-	return ap_cli_diff(files, o.events, &o.r, o.no_inline);
+	return ap_cli_diff(files, o.src.events, &o.r, o.src.no_inline);
 }

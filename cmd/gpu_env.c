@@ -15,10 +15,6 @@
 #include "cli.h"
 #include "gpu/libs.h"
 
-struct gpu_env_opts {
-	char **cmd;
-};
-
 static const struct argp_option options[] = {
 	AP_CLI_HELP_OPTIONS,
 	{ NULL },
@@ -36,18 +32,12 @@ static const char doc[] =
 	"  aperture record -e gpu -p $! -d 10\n"
 	"  export $(aperture gpu-env)\n";
 
+/* state->input: the char ** the command after the options goes to */
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
-	struct gpu_env_opts *o = state->input;
-
-	switch (key) {
-	case ARGP_KEY_ARG:
-		o->cmd = &state->argv[state->next - 1];
-		state->next = state->argc;
-		break;
-	default:
+	if (key != ARGP_KEY_ARG)
 		return ap_cli_key(key, arg, state);
-	}
+	ap_cli_take_command(state, state->input);
 	return 0;
 }
 
@@ -57,17 +47,17 @@ static const struct argp argp = {
 
 int cmd_gpu_env(int argc, char **argv)
 {
-	struct gpu_env_opts o = { 0 };
-	char lib[PATH_MAX];
+	char lib[PATH_MAX], **cmd = NULL;
 	const char *cur;
 
-	argp_parse(&argp, argc, argv, AP_ARGP_FLAGS | ARGP_IN_ORDER, NULL, &o);
+	argp_parse(&argp, argc, argv, AP_ARGP_FLAGS | ARGP_IN_ORDER, NULL,
+		   &cmd);
 	if (ap_cupti_lib_self(lib, sizeof(lib))) {
 		ap_err("%s not found (beside aperture or in %s): it is built where the CUDA toolkit's CUPTI is installed",
 		       AP_CUPTI_LIB, APERTURE_LIBDIR);
 		return 1;
 	}
-	if (!o.cmd) {
+	if (!cmd) {
 		printf("CUDA_INJECTION64_PATH=%s\n", lib);
 		return 0;
 	}
@@ -79,7 +69,7 @@ int cmd_gpu_env(int argc, char **argv)
 		return 1;
 	}
 	fflush(stdout);
-	execvp(o.cmd[0], o.cmd);
-	ap_err("cannot run '%s': %s", o.cmd[0], strerror(errno));
+	execvp(cmd[0], cmd);
+	ap_err("cannot run '%s': %s", cmd[0], strerror(errno));
 	return errno == ENOENT ? 127 : 126;
 }

@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <malloc.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,26 +14,20 @@
 #include "aperture.h"
 #include "cli.h"
 #include "format/format.h"
-#include "format/writer.h"
 #include "gpu/libs.h"
 #include "record/bidcache.h"
 #include "record/collector.h"
-#include "record/procfs.h"
 #include "record/recorder.h"
 #include "record/recording.h"
 #include "record/targets.h"
 #include "record/workload.h"
 #include "symbols/symbolizer.h"
+#include "util/num.h"
 
 #define DEFAULT_FREQ	999
-#define MAX_PIDS	1024
 
 struct record_opts {
-	pid_t pids[MAX_PIDS];
-	int nr_pids;
-	int system_wide;
-	uint32_t freq;
-	uint32_t events;
+	struct ap_cli_targets t;	/* -p, -a, -e, -F */
 	const char *output;
 	double duration;		/* seconds; 0: until the end */
 	int quiet;			/* -q: errors only */
@@ -50,6 +43,7 @@ struct record_opts {
 	int nr_tids;
 	uint64_t cpu_mask[AP_MAX_CPUS / 64];
 	char filters[512];		/* for the header's target line */
+	char cupti_lib[PATH_MAX];	/* -e gpu -- CMD */
 };
 
 enum {
@@ -140,75 +134,26 @@ static void add_filter_note(struct record_opts *o, const char *fmt,
 	snprintf(o->filters + off, sizeof(o->filters) - off, fmt, arg);
 }
 
-/* -t TID,..: the threads, and their processes as targets */
+/* -t, -C: what lib/record/targets.c says is wrong, a usage error */
 static void parse_tids(struct argp_state *state, struct record_opts *o,
 		       const char *arg)
 {
-	char *dup = strdup(arg), *tok, *save = NULL;
-	int i;
+	char err[256];
 
-	if (!dup)
-		ap_cli_usage_error(state, "out of memory");
-	for (tok = strtok_r(dup, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		unsigned long long v;
-		pid_t tgid;
-
-		if (ap_parse_u64(tok, 1, INT32_MAX, &v))
-			ap_cli_usage_error(state, "invalid thread id '%s'", tok);
-		if (o->nr_tids == AP_MAX_TIDS)
-			ap_cli_usage_error(state, "at most %d threads",
-					   AP_MAX_TIDS);
-		tgid = ap_proc_tgid((uint32_t)v);
-		if (!tgid)
-			ap_cli_usage_error(state, "no such thread: %s", tok);
-		o->tids[o->nr_tids++] = (uint32_t)v;
-		for (i = 0; i < o->nr_pids && o->pids[i] != tgid; i++)
-			;
-		if (i == o->nr_pids) {
-			if (o->nr_pids == MAX_PIDS)
-				ap_cli_usage_error(state, "at most %d processes",
-						   MAX_PIDS);
-			o->pids[o->nr_pids++] = tgid;
-		}
-	}
-	free(dup);
+	if (ap_targets__parse_tids(arg, o->tids, &o->nr_tids, o->t.pids,
+				   &o->t.nr_pids, AP_CLI_MAX_PIDS, err,
+				   sizeof(err)))
+		ap_cli_usage_error(state, "%s", err);
 	add_filter_note(o, ", threads %s", arg);
 }
 
-/* -C 0,2-3 into o->cpu_mask: CPUs that exist */
 static void parse_cpus(struct argp_state *state, struct record_opts *o,
 		       const char *arg)
 {
-	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
-	char *dup = strdup(arg), *tok, *save = NULL;
+	char err[256];
 
-	if (!dup)
-		ap_cli_usage_error(state, "out of memory");
-	if (ncpus > AP_MAX_CPUS)
-		ncpus = AP_MAX_CPUS;
-	for (tok = strtok_r(dup, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		unsigned long long lo, hi;
-		char *dash = strchr(tok, '-');
-
-		if (dash)
-			*dash = '\0';
-		if (ap_parse_u64(tok, 0, UINT32_MAX, &lo) ||
-		    (dash && ap_parse_u64(dash + 1, 0, UINT32_MAX, &hi)))
-			ap_cli_usage_error(state,
-					   "bad CPU list '%s': give CPUs and ranges, as 0,2-3",
-					   arg);
-		if (!dash)
-			hi = lo;
-		if (hi < lo || hi >= (unsigned long long)ncpus)
-			ap_cli_usage_error(state,
-					   "bad CPU list '%s': this machine has CPUs 0 to %ld",
-					   arg, ncpus - 1);
-		for (; lo <= hi; lo++)
-			o->cpu_mask[lo / 64] |= 1ull << (lo % 64);
-	}
-	free(dup);
+	if (ap_targets__parse_cpus(arg, o->cpu_mask, err, sizeof(err)))
+		ap_cli_usage_error(state, "%s", err);
 	o->collect.cpu_mask = o->cpu_mask;
 	add_filter_note(o, ", CPUs %s", arg);
 }
@@ -228,50 +173,16 @@ static void parse_cgroup(struct argp_state *state, struct record_opts *o,
 	add_filter_note(o, ", cgroup %s", cg.name);
 }
 
-/* -u, --user: a name or a uid */
-static struct passwd *find_user(struct argp_state *state, const char *arg)
+/* -u, --user: a name or a uid, into u */
+static void find_user(struct argp_state *state, const char *arg,
+		      struct ap_workload_user *u)
 {
-	struct passwd *pw = getpwnam(arg);
-	unsigned long long v;
+	int err = ap_workload_user__find(arg, u);
 
-	if (!pw && !ap_parse_u64(arg, 0, UINT32_MAX - 1, &v))
-		pw = getpwuid((uid_t)v);
-	if (!pw)
+	if (err == -ENOMEM)
+		ap_cli_usage_error(state, "out of memory");
+	if (err)
 		ap_cli_usage_error(state, "no such user: '%s'", arg);
-	return pw;
-}
-
-/* -m: pages (a power of two), or a size with B, K, M or G, as perf's;
- * a BPF ring is a power of two of pages */
-static int parse_ring(const char *arg, uint64_t *bytes)
-{
-	unsigned long long n, page = (unsigned long long)sysconf(_SC_PAGESIZE);
-	char *end;
-
-	errno = 0;
-	n = strtoull(arg, &end, 10);
-	if (errno || end == arg || *arg == '-')
-		return -EINVAL;
-	switch (*end) {
-	case '\0':
-		if (n > (1ull << 30) / page)
-			return -EINVAL;
-		n *= page;
-		break;
-	case 'G': case 'g': n <<= 10;	/* fall through */
-	case 'M': case 'm': n <<= 10;	/* fall through */
-	case 'K': case 'k': n <<= 10;	/* fall through */
-	case 'B': case 'b':
-		if (end[1] || n > (1ull << 30))
-			return -EINVAL;
-		break;
-	default:
-		return -EINVAL;
-	}
-	if (n < 64 * 1024 || n > (1ull << 30) || (n & (n - 1)) || n % page)
-		return -EINVAL;
-	*bytes = n;
-	return 0;
 }
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
@@ -281,12 +192,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	char *end;
 
 	switch (key) {
-	case 'p':
-		ap_cli_add_pids(state, arg, o->pids, &o->nr_pids, MAX_PIDS);
-		break;
-	case 'a':
-		o->system_wide = 1;
-		break;
 	case 't':
 		parse_tids(state, o, arg);
 		break;
@@ -294,21 +199,16 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		parse_cpus(state, o, arg);
 		break;
 	case 'u': {
-		struct passwd *pw = find_user(state, arg);
+		struct ap_workload_user u;
 
+		find_user(state, arg, &u);
 		o->collect.filter_uid = 1;
-		o->collect.uid = pw->pw_uid;
-		add_filter_note(o, ", user %s", pw->pw_name);
+		o->collect.uid = u.uid;
+		add_filter_note(o, ", user %s", u.name);
 		break;
 	}
 	case 'G':
 		parse_cgroup(state, o, arg);
-		break;
-	case 'e':
-		ap_cli_parse_events(state, arg, &o->events, &o->collect);
-		break;
-	case 'F':
-		o->freq = ap_cli_parse_freq(state, arg);
 		break;
 	case OPT_SYSCALL_STACKS:
 		o->collect.syscall_stacks = 1;
@@ -361,7 +261,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 					   arg);
 		break;
 	case 'm':
-		if (parse_ring(arg, &o->collect.ring_bytes))
+		/* a BPF ring is a power of two of pages */
+		if (ap_parse_pow2_size(arg, sysconf(_SC_PAGESIZE), 64 * 1024,
+				       1ull << 30, &o->collect.ring_bytes))
 			ap_cli_usage_error(state,
 					   "bad --mmap-pages '%s': give a power of two of pages, or a size (64K to 1G, a power of two: 4M)",
 					   arg);
@@ -380,20 +282,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 					   arg, 1u << 22);
 		o->collect.max_inflight = (uint32_t)v;
 		break;
-	case OPT_USER: {
-		struct passwd *pw = find_user(state, arg);
-		struct ap_workload_user *u = &o->user;
-
-		u->name = strdup(pw->pw_name);
-		if (!u->name)
-			ap_cli_usage_error(state, "out of memory");
-		u->uid = pw->pw_uid;
-		u->gid = pw->pw_gid;
-		snprintf(u->home, sizeof(u->home), "%s", pw->pw_dir);
-		snprintf(u->shell, sizeof(u->shell), "%s",
-			 pw->pw_shell && *pw->pw_shell ? pw->pw_shell : "/bin/sh");
+	case OPT_USER:
+		find_user(state, arg, &o->user);
 		break;
-	}
 	case 'o':
 		if (!*arg)
 			ap_cli_usage_error(state, "empty output file name");
@@ -421,25 +312,23 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 					   arg);
 		break;
 	case ARGP_KEY_ARG:
-		/* everything from the first non-option on is the command */
-		o->cmd = &state->argv[state->next - 1];
-		state->next = state->argc;
+		ap_cli_take_command(state, &o->cmd);
 		break;
 	case ARGP_KEY_END:
-		if (o->nr_pids && o->cmd)
+		if (o->t.nr_pids && o->cmd)
 			ap_cli_usage_error(state,
 					   "give either -p PID (or -t TID) or a command, not both");
-		if (o->nr_pids && o->system_wide)
+		if (o->t.nr_pids && o->t.system_wide)
 			ap_cli_usage_error(state,
 					   "give either -p PID (or -t TID) or -a, not both");
 		/* as perf: -C, -u and -G alone filter the whole system */
-		if (!o->nr_pids && !o->cmd &&
+		if (!o->t.nr_pids && !o->cmd &&
 		    (o->collect.cpu_mask || o->collect.filter_uid ||
 		     o->collect.cgroup_id))
-			o->system_wide = 1;
+			o->t.system_wide = 1;
 		o->collect.tids = o->tids;
 		o->collect.nr_tids = o->nr_tids;
-		if (!o->nr_pids && !o->system_wide && !o->cmd)
+		if (!o->t.nr_pids && !o->t.system_wide && !o->cmd)
 			ap_cli_usage_error(state,
 					   "nothing to record: give -p PID, -a or -- CMD ARGS");
 		if (o->user.name && !o->cmd)
@@ -450,7 +339,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 					   "--user %s needs root", o->user.name);
 		break;
 	default:
-		return ap_cli_key(key, arg, state);
+		return ap_cli_collect_key(key, arg, state, &o->t, &o->collect);
 	}
 	return 0;
 }
@@ -476,52 +365,6 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
-/* SUDO_UID and SUDO_GID, when set: the owner of a file this run created */
-static int give_to_sudo_user(struct ap_writer *w)
-{
-	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
-	unsigned long long uid, gid;
-
-	if (!u || !*u || geteuid() != 0)
-		return 0;
-	if (ap_parse_u64(u, 0, UINT32_MAX - 1, &uid))
-		return -EINVAL;
-	if (!g || !*g || ap_parse_u64(g, 0, UINT32_MAX - 1, &gid))
-		gid = (unsigned long long)-1;
-	return ap_writer__chown(w, (uid_t)uid, (gid_t)gid);
-}
-
-/*
- * -e gpu -- CMD: the CUDA driver loads CUDA_INJECTION64_PATH into the
- * command at cuInit; libaperture-cupti.so there reports the kernels'
- * device times.  A value already set (another tool) is left alone.
- */
-static void cupti_setup(struct record_opts *o)
-{
-	const char *cur = getenv("CUDA_INJECTION64_PATH");
-	static char lib[PATH_MAX];
-
-	if (cur && *cur) {
-		const char *base = strrchr(cur, '/');
-
-		if (!strcmp(base ? base + 1 : cur, AP_CUPTI_LIB))
-			o->collect.cupti_lib = cur;
-		else
-			ap_warn("gpu: CUDA_INJECTION64_PATH is already %s: kept, so no GPU device times", cur);
-		return;
-	}
-	if (ap_cupti_lib_self(lib, sizeof(lib))) {
-		ap_warn("gpu: %s not found (beside aperture or in %s): recording host-side launches only; it is built where the CUDA toolkit's CUPTI is installed",
-			AP_CUPTI_LIB, APERTURE_LIBDIR);
-		return;
-	}
-	if (setenv("CUDA_INJECTION64_PATH", lib, 1)) {
-		ap_warn("gpu: setting CUDA_INJECTION64_PATH: %s", strerror(errno));
-		return;
-	}
-	o->collect.cupti_lib = lib;
-}
-
 struct record {
 	struct record_opts *o;
 	struct ap_recording file;
@@ -543,25 +386,69 @@ static int on_event(void *ctx, const void *data, size_t size)
 	return ap_recorder__event(r->file.rec, data, size);
 }
 
-/* -- CMD's end, said as time and strace do: the exit status to return */
-static int command_ended(const struct record_opts *o, int status)
+/* what the options leave to be worked out before the collector opens:
+ * the command's path, the collector's options, CUPTI; 0, else the exit
+ * status */
+static int prepare(struct record_opts *o)
 {
-	if (o->quiet)
-		;
-	else if (WIFEXITED(status) && WEXITSTATUS(status))
-		fprintf(stderr, "aperture: '%s' exited with status %d\n",
-			o->cmd[0], WEXITSTATUS(status));
-	else if (WIFSIGNALED(status))
-		fprintf(stderr, "aperture: '%s' killed by signal %d (%s)\n",
-			o->cmd[0], WTERMSIG(status),
-			strsignal(WTERMSIG(status)));
-	return ap_workload__exit_code(status);
+	char warn[PATH_MAX + 256];
+	int e;
+
+	if (!o->t.events)
+		o->t.events = AP_EVMASK(AP_TAG_CPU);
+	if (o->cmd) {
+		e = ap_workload__find(o->cmd[0], o->cmd_path,
+				      sizeof(o->cmd_path));
+		if (e) {
+			ap_err("cannot run '%s': %s", o->cmd[0],
+			       e == -ENOENT && !strchr(o->cmd[0], '/') ?
+			       "command not found" : strerror(-e));
+			return 127;
+		}
+	}
+	o->collect.events = o->t.events;
+	if (o->collect.syscall_stacks &&
+	    !(o->t.events & AP_EVMASK(AP_TAG_SYSCALL)))
+		ap_warn("--syscall-stacks has no effect without -e syscall");
+	o->collect.system_wide = o->t.system_wide;
+	o->collect.freq = o->t.freq;
+	o->collect.cmd = o->cmd;
+	if (o->cmd && (o->t.events & AP_EVMASK(AP_TAG_GPU))) {
+		o->collect.cupti_lib = ap_cupti_inject(o->cupti_lib,
+						       sizeof(o->cupti_lib),
+						       warn, sizeof(warn));
+		if (!o->collect.cupti_lib)
+			ap_warn("%s", warn);
+	}
+	return ap_cli_pids_alive(&o->t) ? 0 : 1;
+}
+
+/* the header, once the sensors have started: which of them run */
+static void build_header(const struct record_opts *o, struct record *r,
+			 int argc, char **argv, struct ap_header *hdr)
+{
+	struct ap_record_header_opts ho = {
+		.argc = argc,
+		.argv = argv,
+		/* the rate the cpu sensor runs at, lowered to the kernel's
+		 * limits */
+		.freq = ap_collector__freq(r->file.col),
+		.events = o->t.events,
+		.available = ap_recording__available(&r->file, o->t.events),
+		.system_wide = o->t.system_wide,
+		.cmd = o->cmd ? o->cmd[0] : NULL,
+		.pids = o->t.pids,
+		.nr_pids = o->t.nr_pids,
+		.filters = o->filters,
+	};
+
+	ap_record_header__build(hdr, &ho);
 }
 
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = {
-		.freq = DEFAULT_FREQ,
+		.t.freq = DEFAULT_FREQ,
 		.output = "aperture.data",
 		.collect.mem_density = 1,
 		.collect.min_block_ns = 1000,
@@ -569,52 +456,19 @@ int cmd_record(int argc, char **argv)
 	struct record r = { .o = &o };
 	struct ap_workload wl = { .pid = -1 };
 	struct ap_recording_until until = { .stop = &stop_signal };
-	struct ap_record_header_opts ho = { .argc = argc, .argv = argv };
 	struct ap_recorder *rec;
 	struct ap_kallsyms *ksyms = NULL;
 	char bid_dir[AP_PATH_MAX];
-	const struct ap_sensor *sensors;
 	struct ap_header hdr;
-	struct sigaction sa;
-	uint32_t available = 0;
 	char err[512];
-	size_t i, nsens;
-	int ret = 1, e, cmd_ended = 0;
+	int i, ret = 1, e, cmd_ended = 0;
 
 	argp_parse(&argp, argc, argv, AP_ARGP_FLAGS | ARGP_IN_ORDER, NULL, &o);
-	if (!o.events)
-		o.events = AP_EVMASK(AP_TAG_CPU);
-	if (o.cmd) {
-		e = ap_workload__find(o.cmd[0], o.cmd_path, sizeof(o.cmd_path));
-		if (e) {
-			ap_err("cannot run '%s': %s", o.cmd[0],
-			       e == -ENOENT && !strchr(o.cmd[0], '/') ?
-			       "command not found" : strerror(-e));
-			return 127;
-		}
-	}
-	o.collect.events = o.events;
-	if (o.collect.syscall_stacks && !(o.events & AP_EVMASK(AP_TAG_SYSCALL)))
-		ap_warn("--syscall-stacks has no effect without -e syscall");
-	o.collect.system_wide = o.system_wide;
-	o.collect.freq = o.freq;
-	o.collect.cmd = o.cmd;
-	if (o.cmd && (o.events & AP_EVMASK(AP_TAG_GPU)))
-		cupti_setup(&o);
+	e = prepare(&o);
+	if (e)
+		return e;
 
-	for (i = 0; i < (size_t)o.nr_pids; i++) {
-		if (!ap_proc_alive(o.pids[i])) {
-			ap_err("no such process: %d", o.pids[i]);
-			return 1;
-		}
-	}
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-
+	ap_cli_catch_stop(on_signal);
 	rec = ap_recorder__new(ap_recording__sink, &r.file);
 	ap_recording__init(&r.file, rec);
 	if (!rec) {
@@ -651,8 +505,8 @@ int cmd_record(int argc, char **argv)
 		}
 		ap_collector__add_target(r.file.col, wl.pid);
 	}
-	for (i = 0; i < (size_t)o.nr_pids; i++)
-		ap_collector__add_target(r.file.col, o.pids[i]);
+	for (i = 0; i < o.t.nr_pids; i++)
+		ap_collector__add_target(r.file.col, o.t.pids[i]);
 
 	e = ap_collector__start(r.file.col, err, sizeof(err));
 	if (e) {
@@ -663,25 +517,11 @@ int cmd_record(int argc, char **argv)
 	 * freed more than the recording ever holds again: give the free
 	 * pages back rather than keep them as RSS */
 	malloc_trim(0);
-	nsens = ap_collector__sensors(r.file.col, &sensors);
-	for (i = 0; i < nsens; i++)
-		if ((o.events & AP_EVMASK(sensors[i].tag)) &&
-		    sensors[i].state != AP_SENSOR_UNAVAILABLE)
-			available |= AP_EVMASK(sensors[i].tag);
-
-	ho.freq = ap_collector__freq(r.file.col);
-	ho.events = o.events;
-	ho.available = available;
-	ho.system_wide = o.system_wide;
-	ho.cmd = o.cmd ? o.cmd[0] : NULL;
-	ho.pids = o.pids;
-	ho.nr_pids = o.nr_pids;
-	ho.filters = o.filters;
-	ap_record_header__build(&hdr, &ho);
+	build_header(&o, &r, argc, argv, &hdr);
 	if (o.cmd)
 		ap_recorder__snapshot(rec, wl.pid);
-	for (i = 0; i < (size_t)o.nr_pids; i++)
-		ap_recorder__snapshot(rec, o.pids[i]);
+	for (i = 0; i < o.t.nr_pids; i++)
+		ap_recorder__snapshot(rec, o.t.pids[i]);
 	ap_recorder__flush(rec);
 
 	if (o.cmd) {
@@ -712,15 +552,15 @@ int cmd_record(int argc, char **argv)
 		goto out_workload;
 	}
 	/* sudo aperture record: the file is the user's, who reports on it */
-	e = to_stdout(&o) ? 0 : give_to_sudo_user(r.file.w);
+	e = to_stdout(&o) ? 0 : ap_recording__give_to_sudo_user(&r.file);
 	if (e)
 		ap_warn("giving '%s' to SUDO_UID: %s", o.output, strerror(-e));
 	ap_recording__begin(&r.file);
 
 	until.duration = o.duration;
 	until.cmd = o.cmd ? &wl : NULL;
-	until.pids = o.pids;
-	until.nr_pids = o.nr_pids;
+	until.pids = o.t.pids;
+	until.nr_pids = o.t.nr_pids;
 	e = ap_recording__loop(&r.file, &until, &cmd_ended);
 	if (e)
 		ap_err("reading events: %s", strerror(-e));
@@ -745,7 +585,8 @@ int cmd_record(int argc, char **argv)
 		ap_recording__print_costs(&r.file, ksyms, stderr);
 	/* like time and strace: `aperture record -- make && ..` */
 	if (o.cmd && cmd_ended && ret == 0)
-		ret = command_ended(&o, wl.status);
+		ret = ap_workload__ended(&wl, o.cmd[0],
+					 o.quiet ? NULL : stderr);
 	goto out_collector;
 
 out_workload:

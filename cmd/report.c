@@ -1,18 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /* aperture report: read a record file and print what it holds. */
 #include <argp.h>
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "cli.h"
-#include "event/event.h"
 #include "util/escape.h"
+#include "util/num.h"
 #include "report/evdump.h"
 #include "report/header.h"
 #include "report/ttycut.h"
@@ -20,19 +18,16 @@
 #include "format/format.h"
 #include "report/input.h"
 #include "format/reader.h"
-#include "export/profile.h"
 #include "report/session.h"
 #include "record/bidcache.h"
 #include "symbols/dwcache.h"
 #include "symbols/symbolizer.h"
 #include "lock/codec.h"
 #include "report/view.h"
-
-#define MAX_VIEWS	16
+#include "report/viewset.h"
 
 struct report_opts {
-	const char *input;
-	int no_inline;
+	struct ap_cli_input src;	/* -i, --events, --no-inline */
 	int no_demangle, no_params;
 	int icicle;
 	const char *symfs;
@@ -40,7 +35,6 @@ struct report_opts {
 	int no_debuginfod;
 	int no_debug_cache;
 	int verbose;
-	const char *events;		/* NULL: what the file holds */
 	const char *format_name;	/* as given to --format */
 	const char *diff;		/* --diff: the old file */
 	int g_bare;			/* -g came without its order */
@@ -51,7 +45,6 @@ enum {
 	OPT_FORMAT = 0x100,
 	OPT_SORT,
 	OPT_NO_CHILDREN,
-	OPT_EVENTS,
 	OPT_PER_THREAD,
 	OPT_LOCK_CLASS,
 	OPT_ERRORS,
@@ -73,7 +66,7 @@ enum {
 
 static const struct argp_option options[] = {
 	{ "input", 'i', "FILE", 0, "Read FILE (default: aperture.data); - for standard input", 1 },
-	{ "events", OPT_EVENTS, "LIST", 0, "Views to print (default: every event the file holds)", 1 },
+	{ "events", AP_OPT_EVENTS, "LIST", 0, "Views to print (default: every event the file holds)", 1 },
 	{ "diff", OPT_DIFF, "OLD", OPTION_ARG_OPTIONAL, "Compare with OLD (default: aperture.data.old) as 'aperture diff OLD FILE' does: --events VIEW, --format table, json, folded or svg", 1 },
 	{ NULL, 0, NULL, 0, "Output:", 2 },
 	{ "format", OPT_FORMAT, "FMT", 0, "table (default), folded (flamegraph.pl input), json, pprof (gzipped profile.proto), speedscope, svg (flame graph), trace (Perfetto timeline), events (one line per event)", 2 },
@@ -187,33 +180,6 @@ static int parse_names(const char *arg, const char **list, int *nr)
 	return *nr ? 0 : -EINVAL;
 }
 
-/* "SECONDS[.FRACTION]" (up to nanoseconds) of len bytes into ns */
-static int parse_secs(const char *s, size_t len, uint64_t *ns)
-{
-	uint64_t sec = 0, frac = 0, scale = 1000000000ull;
-	size_t i = 0;
-
-	if (!len)
-		return -EINVAL;
-	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
-		if (sec > UINT64_MAX / 10000000000ull)
-			return -ERANGE;
-		sec = sec * 10 + (s[i] - '0');
-	}
-	if (i < len && s[i] == '.') {
-		for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
-			if (scale > 1) {
-				scale /= 10;
-				frac += (s[i] - '0') * scale;
-			}
-		}
-	}
-	if (i != len || (len == 1 && s[0] == '.'))
-		return -EINVAL;
-	*ns = sec * 1000000000ull + frac;
-	return 0;
-}
-
 /* --time START,END as perf's: either side may be empty */
 static int parse_time(const char *arg, uint64_t *lo, uint64_t *hi)
 {
@@ -223,9 +189,9 @@ static int parse_time(const char *arg, uint64_t *lo, uint64_t *hi)
 		return -EINVAL;
 	*lo = 0;
 	*hi = 0;
-	if (comma > arg && parse_secs(arg, comma - arg, lo))
+	if (comma > arg && ap_parse_secs_ns(arg, comma - arg, lo))
 		return -EINVAL;
-	if (comma[1] && parse_secs(comma + 1, strlen(comma + 1), hi))
+	if (comma[1] && ap_parse_secs_ns(comma + 1, strlen(comma + 1), hi))
 		return -EINVAL;
 	if (comma == arg && !comma[1])
 		return -EINVAL;
@@ -250,12 +216,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	int n;
 
 	switch (key) {
-	case 'i':
-		o->input = arg;
-		break;
-	case OPT_EVENTS:
-		o->events = arg;
-		break;
 	case OPT_FORMAT:
 		o->r.format = ap_format__parse(arg);
 		o->format_name = arg;
@@ -386,248 +346,17 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		}
 		ap_cli_usage_error(state, "unexpected argument '%s'", arg);
 	default:
-		return ap_cli_read_key(key, arg, state, &o->r, &o->no_inline);
+		return ap_cli_read_key(key, arg, state, &o->r, &o->src);
 	}
 	return 0;
 }
 
 static const struct argp argp = { options, parse_opt, NULL, doc };
 
-/* COLUMNS, else the terminal's; 0 through a pipe or into a file */
-static int tty_width(void)
-{
-	const char *env = getenv("COLUMNS");
-	unsigned long long v;
-	struct winsize ws;
-
-	if (!isatty(STDOUT_FILENO))
-		return 0;
-	if (env && !ap_parse_u64(env, 10, 100000, &v))
-		return (int)v;
-	if (!ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col >= 10)
-		return ws.ws_col;
-	return 80;
-}
-
-struct view_inst {
-	const struct ap_view_ops *ops;
-	void *v;
-};
-
-static int add_view(struct view_inst *vi, int *nr, const char *name,
-		    struct report_opts *o, struct ap_session *s)
-{
-	const struct ap_view_ops *ops = ap_view__find(name);
-	int i;
-
-	if (!ops)
-		return -ENOENT;
-	for (i = 0; i < *nr; i++)
-		if (vi[i].ops == ops)
-			return 0;
-	if (*nr == MAX_VIEWS)
-		return -E2BIG;
-	vi[*nr].ops = ops;
-	vi[*nr].v = ops->new(&o->r, s);
-	if (!vi[*nr].v)
-		return -ENOMEM;
-	(*nr)++;
-	return 0;
-}
-
-/* "cpu, syscall": the events a file holds */
-static void held_names(uint32_t mask, char *buf, size_t len)
-{
-	size_t off = 0;
-	uint32_t tag;
-
-	buf[0] = 0;
-	for (tag = 0; tag < 32 && off < len; tag++)
-		if ((mask & AP_EVMASK(tag)) && ap_tag__name(tag))
-			off += snprintf(buf + off, len - off, "%s%s",
-					off ? ", " : "", ap_tag__name(tag));
-	if (!off)
-		snprintf(buf, len, "no events");
-}
-
-/*
- * Folded stacks, pprof and the other profile exports hold one unit: with
- * no --events, keep the CPU view (or the first) and say what was left out.
- */
-static void one_unit(struct view_inst *vi, int *nr, const char *fmt)
-{
-	char left[256];
-	size_t off = 0;
-	int keep = 0, i;
-
-	if (*nr < 2)
-		return;
-	for (i = 0; i < *nr; i++)
-		if (!strcmp(vi[i].ops->name, "cpu"))
-			keep = i;
-	left[0] = '\0';
-	for (i = 0; i < *nr; i++) {
-		if (i == keep)
-			continue;
-		if (off < sizeof(left))
-			off += snprintf(left + off, sizeof(left) - off, "%s%s",
-					off ? ", " : "", vi[i].ops->name);
-		vi[i].ops->free(vi[i].v);
-	}
-	fprintf(stderr,
-		"aperture report: %s output holds one unit: wrote %s, left out %s; give --events NAME for one of them\n",
-		fmt, vi[keep].ops->name, left);
-	vi[0] = vi[keep];
-	*nr = 1;
-}
-
-/* views with no unit in common for one graph (ap_unit__common): one
- * line, naming each view's unit */
-static void no_common_unit(const char *fmt, const char *const *names, int n)
-{
-	char buf[256];
-	size_t off = 0;
-	int i;
-
-	buf[0] = '\0';
-	for (i = 0; i < n && off < sizeof(buf); i++) {
-		const struct ap_event_kind *k = ap_event_kind__find(names[i]);
-
-		off += snprintf(buf + off, sizeof(buf) - off, "%s%s (%s)",
-				i ? (i == n - 1 ? " and " : ", ") : "",
-				names[i],
-				k ? ap_unit__name(k->folded_unit) : "?");
-	}
-	ap_err("%s output of %s: no common unit, and not all of them are time; give --events with one of them",
-	       fmt, buf);
-}
-
-/*
- * Folded lines of several views weigh by one unit, the rule the SVG
- * graph follows: their own where they share it, else time where each has
- * it, written in microseconds (the cpu,sched wall-clock graph's unit);
- * -EDOM, said, where they have none.
- */
-static int folded_unit(const struct view_inst *vi, int nr,
-		       struct ap_report_opts *o)
-{
-	struct ap_unit_pick pk[MAX_VIEWS];
-	const char *names[MAX_VIEWS];
-	int i, u;
-
-	for (i = 0; i < nr; i++) {
-		const struct ap_event_kind *k =
-			ap_event_kind__of_tag(vi[i].ops->tag);
-
-		pk[i].unit = k ? k->folded_unit : AP_UNIT_COUNT;
-		/* samples are time at a known frequency */
-		pk[i].time = ap_unit__is_time(pk[i].unit) &&
-			     (pk[i].unit != AP_UNIT_SAMPLES || o->freq);
-		names[i] = vi[i].ops->name;
-	}
-	u = ap_unit__common(pk, nr);
-	if (u < 0) {
-		no_common_unit("folded", names, nr);
-		return u;
-	}
-	o->folded_us = u == AP_UNIT_TIME;
-	return 0;
-}
-
-/* "CPU + syscall flame graph": every view's title (event.h), the first
- * capitalised; cpu and sched together are the wall-clock graph */
-static void svg_title(const struct ap_profile *p, char *buf, size_t len)
-{
-	size_t off = 0;
-	int i;
-
-	if (p->nr_views == 2 &&
-	    ((!strcmp(p->views[0].name, "cpu") &&
-	      !strcmp(p->views[1].name, "sched")) ||
-	     (!strcmp(p->views[0].name, "sched") &&
-	      !strcmp(p->views[1].name, "cpu")))) {
-		snprintf(buf, len, "Wall-clock flame graph: on and off the CPU");
-		return;
-	}
-	buf[0] = '\0';
-	for (i = 0; i < p->nr_views && off < len; i++)
-		off += snprintf(buf + off, len - off, "%s%s", i ? " + " : "",
-				p->views[i].title ? p->views[i].title :
-				p->views[i].name);
-	if (off < len)
-		snprintf(buf + off, len - off, "%sflame graph",
-			 off ? " " : "");
-	buf[0] = (char)toupper((unsigned char)buf[0]);
-}
-
-static int export_svg(const struct ap_profile *p, const struct report_opts *o,
-		      FILE *out)
-{
-	struct ap_svg_opts so = { .icicle = o->icicle, .subtitle = o->input };
-	char title[256];
-	int err;
-
-	svg_title(p, title, sizeof(title));
-	so.title = title;
-	so.off_cpu = p->nr_views == 1 && !strcmp(p->views[0].name, "sched");
-	err = ap_export_svg(p, NULL, &so, out);
-	if (err == -EDOM) {
-		const char *names[AP_PROF_MAX_VIEWS];
-		int i;
-
-		for (i = 0; i < p->nr_views; i++)
-			names[i] = p->views[i].name;
-		no_common_unit("svg", names, p->nr_views);
-	}
-	return err == -EDOM ? 1 : err;
-}
-
-/* pprof and the other exports: the views' stacks as one profile */
-static int export_views(struct view_inst *vi, int nr, struct report_opts *o,
-			struct ap_session *s, const struct ap_header *h,
-			double secs)
-{
-	struct ap_profile p;
-	int i, err = 0;
-
-	ap_profile__init(&p, s);
-	p.user_only = o->r.user_only;
-	p.start_ns = h->start_mono_ns;
-	p.wall_start_ns = h->start_mono_ns + h->mono_to_real_ns;
-	p.duration_ns = (uint64_t)(secs * 1e9);
-	for (i = 0; i < nr && !err; i++) {
-		if (!vi[i].ops->profile) {
-			ap_err("the %s view has no %s output yet; give --events with other views",
-			       vi[i].ops->name, o->format_name);
-			err = -EINVAL;
-		} else {
-			err = vi[i].ops->profile(vi[i].v, &p);
-		}
-	}
-	if (!err) {
-		switch (o->r.format) {
-		case AP_FMT_PPROF:
-			err = ap_export_pprof(&p, stdout);
-			break;
-		case AP_FMT_SPEEDSCOPE:
-			err = ap_export_speedscope(&p, o->input, stdout);
-			break;
-		case AP_FMT_SVG:
-			err = export_svg(&p, o, stdout);
-			break;
-		}
-		if (err < 0)
-			ap_err("writing the %s output: %s", o->format_name,
-			       strerror(-err));
-	}
-	ap_profile__free(&p);
-	return err;
-}
-
 /* --diff[=OLD]: aperture diff OLD FILE */
 static int report_diff(struct report_opts *o)
 {
-	const char *files[2] = { o->diff, o->input };
+	const char *files[2] = { o->diff, o->src.input };
 
 	switch (o->r.format) {
 	case AP_FMT_TABLE:
@@ -640,27 +369,125 @@ static int report_diff(struct report_opts *o)
 			o->format_name);
 		return EXIT_USAGE;
 	}
-	return ap_cli_diff(files, o->events, &o->r, o->no_inline);
+	return ap_cli_diff(files, o->src.events, &o->r, o->src.no_inline);
+}
+
+/* the symbolizer's options: what the output shows; EXIT_USAGE, said,
+ * for a combination that makes no sense */
+static int symbolizer_opts(struct report_opts *o,
+			   struct ap_symbolizer_opts *so, char *bid_dir,
+			   char *dw_dir)
+{
+	int i;
+
+	so->no_inline = o->src.no_inline;
+	so->no_demangle = o->no_demangle;
+	so->no_params = o->no_params;
+	/* pprof and JSON carry source lines; tables print them as a sort
+	 * key, folded lines when asked */
+	so->no_srcline = o->r.format != AP_FMT_PPROF &&
+			 o->r.format != AP_FMT_JSON && !o->r.folded_srcline;
+	for (i = 0; i < o->r.nr_keys; i++)
+		if (o->r.keys[i] == AP_KEY_SRCLINE)
+			so->no_srcline = 0;
+	if (o->r.folded_srcline && o->r.format != AP_FMT_FOLDED) {
+		ap_err("--folded-srcline needs --format folded");
+		return EXIT_USAGE;
+	}
+	if (ap_format__is_binary(o->r.format) && isatty(STDOUT_FILENO)) {
+		ap_err("%s output is binary: redirect it to a file",
+		       o->format_name);
+		return EXIT_USAGE;
+	}
+	so->symfs = o->symfs;
+	/* libdw and lib/symbols/debuginfod.c both ask the servers this names */
+	if (o->no_debuginfod)
+		unsetenv("DEBUGINFOD_URLS");
+	if (!ap_bidcache__dir(o->buildid_dir, bid_dir, AP_PATH_MAX))
+		so->buildid_dir = bid_dir;
+	if (!o->no_debug_cache && !ap_dwcache__dir(dw_dir, AP_PATH_MAX))
+		so->debug_cache = dw_dir;
+	return 0;
+}
+
+/* the event dumps' sink (--format trace: to the timeline writer) */
+static struct ap_evsink *dump_sink(const struct report_opts *o,
+				   const struct ap_viewset *vs,
+				   struct ap_session *s)
+{
+	uint32_t mask = ap_viewset__tags(vs);
+	struct ap_evout to;
+
+	if (o->r.format != AP_FMT_TRACE)
+		return ap_evsink__new(o->r.format, mask, &o->r, s, stdout,
+				      NULL);
+	if (ap_trace__evout(s, o->r.user_only, stdout, &to))
+		return NULL;
+	return ap_evsink__new(o->r.format, mask, &o->r, s, stdout, &to);
+}
+
+/* tables, folded lines and JSON */
+static int print_views(struct report_opts *o, struct ap_viewset *vs,
+		       struct ap_input *in, const struct ap_read_stats *st)
+{
+	const struct ap_header *h = ap_reader__header(in->rd);
+	struct ap_tty_cut tc = { 0 };
+	FILE *out = stdout;
+	int i;
+
+	/* tables and folded lines: names from other users, escaped */
+	if (o->r.format != AP_FMT_JSON) {
+		out = ap_escape_stream(ap_tty_cut__open(&tc, o->r.max_width));
+		if (!out) {
+			ap_err("out of memory");
+			return 1;
+		}
+	}
+	switch (o->r.format) {
+	case AP_FMT_JSON:
+		fputs("{\n", stdout);
+		ap_report_header__json(stdout, h, st, in->s);
+		for (i = 0; i < vs->nr; i++) {
+			fprintf(stdout, ",\n  \"%s\": ", vs->vi[i].ops->name);
+			vs->vi[i].ops->print(vs->vi[i].v, stdout);
+		}
+		fputs("\n}\n", stdout);
+		break;
+	case AP_FMT_FOLDED:
+		for (i = 0; i < vs->nr; i++)
+			vs->vi[i].ops->print(vs->vi[i].v, out);
+		break;
+	default:
+		ap_report_header__table(out, strcmp(o->src.input, "-") ?
+					o->src.input : "standard input", h,
+					st, in->s);
+		for (i = 0; i < vs->nr; i++) {
+			if (i)
+				fputc('\n', out);
+			vs->vi[i].ops->print(vs->vi[i].v, out);
+		}
+	}
+	if (out != stdout)
+		fclose(out);
+	ap_tty_cut__close(&tc);
+	return 0;
 }
 
 int cmd_report(int argc, char **argv)
 {
-	struct report_opts o = { .input = "aperture.data",
+	struct report_opts o = { .src.input = "aperture.data",
 				 .format_name = "table" };
-	struct view_inst views[MAX_VIEWS];
+	struct ap_viewset vs = { 0 };
 	const struct ap_read_stats *st;
+	const struct ap_header *h;
 	/* source lines only for an output that prints them: .debug_line of
 	 * a big library is costly to inflate */
 	struct ap_symbolizer_opts so = { .no_srcline = 1 };
 	struct ap_evsink *sink = NULL;
 	struct ap_input in = { 0 };
-	struct ap_session *s;
-	struct ap_reader *rd;
 	struct ap_frame f;
-	char names[256], bid_dir[AP_PATH_MAX], dw_dir[AP_PATH_MAX];
-	int nr_views = 0, i, err, ret = 1;
-	struct ap_tty_cut tc = { 0 };
-	FILE *out;
+	char bid_dir[AP_PATH_MAX], dw_dir[AP_PATH_MAX];
+	int err, ret = 1;
 
 	o.r.keys[0] = AP_KEY_COMM;
 	o.r.keys[1] = AP_KEY_DSO;
@@ -669,213 +496,86 @@ int cmd_report(int argc, char **argv)
 	argp_parse(&argp, argc, argv, AP_ARGP_FLAGS, NULL, &o);
 	if (o.diff)
 		return report_diff(&o);
-
-	so.no_inline = o.no_inline;
-	so.no_demangle = o.no_demangle;
-	so.no_params = o.no_params;
-	/* pprof and JSON carry source lines; tables print them as a sort
-	 * key, folded lines when asked */
-	so.no_srcline = o.r.format != AP_FMT_PPROF &&
-			o.r.format != AP_FMT_JSON && !o.r.folded_srcline;
-	for (i = 0; i < o.r.nr_keys; i++)
-		if (o.r.keys[i] == AP_KEY_SRCLINE)
-			so.no_srcline = 0;
-	if (o.r.folded_srcline && o.r.format != AP_FMT_FOLDED) {
-		ap_err("--folded-srcline needs --format folded");
-		return EXIT_USAGE;
-	}
-	if (ap_format__is_binary(o.r.format) && isatty(STDOUT_FILENO)) {
-		ap_err("%s output is binary: redirect it to a file",
-		       o.format_name);
-		return EXIT_USAGE;
-	}
-	so.symfs = o.symfs;
-	/* libdw and lib/symbols/debuginfod.c both ask the servers this names */
-	if (o.no_debuginfod)
-		unsetenv("DEBUGINFOD_URLS");
-	if (!ap_bidcache__dir(o.buildid_dir, bid_dir, sizeof(bid_dir)))
-		so.buildid_dir = bid_dir;
-	if (!o.no_debug_cache && !ap_dwcache__dir(dw_dir, sizeof(dw_dir)))
-		so.debug_cache = dw_dir;
-	if (ap_input__open(&in, o.input, &so))
+	err = symbolizer_opts(&o, &so, bid_dir, dw_dir);
+	if (err)
+		return err;
+	if (ap_input__open(&in, o.src.input, &so))
 		return 1;
-	rd = in.rd;
-	s = in.s;
-	ap_session__escape_names(s, o.r.format != AP_FMT_JSON);
+	h = ap_reader__header(in.rd);
+	ap_session__escape_names(in.s, o.r.format != AP_FMT_JSON);
+	ap_viewset__init(&vs, "report", &o.r, in.s);
 
-	if (o.events) {
-		uint32_t held = ap_reader__header(rd)->events_requested;
-		char *dup = strdup(o.events), *tok, *save = NULL;
-		int missing = 0;
-
-		for (tok = strtok_r(dup, ",", &save); tok;
-		     tok = strtok_r(NULL, ",", &save)) {
-			const struct ap_view_ops *ops = ap_view__find(tok);
-
-			if (!ops) {
-				fprintf(stderr,
-					"aperture report: unknown event '%s'; valid events: %s\n",
-					tok, ap_view__names(names, sizeof(names)));
-				free(dup);
-				ret = EXIT_USAGE;
-				goto out;
-			}
-			/* an empty table would look like nothing happened */
-			if (!(held & AP_EVMASK(ops->tag))) {
-				held_names(held, names, sizeof(names));
-				ap_err("'%s' holds no %s events (it holds: %s); record them with 'aperture record -e %s'",
-				       o.input, tok, names, tok);
-				missing++;
-				continue;
-			}
-			add_view(views, &nr_views, tok, &o, s);
-		}
-		free(dup);
-		if (!nr_views && missing)
+	if (o.src.events) {
+		err = ap_viewset__select(&vs, o.src.events, o.src.input,
+					 h->events_requested);
+		if (err == -EINVAL)
+			ret = EXIT_USAGE;
+		if (err)
 			goto out;
 	} else {
-		const struct ap_header *h = ap_reader__header(rd);
-		uint32_t tag;
-
-		for (tag = 0; tag < 32; tag++) {
-			const char *name = ap_tag__name(tag);
-
-			if ((h->events_requested & AP_EVMASK(tag)) && name)
-				add_view(views, &nr_views, name, &o, s);
-		}
-		if (!nr_views)
-			add_view(views, &nr_views, "cpu", &o, s);
+		ap_viewset__add_held(&vs, h->events_requested);
 		if (ap_format__one_unit(o.r.format))
-			one_unit(views, &nr_views, o.format_name);
+			ap_viewset__one_unit(&vs, o.format_name);
 	}
 	/* several views folded together: one unit (cpu and sched: a
 	 * wall-clock graph, CPU samples turned into microseconds like the
 	 * off-CPU time) */
-	o.r.freq = ap_reader__header(rd)->freq;
-	if (o.r.format == AP_FMT_FOLDED &&
-	    folded_unit(views, nr_views, &o.r))
+	o.r.freq = h->freq;
+	if (o.r.format == AP_FMT_FOLDED && ap_viewset__folded_unit(&vs, &o.r))
 		goto out;
 
 	/* inline frames need DWARF, inflated whole when compressed (big
 	 * separate debug info): only when an output shows them */
-	if (!ap_format__is_dump(o.r.format) && !o.no_inline) {
-		int need = 0;
-
-		for (i = 0; i < nr_views; i++)
-			if (!views[i].ops->needs_inline ||
-			    views[i].ops->needs_inline(&o.r))
-				need = 1;
-		if (!need)
-			ap_symbolizer__set_no_inline(in.sym, 1);
-	}
+	if (!ap_format__is_dump(o.r.format) && !o.src.no_inline &&
+	    !ap_viewset__needs_inline(&vs))
+		ap_symbolizer__set_no_inline(in.sym, 1);
 	if (ap_format__is_dump(o.r.format)) {
-		struct ap_evout to;
-		uint32_t mask = 0;
-
-		for (i = 0; i < nr_views; i++)
-			mask |= AP_EVMASK(views[i].ops->tag) |
-				views[i].ops->more_tags;
-		/* --format trace: the records go to the timeline writer */
-		if (o.r.format != AP_FMT_TRACE)
-			sink = ap_evsink__new(o.r.format, mask, &o.r, s,
-					      stdout, NULL);
-		else if (!ap_trace__evout(s, o.r.user_only, stdout, &to))
-			sink = ap_evsink__new(o.r.format, mask, &o.r, s,
-					      stdout, &to);
+		sink = dump_sink(&o, &vs, in.s);
 		if (!sink) {
 			ap_err("out of memory");
 			goto out;
 		}
 	}
-	while ((err = ap_reader__next(rd, &f)) > 0) {
-		if (ap_session__feed(s, &f) != 1)
-			continue;
-		if (sink) {
-			/* the event dumps: every event, in file order */
-			if (ap_evsink__event(sink, &f) == -ENOMEM)
-				break;
-			continue;
-		}
-		for (i = 0; i < nr_views; i++)
-			if (ap_view__wants(views[i].ops, f.tag))
-				views[i].ops->event(views[i].v, &f);
+	while ((err = ap_input__next(&in, &f)) > 0) {
+		/* the event dumps: every event, in file order */
+		if (sink && ap_evsink__event(sink, &f) == -ENOMEM)
+			break;
+		if (!sink)
+			ap_viewset__event(&vs, &f);
 	}
 	if (err < 0) {
 		ap_err("reading '%s': %s; reporting what was read",
-		       o.input, strerror(-err));
+		       o.src.input, strerror(-err));
 	}
-	st = ap_reader__stats(rd);
-	if (ap_session__bad_frames(s))
+	st = ap_reader__stats(in.rd);
+	if (ap_session__bad_frames(in.s))
 		ap_warn("%" PRIu64 " frames did not decode and were skipped",
-			ap_session__bad_frames(s));
+			ap_session__bad_frames(in.s));
 
 	/* a table on a terminal is cut to its width, once escaped */
 	if (o.r.format == AP_FMT_TABLE)
-		o.r.max_width = tty_width();
+		o.r.max_width = ap_tty_cut__width();
 	if (sink) {
 		ret = ap_evsink__finish(sink) ? 1 : 0;
-		goto out;
-	}
-	if (ap_format__is_export(o.r.format)) {
-		const struct ap_header *h = ap_reader__header(rd);
+	} else if (ap_format__is_export(o.r.format)) {
+		struct ap_export_opts eo = {
+			.format = o.r.format,
+			.format_name = o.format_name,
+			.input = o.src.input,
+			.icicle = o.icicle,
+			.user_only = o.r.user_only,
+		};
+		double secs = ap_report_header__duration_s(h, st, in.s);
 
-		ret = export_views(views, nr_views, &o, s, h,
-				   ap_report_header__duration_s(h, st, s)) ?
-		      1 : 0;
-		goto out;
+		ret = ap_viewset__export(&vs, &eo, h, secs) ? 1 : 0;
+	} else {
+		ret = print_views(&o, &vs, &in, st);
 	}
-	/* tables and folded lines: names from other users, escaped */
-	out = stdout;
-	if (o.r.format != AP_FMT_JSON) {
-		out = ap_escape_stream(ap_tty_cut__open(&tc, o.r.max_width));
-		if (!out) {
-			ap_err("out of memory");
-			goto out;
-		}
-	}
-	switch (o.r.format) {
-	case AP_FMT_JSON:
-		fputs("{\n", stdout);
-		ap_report_header__json(stdout, ap_reader__header(rd), st, s);
-		for (i = 0; i < nr_views; i++) {
-			fprintf(stdout, ",\n  \"%s\": ", views[i].ops->name);
-			views[i].ops->print(views[i].v, stdout);
-		}
-		fputs("\n}\n", stdout);
-		break;
-	case AP_FMT_FOLDED:
-		for (i = 0; i < nr_views; i++)
-			views[i].ops->print(views[i].v, out);
-		break;
-	default:
-		ap_report_header__table(out, strcmp(o.input, "-") ? o.input :
-					"standard input", ap_reader__header(rd),
-					st, s);
-		for (i = 0; i < nr_views; i++) {
-			if (i)
-				fputc('\n', out);
-			views[i].ops->print(views[i].v, out);
-		}
-	}
-	if (out != stdout)
-		fclose(out);
-	ap_tty_cut__close(&tc);
-	ret = 0;
 out:
-	if (o.verbose) {
-		struct ap_symbolizer_stats ss;
-
-		ap_symbolizer__stats(in.sym, &ss);
-		fprintf(stderr,
-			"aperture report: %" PRIu64 " user lookups (%" PRIu64 " cached), %" PRIu64 " modules, DWARF read for %" PRIu64 " (%" PRIu64 " bytes of debug sections, %" PRIu64 " bytes inflated); debug cache: %" PRIu64 " files inflated into it, %" PRIu64 " read from it; %" PRIu64 " debug files refused\n",
-			ss.lookups, ss.cache_hits, ss.modules,
-			ss.dwarf_modules, ss.dwarf_bytes, ss.dwarf_inflated,
-			ss.debug_cache_made, ss.debug_cache_used,
-			ss.debug_refused);
-	}
+	if (o.verbose)
+		ap_input__print_stats(&in, "report", stderr);
 	ap_evsink__free(sink);
-	for (i = 0; i < nr_views; i++)
-		views[i].ops->free(views[i].v);
+	ap_viewset__free(&vs);
 	ap_input__close(&in);
 	return ret;
 }

@@ -17,24 +17,21 @@
 #include "report/view.h"
 
 struct script_opts {
-	const char *input;
-	const char *events;		/* NULL: every event */
+	struct ap_cli_input src;	/* --events NULL: every event */
 	const char *symfs;
 	uint32_t fields;		/* AP_SF_* */
 	int fields_given;
-	int no_inline;
 	struct ap_report_opts r;
 };
 
 enum {
 	OPT_FORMAT = 0x100,
-	OPT_EVENTS,
 	OPT_SYMFS,
 };
 
 static const struct argp_option options[] = {
 	{ "input", 'i', "FILE", 0, "Read FILE (default: aperture.data)", 1 },
-	{ "events", OPT_EVENTS, "LIST", 0, "Only these events (default: every event the file holds)", 1 },
+	{ "events", AP_OPT_EVENTS, "LIST", 0, "Only these events (default: every event the file holds)", 1 },
 	{ "format", OPT_FORMAT, "FMT", 0, "text (default: perf script's) or jsonl (one JSON object a line)", 1 },
 	{ "fields", 'F', "LIST", 0, "The text's fields, as perf script's -F: comm,pid,tid,cpu,time,period,event,trace,ip,sym,symoff,dso (the default: all), or +FIELD,-FIELD added to or taken from those", 1 },
 	AP_CLI_USER_ONLY_OPTION(1),
@@ -120,12 +117,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	struct script_opts *o = state->input;
 
 	switch (key) {
-	case 'i':
-		o->input = arg;
-		break;
-	case OPT_EVENTS:
-		o->events = arg;
-		break;
 	case OPT_SYMFS:
 		o->symfs = arg;
 		break;
@@ -144,7 +135,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_ARG:
 		ap_cli_usage_error(state, "unexpected argument '%s'", arg);
 	default:
-		return ap_cli_read_key(key, arg, state, &o->r, &o->no_inline);
+		return ap_cli_read_key(key, arg, state, &o->r, &o->src);
 	}
 	return 0;
 }
@@ -174,7 +165,7 @@ static int event_mask(const char *list, uint32_t *mask)
 
 int cmd_script(int argc, char **argv)
 {
-	struct script_opts o = { .input = "aperture.data",
+	struct script_opts o = { .src.input = "aperture.data",
 				 .fields = AP_SF_DEFAULT,
 				 .r.format = AP_FMT_EVENTS };
 	struct ap_symbolizer_opts so = { .no_srcline = 1 };
@@ -185,13 +176,13 @@ int cmd_script(int argc, char **argv)
 	int err, ret = 1;
 
 	argp_parse(&argp, argc, argv, AP_ARGP_FLAGS, NULL, &o);
-	if (o.events && event_mask(o.events, &mask))
+	if (o.src.events && event_mask(o.src.events, &mask))
 		return EXIT_USAGE;
-	if (!o.events)
+	if (!o.src.events)
 		mask = UINT32_MAX;
-	so.no_inline = o.no_inline;
+	so.no_inline = o.src.no_inline;
 	so.symfs = o.symfs;
-	if (ap_input__open(&in, o.input, &so))
+	if (ap_input__open(&in, o.src.input, &so))
 		return 1;
 	/* the period of CPU samples taken at a frequency */
 	o.r.freq = ap_reader__header(in.rd)->freq;
@@ -201,9 +192,7 @@ int cmd_script(int argc, char **argv)
 		goto out;
 	}
 	ap_evsink__set_fields(sink, o.fields);
-	while ((err = ap_reader__next(in.rd, &f)) > 0) {
-		if (ap_session__feed(in.s, &f) != 1)
-			continue;
+	while ((err = ap_input__next(&in, &f)) > 0) {
 		err = ap_evsink__event(sink, &f);
 		if (err == -ENOMEM) {
 			ap_err("out of memory");
@@ -211,7 +200,7 @@ int cmd_script(int argc, char **argv)
 		}
 	}
 	if (err < 0)
-		ap_err("reading '%s': %s; printed what was read", o.input,
+		ap_err("reading '%s': %s; printed what was read", o.src.input,
 		       strerror(-err));
 	if (ap_session__bad_frames(in.s))
 		ap_warn("%" PRIu64 " frames did not decode and were skipped",

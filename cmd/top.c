@@ -19,7 +19,6 @@
 #include "record/collector.h"
 #include "event/event.h"
 #include "format/format.h"
-#include "record/procfs.h"
 #include "record/recorder.h"
 #include "record/targets.h"
 #include "report/session.h"
@@ -27,19 +26,15 @@
 #include "tui/screen.h"
 #include "tui/top_live.h"
 #include "tui/ui_term.h"
+#include "util/num.h"
 #include "report/view.h"
 
 #define DEFAULT_FREQ	999
-#define MAX_PIDS	1024
 /* how long records may wait in the ring buffer, and keys for an answer */
 #define TICK_MS		100
 
 struct top_opts {
-	pid_t pids[MAX_PIDS];
-	int nr_pids;
-	int system_wide;
-	uint32_t freq;
-	uint32_t events;
+	struct ap_cli_targets t;	/* -p, -a, -e, -F */
 	double delay;			/* seconds between refreshes */
 	long iterations;		/* 0: until stopped */
 	int batch;
@@ -101,21 +96,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	char *end;
 
 	switch (key) {
-	case 'p':
-		ap_cli_add_pids(state, arg, o->pids, &o->nr_pids, MAX_PIDS);
-		break;
-	case 'a':
-		o->system_wide = 1;
-		break;
 	case 'e':
-		ap_cli_parse_events(state, arg, &o->events, &o->collect);
-		if (o->events & (o->events - 1))
+		ap_cli_collect_key(key, arg, state, &o->t, &o->collect);
+		if (o->t.events & (o->t.events - 1))
 			ap_cli_usage_error(state,
 					   "top shows one event at a time: give one of %s",
 					   ap_events__valid());
-		break;
-	case 'F':
-		o->freq = ap_cli_parse_freq(state, arg);
 		break;
 	case 'd':
 		errno = 0;
@@ -160,12 +146,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_ARG:
 		ap_cli_usage_error(state, "unexpected argument '%s'", arg);
 	case ARGP_KEY_END:
-		if (o->nr_pids && o->system_wide)
+		if (o->t.nr_pids && o->t.system_wide)
 			ap_cli_usage_error(state,
 					   "give either -p PID or -a, not both");
 		break;
 	default:
-		return ap_cli_key(key, arg, state);
+		return ap_cli_collect_key(key, arg, state, &o->t, &o->collect);
 	}
 	return 0;
 }
@@ -212,13 +198,10 @@ static void install_signals(int interactive)
 	struct sigaction sa;
 	size_t i;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	ap_cli_catch_stop(on_stop);
 	if (!interactive)
 		return;
+	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_winch;
 	sigaction(SIGWINCH, &sa, NULL);
 	sa.sa_handler = on_tstp;
@@ -285,7 +268,7 @@ static int targets_alive(void *ctx)
 {
 	struct top *t = ctx;
 
-	return ap_targets__alive(t->rec, t->o->pids, t->o->nr_pids);
+	return ap_targets__alive(t->rec, t->o->t.pids, t->o->t.nr_pids);
 }
 
 static void describe_targets(struct top *t)
@@ -293,14 +276,14 @@ static void describe_targets(struct top *t)
 	size_t off;
 	int i;
 
-	if (!t->o->nr_pids) {
+	if (!t->o->t.nr_pids) {
 		snprintf(t->targets, sizeof(t->targets), "system-wide");
 		return;
 	}
 	off = snprintf(t->targets, sizeof(t->targets), "pid");
-	for (i = 0; i < t->o->nr_pids && off < sizeof(t->targets); i++)
+	for (i = 0; i < t->o->t.nr_pids && off < sizeof(t->targets); i++)
 		off += snprintf(t->targets + off, sizeof(t->targets) - off,
-				"%s%d", i ? "," : " ", t->o->pids[i]);
+				"%s%d", i ? "," : " ", t->o->t.pids[i]);
 }
 
 static void update_lost(struct top *t)
@@ -377,7 +360,7 @@ static int run(struct top *t)
 
 		now = mono_ns();
 		if (now >= next) {
-			int ended = t->o->nr_pids && !targets_alive(t);
+			int ended = t->o->t.nr_pids && !targets_alive(t);
 
 			/* the targets' last records may still be in the
 			 * ring buffer: they belong to this snapshot */
@@ -427,7 +410,7 @@ static int run(struct top *t)
 int cmd_top(int argc, char **argv)
 {
 	struct top_opts o = {
-		.freq = DEFAULT_FREQ,
+		.t.freq = DEFAULT_FREQ,
 		.delay = 2,
 		.collect.mem_density = 1,
 		.collect.min_block_ns = 1000,
@@ -445,14 +428,14 @@ int cmd_top(int argc, char **argv)
 	int ret = 1, e;
 
 	argp_parse(&argp, argc, argv, AP_ARGP_FLAGS, NULL, &o);
-	if (!o.events)
-		o.events = AP_EVMASK(AP_TAG_CPU);
-	o.system_wide = !o.nr_pids;
-	o.collect.events = o.events;
-	o.collect.system_wide = o.system_wide;
-	o.collect.freq = o.freq;
+	if (!o.t.events)
+		o.t.events = AP_EVMASK(AP_TAG_CPU);
+	o.t.system_wide = !o.t.nr_pids;
+	o.collect.events = o.t.events;
+	o.collect.system_wide = o.t.system_wide;
+	o.collect.freq = o.t.freq;
 
-	for (i = 0; i < 32 && !(o.events & AP_EVMASK(i)); i++)
+	for (i = 0; i < 32 && !(o.t.events & AP_EVMASK(i)); i++)
 		;
 	view = ap_view__find(ap_tag__name(i) ? ap_tag__name(i) : "");
 	if (!view) {
@@ -470,12 +453,8 @@ int cmd_top(int argc, char **argv)
 		fputc('\n', stderr);
 		return EXIT_USAGE;
 	}
-	for (i = 0; i < (size_t)o.nr_pids; i++) {
-		if (!ap_proc_alive(o.pids[i])) {
-			ap_err("no such process: %d", o.pids[i]);
-			return 1;
-		}
-	}
+	if (!ap_cli_pids_alive(&o.t))
+		return 1;
 	if (!o.batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
 		ap_err("top needs a terminal on standard input and output; give -b for plain snapshots");
 		return 1;
@@ -488,7 +467,7 @@ int cmd_top(int argc, char **argv)
 		snprintf(t.scr.filter, sizeof(t.scr.filter), "%s", o.filter);
 	describe_targets(&t);
 	t.scr.targets = t.targets;
-	t.scr.nr_targets = o.nr_pids;
+	t.scr.nr_targets = o.t.nr_pids;
 	t.scr.targets_alive = targets_alive;
 	t.scr.ctx = &t;
 	t.scr.cumulative = o.cumulative;
@@ -516,8 +495,8 @@ int cmd_top(int argc, char **argv)
 		goto out;
 	}
 	ap_recorder__set_collector(t.rec, t.col);
-	for (i = 0; i < (size_t)o.nr_pids; i++)
-		ap_collector__add_target(t.col, o.pids[i]);
+	for (i = 0; i < (size_t)o.t.nr_pids; i++)
+		ap_collector__add_target(t.col, o.t.pids[i]);
 	e = ap_collector__start(t.col, err, sizeof(err));
 	if (e) {
 		ap_err("%s", err);
@@ -537,8 +516,8 @@ int cmd_top(int argc, char **argv)
 		ap_warn("kernel symbols unavailable (/proc/kallsyms: %s): kernel frames will show as addresses",
 			strerror(-e));
 	ap_recorder__set_kallsyms(t.rec, t.ksyms);
-	for (i = 0; i < (size_t)o.nr_pids; i++)
-		ap_recorder__snapshot(t.rec, o.pids[i]);
+	for (i = 0; i < (size_t)o.t.nr_pids; i++)
+		ap_recorder__snapshot(t.rec, o.t.pids[i]);
 	ap_recorder__flush(t.rec);
 
 	install_signals(!o.batch);

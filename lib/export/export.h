@@ -23,6 +23,24 @@ int ap_format__is_dump(int format);
 /* binary output that a terminal should not get */
 int ap_format__is_binary(int format);
 
+/* what report's exports take beside the profile */
+struct ap_export_opts {
+	int format;			/* AP_FMT_PPROF, _SPEEDSCOPE, _SVG */
+	const char *format_name;	/* as --format gave it */
+	const char *input;		/* the file: speedscope's name, the
+					 * svg's subtitle */
+	int icicle;			/* svg: roots at the top */
+	int user_only;			/* no kernel frames */
+};
+/* p in o's format to out: 0; 1 when the views have no common unit for
+ * the graph, said; else -errno */
+int ap_export__write(const struct ap_profile *p,
+		     const struct ap_export_opts *o, FILE *out);
+/* "aperture: FMT output of a (unit) and b (unit): no common unit, ...":
+ * views with no unit in common for one graph (ap_unit__common) */
+void ap_export__no_common_unit(const char *fmt, const char *const *names,
+			       int n);
+
 /* pprof: a gzipped perftools.profiles.Profile (proto/profile.proto) */
 int ap_export_pprof(const struct ap_profile *p, FILE *out);
 

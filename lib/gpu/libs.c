@@ -427,3 +427,31 @@ int ap_cupti_lib_find(const char *exe, const char *libdir, char *buf,
 	}
 	return -ENOENT;
 }
+
+const char *ap_cupti_inject(char *lib, size_t len, char *warn, size_t wlen)
+{
+	const char *cur = getenv("CUDA_INJECTION64_PATH");
+
+	if (cur && *cur) {
+		const char *base = strrchr(cur, '/');
+
+		if (!strcmp(base ? base + 1 : cur, AP_CUPTI_LIB))
+			return cur;
+		snprintf(warn, wlen,
+			 "gpu: CUDA_INJECTION64_PATH is already %s: kept, so no GPU device times",
+			 cur);
+		return NULL;
+	}
+	if (ap_cupti_lib_self(lib, len)) {
+		snprintf(warn, wlen,
+			 "gpu: %s not found (beside aperture or in %s): recording host-side launches only; it is built where the CUDA toolkit's CUPTI is installed",
+			 AP_CUPTI_LIB, APERTURE_LIBDIR);
+		return NULL;
+	}
+	if (setenv("CUDA_INJECTION64_PATH", lib, 1)) {
+		snprintf(warn, wlen, "gpu: setting CUDA_INJECTION64_PATH: %s",
+			 strerror(errno));
+		return NULL;
+	}
+	return lib;
+}

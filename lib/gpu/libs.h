@@ -67,4 +67,14 @@ int ap_cupti_lib_find(const char *exe, const char *libdir, char *buf,
 /* the same for the running aperture (/proc/self/exe, APERTURE_LIBDIR) */
 int ap_cupti_lib_self(char *buf, size_t len);
 
+/*
+ * record -e gpu -- CMD: the CUDA driver loads CUDA_INJECTION64_PATH into
+ * the command at cuInit, and libaperture-cupti.so there reports the
+ * kernels' device times.  Sets it to ap_cupti_lib_self's path (into
+ * lib[len]) for the command to inherit; a value already set (another
+ * tool's) is left alone.  The library the command will load, or NULL
+ * with why not in warn[wlen].
+ */
+const char *ap_cupti_inject(char *lib, size_t len, char *warn, size_t wlen);
+
 #endif /* APERTURE_GPU_LIBS_H */

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <malloc.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -22,6 +23,7 @@
 #include "symbols/symbolizer.h"
 #include "unwind/unwind.h"
 #include "util/escape.h"
+#include "util/num.h"
 
 #define FLUSH_NS	(500 * 1000 * 1000ull)
 #define ALIVE_NS	(100 * 1000 * 1000ull)
@@ -377,4 +379,32 @@ void ap_recording__print_costs(const struct ap_recording *r,
 		ap_proc_build_id_reads(), us.builds, us.publishes,
 		us.publishes_max, us.maps_full);
 	print_memory(ksyms, out);
+}
+
+uint32_t ap_recording__available(const struct ap_recording *r,
+				 uint32_t events)
+{
+	const struct ap_sensor *sensors;
+	uint32_t available = 0;
+	size_t i, n = ap_collector__sensors(r->col, &sensors);
+
+	for (i = 0; i < n; i++)
+		if ((events & AP_EVMASK(sensors[i].tag)) &&
+		    sensors[i].state != AP_SENSOR_UNAVAILABLE)
+			available |= AP_EVMASK(sensors[i].tag);
+	return available;
+}
+
+int ap_recording__give_to_sudo_user(struct ap_recording *r)
+{
+	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
+	unsigned long long uid, gid;
+
+	if (!u || !*u || geteuid() != 0)
+		return 0;
+	if (ap_parse_u64(u, 0, UINT32_MAX - 1, &uid))
+		return -EINVAL;
+	if (!g || !*g || ap_parse_u64(g, 0, UINT32_MAX - 1, &gid))
+		gid = (unsigned long long)-1;
+	return ap_writer__chown(r->w, (uid_t)uid, (gid_t)gid);
 }

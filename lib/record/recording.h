@@ -90,6 +90,13 @@ int ap_recording__drain(struct ap_recording *r,
 int ap_recording__close(struct ap_recording *r, int exit_status);
 void ap_recording__free(struct ap_recording *r);
 
+/* of events, those whose sensors run */
+uint32_t ap_recording__available(const struct ap_recording *r,
+				 uint32_t events);
+/* sudo aperture record: the file (not standard output) given to
+ * SUDO_UID and SUDO_GID, who reports on it; 0 or -errno */
+int ap_recording__give_to_sudo_user(struct ap_recording *r);
+
 /* "aperture: N samples, N events, N lost ..., SIZE written to OUTPUT" */
 void ap_recording__print_summary(const struct ap_recording *r,
 				 const char *output, FILE *out);

@@ -11,6 +11,7 @@
 #include "aperture.h"
 #include "record/procfs.h"
 #include "record/recorder.h"
+#include "util/num.h"
 
 pid_t ap_proc_tgid(uint32_t tid)
 {
@@ -27,6 +28,98 @@ pid_t ap_proc_tgid(uint32_t tid)
 			break;
 	fclose(f);
 	return tgid;
+}
+
+int ap_targets__parse_tids(const char *arg, uint32_t *tids, int *nr_tids,
+			   pid_t *pids, int *nr_pids, int max_pids,
+			   char *err, size_t len)
+{
+	char *dup = strdup(arg), *tok, *save = NULL;
+	int i, ret = 0;
+
+	if (!dup) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	for (tok = strtok_r(dup, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		unsigned long long v;
+		pid_t tgid;
+
+		ret = -EINVAL;
+		if (ap_parse_u64(tok, 1, INT32_MAX, &v)) {
+			snprintf(err, len, "invalid thread id '%s'", tok);
+			break;
+		}
+		if (*nr_tids == AP_MAX_TIDS) {
+			snprintf(err, len, "at most %d threads", AP_MAX_TIDS);
+			break;
+		}
+		tgid = ap_proc_tgid((uint32_t)v);
+		if (!tgid) {
+			snprintf(err, len, "no such thread: %s", tok);
+			ret = -ESRCH;
+			break;
+		}
+		tids[(*nr_tids)++] = (uint32_t)v;
+		for (i = 0; i < *nr_pids && pids[i] != tgid; i++)
+			;
+		if (i == *nr_pids) {
+			if (*nr_pids == max_pids) {
+				snprintf(err, len, "at most %d processes",
+					 max_pids);
+				break;
+			}
+			pids[(*nr_pids)++] = tgid;
+		}
+		ret = 0;
+	}
+	free(dup);
+	return ret;
+}
+
+int ap_targets__parse_cpus(const char *arg, uint64_t *mask, char *err,
+			   size_t len)
+{
+	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
+	char *dup = strdup(arg), *tok, *save = NULL;
+	int ret = 0;
+
+	if (!dup) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	if (ncpus > AP_MAX_CPUS)
+		ncpus = AP_MAX_CPUS;
+	for (tok = strtok_r(dup, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		unsigned long long lo, hi;
+		char *dash = strchr(tok, '-');
+
+		if (dash)
+			*dash = '\0';
+		if (ap_parse_u64(tok, 0, UINT32_MAX, &lo) ||
+		    (dash && ap_parse_u64(dash + 1, 0, UINT32_MAX, &hi))) {
+			snprintf(err, len,
+				 "bad CPU list '%s': give CPUs and ranges, as 0,2-3",
+				 arg);
+			ret = -EINVAL;
+			break;
+		}
+		if (!dash)
+			hi = lo;
+		if (hi < lo || hi >= (unsigned long long)ncpus) {
+			snprintf(err, len,
+				 "bad CPU list '%s': this machine has CPUs 0 to %ld",
+				 arg, ncpus - 1);
+			ret = -EINVAL;
+			break;
+		}
+		for (; lo <= hi; lo++)
+			mask[lo / 64] |= 1ull << (lo % 64);
+	}
+	free(dup);
+	return ret;
 }
 
 /* the cgroup v2 mount point, from /proc/self/mounts */

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "util/num.h"
 
 /* how long a command we started has to exit after SIGTERM */
 #define TERM_GRACE_MS	2000
@@ -160,4 +163,39 @@ int ap_workload__exit_code(int status)
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return 1;
+}
+
+int ap_workload__ended(const struct ap_workload *w, const char *name,
+		       FILE *out)
+{
+	if (!out)
+		;
+	else if (WIFEXITED(w->status) && WEXITSTATUS(w->status))
+		fprintf(out, "aperture: '%s' exited with status %d\n", name,
+			WEXITSTATUS(w->status));
+	else if (WIFSIGNALED(w->status))
+		fprintf(out, "aperture: '%s' killed by signal %d (%s)\n",
+			name, WTERMSIG(w->status),
+			strsignal(WTERMSIG(w->status)));
+	return ap_workload__exit_code(w->status);
+}
+
+int ap_workload_user__find(const char *arg, struct ap_workload_user *u)
+{
+	struct passwd *pw = getpwnam(arg);
+	unsigned long long v;
+
+	if (!pw && !ap_parse_u64(arg, 0, UINT32_MAX - 1, &v))
+		pw = getpwuid((uid_t)v);
+	if (!pw)
+		return -ENOENT;
+	u->name = strdup(pw->pw_name);
+	if (!u->name)
+		return -ENOMEM;
+	u->uid = pw->pw_uid;
+	u->gid = pw->pw_gid;
+	snprintf(u->home, sizeof(u->home), "%s", pw->pw_dir);
+	snprintf(u->shell, sizeof(u->shell), "%s",
+		 pw->pw_shell && *pw->pw_shell ? pw->pw_shell : "/bin/sh");
+	return 0;
 }

@@ -8,6 +8,7 @@
 #define APERTURE_WORKLOAD_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 /* --user: whom the command runs as */
@@ -50,5 +51,13 @@ void ap_workload__stop(struct ap_workload *w);
 void ap_workload__kill(struct ap_workload *w);
 /* the shell's convention: the exit status, or 128 + the signal */
 int ap_workload__exit_code(int status);
+/* The command's end, said as time and strace do on out (NULL: nothing
+ * said) when it failed or was killed: ap_workload__exit_code's status */
+int ap_workload__ended(const struct ap_workload *w, const char *name,
+		       FILE *out);
+
+/* --user NAME or uid into u (name copied): 0, -ENOENT (no such user) or
+ * -ENOMEM */
+int ap_workload_user__find(const char *arg, struct ap_workload_user *u);
 
 #endif /* APERTURE_WORKLOAD_H */

@@ -2,6 +2,7 @@
 #include "report/input.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -50,4 +51,27 @@ void ap_input__close(struct ap_input *in)
 	ap_symbolizer__free(in->sym);
 	ap_reader__close(in->rd);
 	memset(in, 0, sizeof(*in));
+}
+
+int ap_input__next(struct ap_input *in, struct ap_frame *f)
+{
+	int err;
+
+	while ((err = ap_reader__next(in->rd, f)) > 0)
+		if (ap_session__feed(in->s, f) == 1)
+			return 1;
+	return err;
+}
+
+void ap_input__print_stats(const struct ap_input *in, const char *cmd,
+			   FILE *out)
+{
+	struct ap_symbolizer_stats ss;
+
+	ap_symbolizer__stats(in->sym, &ss);
+	fprintf(out,
+		"aperture %s: %" PRIu64 " user lookups (%" PRIu64 " cached), %" PRIu64 " modules, DWARF read for %" PRIu64 " (%" PRIu64 " bytes of debug sections, %" PRIu64 " bytes inflated); debug cache: %" PRIu64 " files inflated into it, %" PRIu64 " read from it; %" PRIu64 " debug files refused\n",
+		cmd, ss.lookups, ss.cache_hits, ss.modules,
+		ss.dwarf_modules, ss.dwarf_bytes, ss.dwarf_inflated,
+		ss.debug_cache_made, ss.debug_cache_used, ss.debug_refused);
 }

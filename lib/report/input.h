@@ -7,6 +7,8 @@
 #ifndef APERTURE_INPUT_H
 #define APERTURE_INPUT_H
 
+#include <stdio.h>
+
 struct ap_reader;
 struct ap_symbolizer;
 struct ap_symbolizer_opts;
@@ -22,8 +24,16 @@ struct ap_input {
  * gets ap_input__warn): 0, or -errno after saying why on stderr */
 int ap_input__open(struct ap_input *in, const char *path,
 		   struct ap_symbolizer_opts *so);
+/* the next frame the session hands back (ap_session__feed's 1),
+ * skipping what it keeps for itself: 1, 0 at the end, or -errno */
+struct ap_frame;
+int ap_input__next(struct ap_input *in, struct ap_frame *f);
 /* closes what is open; in may be zeroed and never opened */
 void ap_input__close(struct ap_input *in);
+/* -v: "aperture CMD: N user lookups ..., debug files refused", what
+ * symbolizing read */
+void ap_input__print_stats(const struct ap_input *in, const char *cmd,
+			   FILE *out);
 /* "aperture: warning: MSG", MSG escaped */
 void ap_input__warn(void *ctx, const char *msg);
 

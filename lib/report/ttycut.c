@@ -3,6 +3,25 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "util/num.h"
+
+int ap_tty_cut__width(void)
+{
+	const char *env = getenv("COLUMNS");
+	unsigned long long v;
+	struct winsize ws;
+
+	if (!isatty(STDOUT_FILENO))
+		return 0;
+	if (env && !ap_parse_u64(env, 10, 100000, &v))
+		return (int)v;
+	if (!ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col >= 10)
+		return ws.ws_col;
+	return 80;
+}
 
 FILE *ap_tty_cut__open(struct ap_tty_cut *c, int width)
 {

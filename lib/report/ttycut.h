@@ -17,6 +17,9 @@ struct ap_tty_cut {
 	int width;
 };
 
+/* The width to cut to: COLUMNS, else the terminal's; 0 when standard
+ * output is no terminal (a pipe, a file) */
+int ap_tty_cut__width(void);
 /* The stream to print the table to: standard output itself for width 0
  * (or when memory runs out), else one held until ap_tty_cut__close */
 FILE *ap_tty_cut__open(struct ap_tty_cut *c, int width);

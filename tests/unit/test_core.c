@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The small containers every module leans on (hmap, stacktab, strtab),
- * /proc/PID/maps parsing, and event list parsing.
+ * /proc/PID/maps parsing, event list parsing, and the option parsers
+ * lib/ keeps for the commands: numbers in a range, perf -m's ring sizes,
+ * --time's seconds (util/num.c), record's CPU and thread lists
+ * (record/targets.c) with the messages a usage error prints.
  */
 #include <check.h>
 #include <errno.h>
@@ -12,10 +15,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "aperture.h"
 #include "record/collector.h"
+#include "record/targets.h"
 #include "util/hmap.h"
 #include "record/procfs.h"
 #include "format/stacktab.h"
+#include "util/num.h"
 #include "util/strtab.h"
 
 START_TEST(test_hmap_upsert_find_remove)
@@ -313,6 +319,113 @@ START_TEST(test_events_parse_perf_names)
 }
 END_TEST
 
+START_TEST(test_u64_range)
+{
+	unsigned long long v = 7;
+
+	ck_assert_int_eq(ap_parse_u64("42", 1, 100, &v), 0);
+	ck_assert_uint_eq(v, 42);
+	ck_assert_int_eq(ap_parse_u64("0", 1, 100, &v), -EINVAL);
+	ck_assert_int_eq(ap_parse_u64("101", 1, 100, &v), -EINVAL);
+	ck_assert_int_eq(ap_parse_u64("-1", 0, 100, &v), -EINVAL);
+	ck_assert_int_eq(ap_parse_u64("12x", 0, 100, &v), -EINVAL);
+	ck_assert_int_eq(ap_parse_u64("", 0, 100, &v), -EINVAL);
+	ck_assert_int_eq(ap_parse_u64(NULL, 0, 100, &v), -EINVAL);
+	ck_assert_int_eq(ap_parse_u64("99999999999999999999", 0, ~0ull, &v),
+			 -EINVAL);
+	ck_assert_uint_eq(v, 42);
+}
+END_TEST
+
+START_TEST(test_pow2_sizes)
+{
+	static const char *const bad[] = {
+		"8", "2G", "3M", "4MB", "-4M", "M",
+	};
+	uint64_t b = 0;
+	size_t i;
+
+	/* pages, as perf -m 16 */
+	ck_assert_int_eq(ap_parse_pow2_size("16", 4096, 65536, 1 << 30, &b), 0);
+	ck_assert_uint_eq(b, 65536);
+	ck_assert_int_eq(ap_parse_pow2_size("4M", 4096, 65536, 1 << 30, &b), 0);
+	ck_assert_uint_eq(b, 4 << 20);
+	ck_assert_int_eq(ap_parse_pow2_size("1g", 4096, 65536, 1 << 30, &b), 0);
+	ck_assert_uint_eq(b, 1 << 30);
+	ck_assert_int_eq(ap_parse_pow2_size("65536B", 4096, 65536, 1 << 30,
+					    &b), 0);
+	/* too small, too big, not a power of two, junk */
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_int_eq(ap_parse_pow2_size(bad[i], 4096, 65536,
+						    1 << 30, &b), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_seconds)
+{
+	uint64_t ns = 0;
+
+	ck_assert_int_eq(ap_parse_secs_ns("1.5", 3, &ns), 0);
+	ck_assert_uint_eq(ns, 1500000000ull);
+	ck_assert_int_eq(ap_parse_secs_ns("2", 1, &ns), 0);
+	ck_assert_uint_eq(ns, 2000000000ull);
+	/* past nanoseconds: cut */
+	ck_assert_int_eq(ap_parse_secs_ns("0.0000000019", 12, &ns), 0);
+	ck_assert_uint_eq(ns, 1);
+	/* len bytes only: "3,4" as --time gives it */
+	ck_assert_int_eq(ap_parse_secs_ns("3,4", 1, &ns), 0);
+	ck_assert_uint_eq(ns, 3000000000ull);
+	ck_assert_int_eq(ap_parse_secs_ns(".", 1, &ns), -EINVAL);
+	ck_assert_int_eq(ap_parse_secs_ns("1x", 2, &ns), -EINVAL);
+	ck_assert_int_eq(ap_parse_secs_ns("", 0, &ns), -EINVAL);
+	ck_assert_int_eq(ap_parse_secs_ns("99999999999", 11, &ns), -ERANGE);
+}
+END_TEST
+
+START_TEST(test_cpu_lists)
+{
+	uint64_t mask[AP_MAX_CPUS / 64];
+	char err[256];
+
+	memset(mask, 0, sizeof(mask));
+	/* CPU 0 exists everywhere */
+	ck_assert_int_eq(ap_targets__parse_cpus("0", mask, err, sizeof(err)),
+			 0);
+	ck_assert_uint_eq(mask[0], 1);
+	ck_assert_int_eq(ap_targets__parse_cpus("0-0,0", mask, err,
+						sizeof(err)), 0);
+	ck_assert_uint_eq(mask[0], 1);
+	ck_assert_int_eq(ap_targets__parse_cpus("x", mask, err, sizeof(err)),
+			 -EINVAL);
+	ck_assert_str_eq(err,
+			 "bad CPU list 'x': give CPUs and ranges, as 0,2-3");
+	ck_assert_int_eq(ap_targets__parse_cpus("1-0", mask, err,
+						sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "this machine has CPUs 0 to"));
+	ck_assert_int_eq(ap_targets__parse_cpus("4096", mask, err,
+						sizeof(err)), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_thread_lists)
+{
+	uint32_t tids[4];
+	pid_t pids[1];
+	int nt = 0, np = 0;
+	char err[256];
+
+	ck_assert_int_eq(ap_targets__parse_tids("0", tids, &nt, pids, &np, 1,
+						err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "invalid thread id '0'");
+	/* pid_max is at most 2^22: no such thread */
+	ck_assert_int_eq(ap_targets__parse_tids("2147483647", tids, &nt,
+						pids, &np, 1, err,
+						sizeof(err)), -ESRCH);
+	ck_assert_str_eq(err, "no such thread: 2147483647");
+	ck_assert_int_eq(nt, 0);
+}
+END_TEST
+
 static Suite *core_suite(void)
 {
 	Suite *s = suite_create("core");
@@ -337,6 +450,13 @@ static Suite *core_suite(void)
 	tc = tcase_create("events");
 	tcase_add_test(tc, test_events_parse);
 	tcase_add_test(tc, test_events_parse_perf_names);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("options");
+	tcase_add_test(tc, test_u64_range);
+	tcase_add_test(tc, test_pow2_sizes);
+	tcase_add_test(tc, test_seconds);
+	tcase_add_test(tc, test_cpu_lists);
+	tcase_add_test(tc, test_thread_lists);
 	suite_add_tcase(s, tc);
 	return s;
 }
