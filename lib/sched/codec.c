@@ -32,9 +32,7 @@ void ap_sched_iv__encode(const struct ap_sched_iv *e, struct ap_buf *b)
 
 	ap_frame__begin(b, AP_TAG_SCHED, &mark);
 	ap_buf__u32(b, AP_SCHED_IV);
-	ap_buf__u64(b, e->ts);
-	ap_buf__u32(b, e->pid);
-	ap_buf__u32(b, e->tid);
+	ap_event_head__encode(b, e->ts, e->pid, e->tid);
 	ap_buf__u32(b, e->cpu);
 	ap_buf__u32(b, e->state);
 	ap_buf__u64(b, e->off_ns);
@@ -56,9 +54,7 @@ void ap_sched_thr__encode(const struct ap_sched_thr *e, struct ap_buf *b)
 
 	ap_frame__begin(b, AP_TAG_SCHED, &mark);
 	ap_buf__u32(b, AP_SCHED_THR);
-	ap_buf__u64(b, e->ts);
-	ap_buf__u32(b, e->pid);
-	ap_buf__u32(b, e->tid);
+	ap_event_head__encode(b, e->ts, e->pid, e->tid);
 	ap_buf__u32(b, e->cpu);
 	ap_buf__u32(b, e->flags);
 	ap_buf__u64(b, e->on_ns);
@@ -81,9 +77,7 @@ void ap_sched_thr__encode(const struct ap_sched_thr *e, struct ap_buf *b)
 
 static void decode_iv(struct ap_cur *c, struct ap_sched_iv *e)
 {
-	e->ts = ap_cur__u64(c);
-	e->pid = ap_cur__u32(c);
-	e->tid = ap_cur__u32(c);
+	ap_event_head__decode(c, &e->ts, &e->pid, &e->tid);
 	e->cpu = ap_cur__u32(c);
 	e->state = ap_cur__u32(c);
 	e->off_ns = ap_cur__u64(c);
@@ -103,9 +97,7 @@ static void decode_thr(struct ap_cur *c, struct ap_sched_thr *e)
 {
 	uint32_t i, n;
 
-	e->ts = ap_cur__u64(c);
-	e->pid = ap_cur__u32(c);
-	e->tid = ap_cur__u32(c);
+	ap_event_head__decode(c, &e->ts, &e->pid, &e->tid);
 	e->cpu = ap_cur__u32(c);
 	e->flags = ap_cur__u32(c);
 	e->on_ns = ap_cur__u64(c);

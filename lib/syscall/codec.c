@@ -27,9 +27,7 @@ void ap_syscall__encode(const struct ap_syscall *e, struct ap_buf *b)
 	size_t mark;
 
 	ap_frame__begin(b, AP_TAG_SYSCALL, &mark);
-	ap_buf__u64(b, e->ts);
-	ap_buf__u32(b, e->pid);
-	ap_buf__u32(b, e->tid);
+	ap_event_head__encode(b, e->ts, e->pid, e->tid);
 	ap_buf__u32(b, e->id);
 	ap_buf__u64(b, e->duration_ns);
 	ap_buf__u64(b, (uint64_t)e->ret);
@@ -66,9 +64,7 @@ int ap_syscall__decode(const void *p, size_t len, struct ap_syscall *e)
 
 	ap_cur__init(&c, p, len);
 	memset(e, 0, sizeof(*e));
-	e->ts = ap_cur__u64(&c);
-	e->pid = ap_cur__u32(&c);
-	e->tid = ap_cur__u32(&c);
+	ap_event_head__decode(&c, &e->ts, &e->pid, &e->tid);
 	e->id = ap_cur__u32(&c);
 	e->duration_ns = ap_cur__u64(&c);
 	e->ret = (int64_t)ap_cur__u64(&c);
