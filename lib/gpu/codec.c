@@ -196,14 +196,11 @@ int ap_rec_gpu(struct ap_recorder *r, const void *data, size_t size)
 	const struct ap_ev_gpu *e = data;
 	const struct ap_gpu_call *c = &e->call;
 	struct ap_gpu_launch l;
-	char comm[AP_COMM_MAX];
 	int err;
 
 	if (!ap_stacks__whole(e, size, offsetof(struct ap_ev_gpu, st)))
 		return 0;
-	memcpy(comm, c->comm, sizeof(comm));
-	comm[AP_COMM_MAX - 1] = '\0';
-	err = ap_recorder__touch(r, c->hdr.pid, c->hdr.tid, comm);
+	err = ap_recorder__touch_ev(r, &c->hdr, c->comm, NULL);
 	if (err)
 		return err;
 	memset(&l, 0, sizeof(l));
@@ -247,14 +244,11 @@ int ap_rec_gpu_dev(struct ap_recorder *r, const void *data, size_t size)
 	const struct ap_ev_gpu_dev *e = data;
 	const struct ap_cupti_act *a = &e->act;
 	struct ap_gpu_dev d;
-	char comm[AP_COMM_MAX];
 	int err;
 
 	if (size < sizeof(*e))
 		return 0;
-	memcpy(comm, e->comm, sizeof(comm));
-	comm[AP_COMM_MAX - 1] = '\0';
-	err = ap_recorder__touch(r, e->hdr.pid, e->hdr.tid, comm);
+	err = ap_recorder__touch_ev(r, &e->hdr, e->comm, NULL);
 	if (err)
 		return err;
 	memset(&d, 0, sizeof(d));

@@ -157,14 +157,11 @@ int ap_rec_io(struct ap_recorder *r, const void *data, size_t size)
 {
 	const struct ap_ev_io *e = data;
 	struct ap_io f;
-	char comm[AP_COMM_LEN + 1];
 
 	_Static_assert(sizeof(struct ap_ev_io) % 8 == 0, "ap_ev_io padding");
 	if (size < sizeof(*e))
 		return 0;
-	memcpy(comm, e->comm, AP_COMM_LEN);
-	comm[AP_COMM_LEN] = '\0';
-	ap_recorder__touch(r, e->hdr.pid, e->hdr.tid, comm);
+	ap_recorder__touch_ev(r, &e->hdr, e->comm, NULL);
 
 	memset(&f, 0, offsetof(struct ap_io, name));
 	f.name[0] = '\0';

@@ -310,14 +310,11 @@ int ap_rec_lock(struct ap_recorder *r, const void *data, size_t size)
 {
 	const struct ap_ev_lock *e = data;
 	struct ap_lock_event ev;
-	char comm[AP_COMM_LEN];
 	int err;
 
 	if (!ap_stacks__whole(e, size, offsetof(struct ap_ev_lock, st)))
 		return 0;
-	memcpy(comm, e->comm, sizeof(comm));
-	comm[sizeof(comm) - 1] = '\0';
-	err = ap_recorder__touch(r, e->hdr.pid, e->hdr.tid, comm);
+	err = ap_recorder__touch_ev(r, &e->hdr, e->comm, NULL);
 	if (err)
 		return err;
 	memset(&ev, 0, sizeof(ev));

@@ -102,14 +102,11 @@ int ap_rec_syscall(struct ap_recorder *r, const void *data, size_t size)
 {
 	const struct ap_ev_syscall *e = data;
 	struct ap_syscall s;
-	char comm[AP_COMM_MAX];
 	int err;
 
 	if (size < sizeof(*e))
 		return 0;
-	memcpy(comm, e->comm, sizeof(comm));
-	comm[AP_COMM_MAX - 1] = '\0';
-	err = ap_recorder__touch(r, e->hdr.pid, e->hdr.tid, comm);
+	err = ap_recorder__touch_ev(r, &e->hdr, e->comm, NULL);
 	if (err)
 		return err;
 	s.ts = e->hdr.ts;
@@ -135,15 +132,12 @@ int ap_rec_syscall_sum(struct ap_recorder *r, const void *data, size_t size)
 {
 	const struct ap_ev_syscall_sum *e = data;
 	struct ap_syscall s;
-	char comm[AP_COMM_MAX];
 	uint32_t i;
 	int err;
 
 	if (size < sizeof(*e) || e->nr_errs > AP_SC_SUM_ERRS)
 		return 0;
-	memcpy(comm, e->sum.comm, sizeof(comm));
-	comm[AP_COMM_MAX - 1] = '\0';
-	err = ap_recorder__touch(r, e->hdr.pid, e->hdr.tid, comm);
+	err = ap_recorder__touch_ev(r, &e->hdr, e->sum.comm, NULL);
 	if (err)
 		return err;
 	memset(&s, 0, sizeof(s));
