@@ -136,9 +136,7 @@ static void *gpu_new(const struct ap_report_opts *o, struct ap_session *s)
 	v->s = s;
 	v->proc_opts = *o;
 	v->proc_opts.nr_tids = 0;
-	v->strs = ap_strtab__new();
-	/* names from other users: escaped but in JSON, which escapes */
-	ap_strtab__set_escape(v->strs, o->format != AP_FMT_JSON);
+	v->strs = ap_view__strtab(o);
 	v->idents.size = sizeof(struct ident);
 	v->sites.size = sizeof(struct site);
 	v->shapes.size = sizeof(struct shape);

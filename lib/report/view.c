@@ -6,6 +6,7 @@
 
 #include "event/event.h"
 #include "report/session.h"
+#include "util/strtab.h"
 #include "util/utf8.h"
 
 
@@ -31,6 +32,14 @@ const char *ap_view__names(char *buf, size_t len)
 		off += snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
 				ap_event_kinds[i]->view->name);
 	return buf;
+}
+
+struct ap_strtab *ap_view__strtab(const struct ap_report_opts *o)
+{
+	struct ap_strtab *t = ap_strtab__new();
+
+	ap_strtab__set_escape(t, o->format != AP_FMT_JSON);
+	return t;
 }
 
 int ap_report_opts__match(const struct ap_report_opts *o,

@@ -18,6 +18,7 @@
 
 struct ap_session;
 struct ap_profile;
+struct ap_strtab;
 
 #define AP_FMT_TABLE	0
 #define AP_FMT_FOLDED	1
@@ -145,6 +146,10 @@ const struct ap_view_ops *ap_view__find(const char *name);
 int ap_view__wants(const struct ap_view_ops *ops, uint32_t tag);
 /* "cpu, syscall, ..." */
 const char *ap_view__names(char *buf, size_t len);
+
+/* a new table for the strings a view prints: other users' names are
+ * escaped, but not in JSON, which escapes them itself; NULL: no memory */
+struct ap_strtab *ap_view__strtab(const struct ap_report_opts *o);
 
 /* does the event pass --pid/--tid/--comm? */
 int ap_report_opts__match(const struct ap_report_opts *o,

@@ -86,9 +86,7 @@ static void *sc_new(const struct ap_report_opts *o, struct ap_session *s)
 	ap_hmap__init(&v->by_key);
 	ap_hmap__init(&v->thr_idx);
 	ap_hmap__init(&v->errs);
-	v->strs = ap_strtab__new();
-	/* names from other users: escaped but in JSON, which escapes */
-	ap_strtab__set_escape(v->strs, o->format != AP_FMT_JSON);
+	v->strs = ap_view__strtab(o);
 	if (!v->strs) {
 		free(v);
 		return NULL;
