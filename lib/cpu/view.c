@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,43 +200,49 @@ static long resolve(struct view_cpu *v, const struct ap_ctx *c, uint32_t id)
 				     AP_STACKRES_USER_ONLY : 0));
 }
 
+/* one field of a row's key at key + off, as snprintf puts it */
+__attribute__((format(printf, 4, 5)))
+static size_t key_add(char *key, size_t size, size_t off, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	off += vsnprintf(key + off, size - off, fmt, ap);
+	va_end(ap);
+	return off;
+}
+
 static const char *row_key(struct view_cpu *v, const struct ap_ctx *c,
 			   uint32_t cpu, const struct ap_rframe *f,
 			   const char *srcline)
 {
 	char key[2048];
-	size_t off = 0;
+	size_t off = 0, n = sizeof(key);
 	int i;
 
-	for (i = 0; i < v->o->nr_keys && off < sizeof(key); i++) {
+	for (i = 0; i < v->o->nr_keys && off < n; i++) {
 		switch (v->o->keys[i]) {
 		case AP_KEY_COMM:
-			off += snprintf(key + off, sizeof(key) - off, "%s\x1f",
-					c->comm);
+			off = key_add(key, n, off, "%s\x1f", c->comm);
 			break;
 		case AP_KEY_PID:
-			off += snprintf(key + off, sizeof(key) - off, "%u\x1f",
-					c->pid);
+			off = key_add(key, n, off, "%u\x1f", c->pid);
 			break;
 		case AP_KEY_TID:
-			off += snprintf(key + off, sizeof(key) - off, "%u\x1f",
-					c->tid);
+			off = key_add(key, n, off, "%u\x1f", c->tid);
 			break;
 		case AP_KEY_DSO:
-			off += snprintf(key + off, sizeof(key) - off, "%s\x1f",
-					f->dso);
+			off = key_add(key, n, off, "%s\x1f", f->dso);
 			break;
 		case AP_KEY_SYM:
-			off += snprintf(key + off, sizeof(key) - off, "%s%s\x1f",
-					f->kernel ? "k:" : "u:", f->sym);
+			off = key_add(key, n, off, "%s%s\x1f",
+				      f->kernel ? "k:" : "u:", f->sym);
 			break;
 		case AP_KEY_SRCLINE:
-			off += snprintf(key + off, sizeof(key) - off, "%s\x1f",
-					srcline);
+			off = key_add(key, n, off, "%s\x1f", srcline);
 			break;
 		case AP_KEY_CPU:
-			off += snprintf(key + off, sizeof(key) - off, "%u\x1f",
-					cpu);
+			off = key_add(key, n, off, "%u\x1f", cpu);
 			break;
 		}
 	}
