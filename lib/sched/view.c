@@ -76,15 +76,12 @@ static void *sched_new(const struct ap_report_opts *o, struct ap_session *s)
 		return NULL;
 	v->o = o;
 	v->s = s;
-	v->strs = ap_view__strtab(o);
 	ap_hmap__init(&v->thr_by_key);
 	ap_hmap__init(&v->agg_by_key);
-	if (!v->strs) {
+	if (ap_view__names_init(o, &v->strs, &v->ctxs, &v->res)) {
 		free(v);
 		return NULL;
 	}
-	ap_ctxtab__init(&v->ctxs, v->strs);
-	ap_stackres__init(&v->res, v->strs);
 	return v;
 }
 
@@ -94,13 +91,11 @@ static void sched_free(void *p)
 
 	if (!v)
 		return;
-	ap_strtab__free(v->strs);
+	ap_view__names_free(v->strs, &v->ctxs, &v->res);
 	ap_hmap__free(&v->thr_by_key);
 	ap_hmap__free(&v->agg_by_key);
 	free(v->thrs);
-	ap_ctxtab__free(&v->ctxs);
 	free(v->aggs);
-	ap_stackres__free(&v->res);
 	free(v);
 }
 
