@@ -14,13 +14,10 @@ int ap_rec_cpu(struct ap_recorder *r, const void *data, size_t size)
 {
 	const struct ap_ev_cpu *e = data;
 	struct ap_cpu_sample s;
-	char comm[AP_COMM_MAX];
 
 	if (!ap_stacks__whole(e, size, offsetof(struct ap_ev_cpu, st)))
 		return 0;
-	memcpy(comm, e->comm, sizeof(comm));
-	comm[AP_COMM_MAX - 1] = '\0';
-	ap_recorder__touch(r, e->hdr.pid, e->hdr.tid, comm);
+	ap_recorder__touch_ev(r, &e->hdr, e->comm, NULL);
 	s.ts = e->hdr.ts;
 	s.pid = e->hdr.pid;
 	s.tid = e->hdr.tid;

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,16 +80,11 @@ static void *cpu_new(const struct ap_report_opts *o, struct ap_session *s)
 		return NULL;
 	v->o = o;
 	v->s = s;
-	v->strs = ap_strtab__new();
-	/* names from other users: escaped but in JSON, which escapes */
-	ap_strtab__set_escape(v->strs, o->format != AP_FMT_JSON);
 	ap_hmap__init(&v->agg_by_key);
-	if (!v->strs) {
+	if (ap_view__names_init(o, &v->strs, &v->ctxs, &v->res)) {
 		free(v);
 		return NULL;
 	}
-	ap_ctxtab__init(&v->ctxs, v->strs);
-	ap_stackres__init(&v->res, v->strs);
 	return v;
 }
 
@@ -98,12 +94,10 @@ static void cpu_free(void *p)
 
 	if (!v)
 		return;
-	ap_strtab__free(v->strs);
+	ap_view__names_free(v->strs, &v->ctxs, &v->res);
 	ap_hmap__free(&v->agg_by_key);
-	ap_ctxtab__free(&v->ctxs);
 	free(v->aggs);
 	free(v->nodes);
-	ap_stackres__free(&v->res);
 	free(v);
 }
 
@@ -201,43 +195,49 @@ static long resolve(struct view_cpu *v, const struct ap_ctx *c, uint32_t id)
 				     AP_STACKRES_USER_ONLY : 0));
 }
 
+/* one field of a row's key at key + off, as snprintf puts it */
+__attribute__((format(printf, 4, 5)))
+static size_t key_add(char *key, size_t size, size_t off, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	off += vsnprintf(key + off, size - off, fmt, ap);
+	va_end(ap);
+	return off;
+}
+
 static const char *row_key(struct view_cpu *v, const struct ap_ctx *c,
 			   uint32_t cpu, const struct ap_rframe *f,
 			   const char *srcline)
 {
 	char key[2048];
-	size_t off = 0;
+	size_t off = 0, n = sizeof(key);
 	int i;
 
-	for (i = 0; i < v->o->nr_keys && off < sizeof(key); i++) {
+	for (i = 0; i < v->o->nr_keys && off < n; i++) {
 		switch (v->o->keys[i]) {
 		case AP_KEY_COMM:
-			off += snprintf(key + off, sizeof(key) - off, "%s\x1f",
-					c->comm);
+			off = key_add(key, n, off, "%s\x1f", c->comm);
 			break;
 		case AP_KEY_PID:
-			off += snprintf(key + off, sizeof(key) - off, "%u\x1f",
-					c->pid);
+			off = key_add(key, n, off, "%u\x1f", c->pid);
 			break;
 		case AP_KEY_TID:
-			off += snprintf(key + off, sizeof(key) - off, "%u\x1f",
-					c->tid);
+			off = key_add(key, n, off, "%u\x1f", c->tid);
 			break;
 		case AP_KEY_DSO:
-			off += snprintf(key + off, sizeof(key) - off, "%s\x1f",
-					f->dso);
+			off = key_add(key, n, off, "%s\x1f", f->dso);
 			break;
 		case AP_KEY_SYM:
-			off += snprintf(key + off, sizeof(key) - off, "%s%s\x1f",
-					f->kernel ? "k:" : "u:", f->sym);
+			off = key_add(key, n, off, "%s%s\x1f",
+				      f->kernel ? "k:" : "u:", f->sym);
 			break;
 		case AP_KEY_SRCLINE:
-			off += snprintf(key + off, sizeof(key) - off, "%s\x1f",
-					srcline);
+			off = key_add(key, n, off, "%s\x1f", srcline);
 			break;
 		case AP_KEY_CPU:
-			off += snprintf(key + off, sizeof(key) - off, "%u\x1f",
-					cpu);
+			off = key_add(key, n, off, "%u\x1f", cpu);
 			break;
 		}
 	}

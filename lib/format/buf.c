@@ -99,6 +99,16 @@ void ap_buf__str(struct ap_buf *b, const char *s)
 	ap_buf__put(b, s, n);
 }
 
+void ap_buf__strn(struct ap_buf *b, const char *s, size_t size)
+{
+	size_t n = strnlen(s, size);
+
+	if (n > UINT16_MAX)
+		n = UINT16_MAX;
+	ap_buf__u16(b, (uint16_t)n);
+	ap_buf__put(b, s, n);
+}
+
 void ap_cur__init(struct ap_cur *c, const void *p, size_t len)
 {
 	c->p = p;

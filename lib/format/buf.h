@@ -30,6 +30,8 @@ void ap_buf__u32(struct ap_buf *b, uint32_t v);
 void ap_buf__u64(struct ap_buf *b, uint64_t v);
 /* u16 length, then the bytes (no terminator); NULL is stored as "" */
 void ap_buf__str(struct ap_buf *b, const char *s);
+/* the same from a char array of size bytes, which may lack its NUL */
+void ap_buf__strn(struct ap_buf *b, const char *s, size_t size);
 
 /*
  * A read cursor over a payload.  Reading past the end sets err (sticky) and

@@ -160,16 +160,23 @@ void ap_frame__end(struct ap_buf *b, size_t mark)
 		    (uint32_t)(b->len - mark - AP_FRAME_HDR_LEN));
 }
 
-/* a fixed-size char array that may lack its NUL */
-static void put_str(struct ap_buf *b, const char *s, size_t size)
+void ap_event_head__encode(struct ap_buf *b, uint64_t ts, uint32_t pid,
+			   uint32_t tid)
 {
-	size_t n = strnlen(s, size);
-
-	ap_buf__u16(b, (uint16_t)n);
-	ap_buf__put(b, s, n);
+	ap_buf__u64(b, ts);
+	ap_buf__u32(b, pid);
+	ap_buf__u32(b, tid);
 }
 
-#define PUT_STR(b, arr)	put_str(b, arr, sizeof(arr))
+void ap_event_head__decode(struct ap_cur *c, uint64_t *ts, uint32_t *pid,
+			   uint32_t *tid)
+{
+	*ts = ap_cur__u64(c);
+	*pid = ap_cur__u32(c);
+	*tid = ap_cur__u32(c);
+}
+
+#define PUT_STR(b, arr)	ap_buf__strn(b, arr, sizeof(arr))
 #define GET_STR(c, arr)	ap_cur__str(c, arr, sizeof(arr))
 
 void ap_cpu_sample__encode(const struct ap_cpu_sample *e, struct ap_buf *b)
@@ -177,9 +184,7 @@ void ap_cpu_sample__encode(const struct ap_cpu_sample *e, struct ap_buf *b)
 	size_t mark;
 
 	ap_frame__begin(b, AP_TAG_CPU, &mark);
-	ap_buf__u64(b, e->ts);
-	ap_buf__u32(b, e->pid);
-	ap_buf__u32(b, e->tid);
+	ap_event_head__encode(b, e->ts, e->pid, e->tid);
 	ap_buf__u32(b, e->cpu);
 	ap_buf__u32(b, e->stack_id);
 	ap_frame__end(b, mark);
@@ -191,9 +196,7 @@ int ap_cpu_sample__decode(const void *p, size_t len, struct ap_cpu_sample *e)
 
 	ap_cur__init(&c, p, len);
 	memset(e, 0, sizeof(*e));
-	e->ts = ap_cur__u64(&c);
-	e->pid = ap_cur__u32(&c);
-	e->tid = ap_cur__u32(&c);
+	ap_event_head__decode(&c, &e->ts, &e->pid, &e->tid);
 	e->cpu = ap_cur__u32(&c);
 	e->stack_id = ap_cur__u32(&c);
 	return c.err;
@@ -235,9 +238,7 @@ void ap_comm__encode(const struct ap_comm *e, struct ap_buf *b)
 	size_t mark;
 
 	ap_frame__begin(b, AP_TAG_COMM, &mark);
-	ap_buf__u64(b, e->ts);
-	ap_buf__u32(b, e->pid);
-	ap_buf__u32(b, e->tid);
+	ap_event_head__encode(b, e->ts, e->pid, e->tid);
 	PUT_STR(b, e->comm);
 	ap_frame__end(b, mark);
 }
@@ -248,9 +249,7 @@ int ap_comm__decode(const void *p, size_t len, struct ap_comm *e)
 
 	ap_cur__init(&c, p, len);
 	memset(e, 0, sizeof(*e));
-	e->ts = ap_cur__u64(&c);
-	e->pid = ap_cur__u32(&c);
-	e->tid = ap_cur__u32(&c);
+	ap_event_head__decode(&c, &e->ts, &e->pid, &e->tid);
 	GET_STR(&c, e->comm);
 	return c.err;
 }

@@ -340,6 +340,15 @@ int ap_header__decode(const void *p, size_t len, struct ap_header *h);
 
 void ap_frame__begin(struct ap_buf *b, uint32_t tag, size_t *mark);
 void ap_frame__end(struct ap_buf *b, size_t mark);
+/*
+ * What every event frame opens with (a sched frame after its kind): u64
+ * ts, u32 pid, u32 tid.  The kinds' codecs share these two, so none reads
+ * its head in another order than it was written.
+ */
+void ap_event_head__encode(struct ap_buf *b, uint64_t ts, uint32_t pid,
+			   uint32_t tid);
+void ap_event_head__decode(struct ap_cur *c, uint64_t *ts, uint32_t *pid,
+			   uint32_t *tid);
 
 void ap_cpu_sample__encode(const struct ap_cpu_sample *e, struct ap_buf *b);
 int ap_cpu_sample__decode(const void *p, size_t len, struct ap_cpu_sample *e);

@@ -30,24 +30,7 @@ _Static_assert(AP_GPU_KERNEL == AP_GPU_DEV_KERNEL &&
 	       AP_GPU_DROPPED == AP_GPU_DEV_DROPPED, "device kinds");
 _Static_assert(AP_GPU_DEV_NAME_MAX == AP_GPU_DEV_NAME_LEN, "name length");
 
-/* what launches and device records both carry: when and who, a kernel's
- * shape, a name */
-static void put_head(struct ap_buf *b, uint64_t ts, uint32_t pid,
-		     uint32_t tid)
-{
-	ap_buf__u64(b, ts);
-	ap_buf__u32(b, pid);
-	ap_buf__u32(b, tid);
-}
-
-static void get_head(struct ap_cur *c, uint64_t *ts, uint32_t *pid,
-		     uint32_t *tid)
-{
-	*ts = ap_cur__u64(c);
-	*pid = ap_cur__u32(c);
-	*tid = ap_cur__u32(c);
-}
-
+/* what launches and device records both carry: a kernel's shape */
 static void put_shape(struct ap_buf *b, const uint32_t grid[3],
 		      const uint32_t block[3])
 {
@@ -69,20 +52,12 @@ static void get_shape(struct ap_cur *c, uint32_t grid[3], uint32_t block[3])
 		block[i] = ap_cur__u32(c);
 }
 
-static void put_name(struct ap_buf *b, const char *name, size_t max)
-{
-	size_t n = strnlen(name, max);
-
-	ap_buf__u16(b, (uint16_t)n);
-	ap_buf__put(b, name, n);
-}
-
 void ap_gpu_launch__encode(const struct ap_gpu_launch *e, struct ap_buf *b)
 {
 	size_t mark;
 
 	ap_frame__begin(b, AP_TAG_GPU, &mark);
-	put_head(b, e->ts, e->pid, e->tid);
+	ap_event_head__encode(b, e->ts, e->pid, e->tid);
 	ap_buf__u64(b, e->kernel);
 	ap_buf__u32(b, e->api);
 	put_shape(b, e->grid, e->block);
@@ -93,7 +68,7 @@ void ap_gpu_launch__encode(const struct ap_gpu_launch *e, struct ap_buf *b)
 	ap_buf__u32(b, e->stack_id);
 	ap_buf__u32(b, e->cpu);
 	ap_buf__u32(b, (uint32_t)e->result);
-	put_name(b, e->name, sizeof(e->name));
+	ap_buf__strn(b, e->name, sizeof(e->name));
 	ap_buf__u32(b, e->corr[0]);
 	ap_buf__u32(b, e->corr[1]);
 	ap_frame__end(b, mark);
@@ -105,7 +80,7 @@ int ap_gpu_launch__decode(const void *p, size_t len, struct ap_gpu_launch *e)
 
 	memset(e, 0, sizeof(*e));
 	ap_cur__init(&c, p, len);
-	get_head(&c, &e->ts, &e->pid, &e->tid);
+	ap_event_head__decode(&c, &e->ts, &e->pid, &e->tid);
 	e->kernel = ap_cur__u64(&c);
 	e->api = ap_cur__u32(&c);
 	get_shape(&c, e->grid, e->block);
@@ -130,7 +105,7 @@ void ap_gpu_dev__encode(const struct ap_gpu_dev *e, struct ap_buf *b)
 	size_t mark;
 
 	ap_frame__begin(b, AP_TAG_GPU_DEV, &mark);
-	put_head(b, e->ts, e->pid, e->tid);
+	ap_event_head__encode(b, e->ts, e->pid, e->tid);
 	ap_buf__u32(b, e->kind);
 	ap_buf__u32(b, e->corr);
 	ap_buf__u64(b, e->duration_ns);
@@ -142,7 +117,7 @@ void ap_gpu_dev__encode(const struct ap_gpu_dev *e, struct ap_buf *b)
 	put_shape(b, e->grid, e->block);
 	ap_buf__u32(b, e->static_smem);
 	ap_buf__u32(b, e->dynamic_smem);
-	put_name(b, e->name, sizeof(e->name));
+	ap_buf__strn(b, e->name, sizeof(e->name));
 	ap_frame__end(b, mark);
 }
 
@@ -152,7 +127,7 @@ int ap_gpu_dev__decode(const void *p, size_t len, struct ap_gpu_dev *e)
 
 	memset(e, 0, sizeof(*e));
 	ap_cur__init(&c, p, len);
-	get_head(&c, &e->ts, &e->pid, &e->tid);
+	ap_event_head__decode(&c, &e->ts, &e->pid, &e->tid);
 	e->kind = ap_cur__u32(&c);
 	e->corr = ap_cur__u32(&c);
 	e->duration_ns = ap_cur__u64(&c);
@@ -221,14 +196,11 @@ int ap_rec_gpu(struct ap_recorder *r, const void *data, size_t size)
 	const struct ap_ev_gpu *e = data;
 	const struct ap_gpu_call *c = &e->call;
 	struct ap_gpu_launch l;
-	char comm[AP_COMM_MAX];
 	int err;
 
 	if (!ap_stacks__whole(e, size, offsetof(struct ap_ev_gpu, st)))
 		return 0;
-	memcpy(comm, c->comm, sizeof(comm));
-	comm[AP_COMM_MAX - 1] = '\0';
-	err = ap_recorder__touch(r, c->hdr.pid, c->hdr.tid, comm);
+	err = ap_recorder__touch_ev(r, &c->hdr, c->comm, NULL);
 	if (err)
 		return err;
 	memset(&l, 0, sizeof(l));
@@ -272,14 +244,11 @@ int ap_rec_gpu_dev(struct ap_recorder *r, const void *data, size_t size)
 	const struct ap_ev_gpu_dev *e = data;
 	const struct ap_cupti_act *a = &e->act;
 	struct ap_gpu_dev d;
-	char comm[AP_COMM_MAX];
 	int err;
 
 	if (size < sizeof(*e))
 		return 0;
-	memcpy(comm, e->comm, sizeof(comm));
-	comm[AP_COMM_MAX - 1] = '\0';
-	err = ap_recorder__touch(r, e->hdr.pid, e->hdr.tid, comm);
+	err = ap_recorder__touch_ev(r, &e->hdr, e->comm, NULL);
 	if (err)
 		return err;
 	memset(&d, 0, sizeof(d));

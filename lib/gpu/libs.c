@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "gpu.h"
+#include "symbols/buildid.h"
 #include "util/safefile.h"
 
 /* the _ptsz variants are what code built with per-thread default streams
@@ -112,26 +113,18 @@ int ap_gpu_elf_funcs(const char *path, uint32_t *mask, uint64_t *offsets)
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	Elf *elf;
-	int fd, err = 0;
+	int fd, err;
 
 	*mask = 0;
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -EINVAL;
-	fd = ap_open_regular(path, 0);
-	if (fd < 0)
-		return fd;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		err = -ENOEXEC;
-		goto out_end;
-	}
+	err = ap_elf__open(path, &fd, &elf);
+	if (err)
+		return err;
 	while ((scn = elf_nextscn(elf, scn))) {
 		if (!gelf_getshdr(scn, &sh))
 			continue;
 		if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM)
 			scan_symtab(elf, scn, &sh, mask, offsets);
 	}
-out_end:
 	elf_end(elf);
 	close(fd);
 	return err;
@@ -198,13 +191,9 @@ static void read_paths(const char *exe, char *rpath, char *runpath,
 	int fd;
 
 	rpath[0] = runpath[0] = '\0';
-	if (elf_version(EV_CURRENT) == EV_NONE)
+	if (ap_elf__open(exe, &fd, &elf))
 		return;
-	fd = ap_open_regular(exe, 0);
-	if (fd < 0)
-		return;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	while (elf && (scn = elf_nextscn(elf, scn))) {
+	while ((scn = elf_nextscn(elf, scn))) {
 		Elf_Data *data;
 		GElf_Dyn dyn;
 		size_t i;

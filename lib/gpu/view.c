@@ -136,9 +136,6 @@ static void *gpu_new(const struct ap_report_opts *o, struct ap_session *s)
 	v->s = s;
 	v->proc_opts = *o;
 	v->proc_opts.nr_tids = 0;
-	v->strs = ap_strtab__new();
-	/* names from other users: escaped but in JSON, which escapes */
-	ap_strtab__set_escape(v->strs, o->format != AP_FMT_JSON);
 	v->idents.size = sizeof(struct ident);
 	v->sites.size = sizeof(struct site);
 	v->shapes.size = sizeof(struct shape);
@@ -147,11 +144,10 @@ static void *gpu_new(const struct ap_report_opts *o, struct ap_session *s)
 	ap_hmap__init(&v->ident_by);
 	ap_hmap__init(&v->site_by);
 	ap_hmap__init(&v->shape_by);
-	if (!v->strs) {
+	if (ap_view__names_init(o, &v->strs, NULL, &v->res)) {
 		free(v);
 		return NULL;
 	}
-	ap_stackres__init(&v->res, v->strs);
 	return v;
 }
 
@@ -161,8 +157,7 @@ static void gpu_free(void *p)
 
 	if (!v)
 		return;
-	ap_stackres__free(&v->res);
-	ap_strtab__free(v->strs);
+	ap_view__names_free(v->strs, NULL, &v->res);
 	ap_hmap__free(&v->ident_by);
 	ap_hmap__free(&v->site_by);
 	ap_hmap__free(&v->shape_by);

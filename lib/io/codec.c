@@ -25,12 +25,10 @@
 
 void ap_io__encode(const struct ap_io *e, struct ap_buf *b)
 {
-	size_t mark, n = strnlen(e->name, sizeof(e->name));
+	size_t mark;
 
 	ap_frame__begin(b, AP_TAG_IO, &mark);
-	ap_buf__u64(b, e->ts);
-	ap_buf__u32(b, e->pid);
-	ap_buf__u32(b, e->tid);
+	ap_event_head__encode(b, e->ts, e->pid, e->tid);
 	ap_buf__u32(b, e->cpu);
 	ap_buf__u32(b, (uint32_t)e->fd);
 	ap_buf__u16(b, e->sys);
@@ -50,8 +48,7 @@ void ap_io__encode(const struct ap_io *e, struct ap_buf *b)
 	ap_buf__u16(b, e->rport);
 	ap_buf__put(b, e->laddr, sizeof(e->laddr));
 	ap_buf__put(b, e->raddr, sizeof(e->raddr));
-	ap_buf__u16(b, (uint16_t)n);
-	ap_buf__put(b, e->name, n);
+	ap_buf__strn(b, e->name, sizeof(e->name));
 	if (e->flags & AP_IO_F_SUM) {
 		ap_buf__u64(b, e->calls);
 		ap_buf__u64(b, e->bytes);
@@ -70,9 +67,7 @@ int ap_io__decode(const void *p, size_t len, struct ap_io *e)
 
 	ap_cur__init(&c, p, len);
 	memset(e, 0, sizeof(*e));
-	e->ts = ap_cur__u64(&c);
-	e->pid = ap_cur__u32(&c);
-	e->tid = ap_cur__u32(&c);
+	ap_event_head__decode(&c, &e->ts, &e->pid, &e->tid);
 	e->cpu = ap_cur__u32(&c);
 	e->fd = (int32_t)ap_cur__u32(&c);
 	e->sys = ap_cur__u16(&c);
@@ -162,14 +157,11 @@ int ap_rec_io(struct ap_recorder *r, const void *data, size_t size)
 {
 	const struct ap_ev_io *e = data;
 	struct ap_io f;
-	char comm[AP_COMM_LEN + 1];
 
 	_Static_assert(sizeof(struct ap_ev_io) % 8 == 0, "ap_ev_io padding");
 	if (size < sizeof(*e))
 		return 0;
-	memcpy(comm, e->comm, AP_COMM_LEN);
-	comm[AP_COMM_LEN] = '\0';
-	ap_recorder__touch(r, e->hdr.pid, e->hdr.tid, comm);
+	ap_recorder__touch_ev(r, &e->hdr, e->comm, NULL);
 
 	memset(&f, 0, offsetof(struct ap_io, name));
 	f.name[0] = '\0';

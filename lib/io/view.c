@@ -70,9 +70,7 @@ static void *io_new(const struct ap_report_opts *o, struct ap_session *s)
 		return NULL;
 	v->o = o;
 	v->s = s;
-	v->strs = ap_strtab__new();
-	/* names from other users: escaped but in JSON, which escapes */
-	ap_strtab__set_escape(v->strs, o->format != AP_FMT_JSON);
+	v->strs = ap_view__strtab(o);
 	ap_hmap__init(&v->names);
 	ap_hmap__init(&v->res_by_key);
 	ap_hmap__init(&v->procs.by_key);

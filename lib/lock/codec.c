@@ -27,12 +27,10 @@
 
 void ap_lock_event__encode(const struct ap_lock_event *e, struct ap_buf *b)
 {
-	size_t mark, n = strnlen(e->sym, sizeof(e->sym));
+	size_t mark;
 
 	ap_frame__begin(b, AP_TAG_LOCK, &mark);
-	ap_buf__u64(b, e->ts);
-	ap_buf__u32(b, e->pid);
-	ap_buf__u32(b, e->tid);
+	ap_event_head__encode(b, e->ts, e->pid, e->tid);
 	ap_buf__u64(b, e->lock_addr);
 	ap_buf__u64(b, e->hold_ns);
 	ap_buf__u64(b, e->wait_ns);
@@ -41,8 +39,7 @@ void ap_lock_event__encode(const struct ap_lock_event *e, struct ap_buf *b)
 	ap_buf__u32(b, e->flags);
 	ap_buf__u32(b, (uint32_t)e->result);
 	ap_buf__u32(b, e->cpu);
-	ap_buf__u16(b, (uint16_t)n);
-	ap_buf__put(b, e->sym, n);
+	ap_buf__strn(b, e->sym, sizeof(e->sym));
 	ap_frame__end(b, mark);
 }
 
@@ -52,9 +49,7 @@ int ap_lock_event__decode(const void *p, size_t len, struct ap_lock_event *e)
 
 	ap_cur__init(&c, p, len);
 	memset(e, 0, sizeof(*e));
-	e->ts = ap_cur__u64(&c);
-	e->pid = ap_cur__u32(&c);
-	e->tid = ap_cur__u32(&c);
+	ap_event_head__decode(&c, &e->ts, &e->pid, &e->tid);
 	e->lock_addr = ap_cur__u64(&c);
 	e->hold_ns = ap_cur__u64(&c);
 	e->wait_ns = ap_cur__u64(&c);
@@ -315,14 +310,11 @@ int ap_rec_lock(struct ap_recorder *r, const void *data, size_t size)
 {
 	const struct ap_ev_lock *e = data;
 	struct ap_lock_event ev;
-	char comm[AP_COMM_LEN];
 	int err;
 
 	if (!ap_stacks__whole(e, size, offsetof(struct ap_ev_lock, st)))
 		return 0;
-	memcpy(comm, e->comm, sizeof(comm));
-	comm[sizeof(comm) - 1] = '\0';
-	err = ap_recorder__touch(r, e->hdr.pid, e->hdr.tid, comm);
+	err = ap_recorder__touch_ev(r, &e->hdr, e->comm, NULL);
 	if (err)
 		return err;
 	memset(&ev, 0, sizeof(ev));

@@ -83,9 +83,7 @@ static void *lock_new(const struct ap_report_opts *o, struct ap_session *s)
 	v->s = s;
 	v->classes = o->lock_classes ? o->lock_classes :
 		     1u << AP_LOCK_CLS_MUTEX;
-	v->strs = ap_strtab__new();
-	/* names from other users: escaped but in JSON, which escapes */
-	ap_strtab__set_escape(v->strs, o->format != AP_FMT_JSON);
+	v->strs = ap_view__strtab(o);
 	v->ds = ap_datasym__new();
 	ap_hmap__init(&v->row_by_key);
 	ap_hmap__init(&v->stk_by_key);

@@ -720,6 +720,23 @@ int ap_recorder__touch(struct ap_recorder *r, uint32_t pid, uint32_t tid,
 	return ap_recorder__touch_id(r, pid, tid, comm, NULL);
 }
 
+/* a ring record's comm, AP_COMM_MAX bytes that may lack their NUL */
+_Static_assert(AP_COMM_MAX == AP_COMM_LEN, "comm length");
+static void comm_str(char dst[AP_COMM_MAX], const char *src)
+{
+	memcpy(dst, src, AP_COMM_MAX);
+	dst[AP_COMM_MAX - 1] = '\0';
+}
+
+int ap_recorder__touch_ev(struct ap_recorder *r, const struct ap_ev_hdr *hdr,
+			  const char *comm, uint64_t *start)
+{
+	char s[AP_COMM_MAX];
+
+	comm_str(s, comm);
+	return ap_recorder__touch_id(r, hdr->pid, hdr->tid, s, start);
+}
+
 static void write_ksyms(struct ap_recorder *r, const uint64_t *ips, int n)
 {
 	int i;
@@ -1024,8 +1041,7 @@ static int apply_kmap(struct ap_recorder *r, struct proc *p,
 			break;
 		}
 		p->exec_kmaps++;
-		memcpy(comm, rec->comm, sizeof(comm));
-		comm[AP_COMM_MAX - 1] = '\0';
+		comm_str(comm, rec->comm);
 		exec_image(r, p, rec->hdr.tid, comm, rec->hdr.ts, 0);
 		break;
 	case AP_PERF_SB_MMAP:
@@ -1091,8 +1107,7 @@ static int on_task(struct ap_recorder *r, const void *data, size_t size)
 
 	if (size < sizeof(*e))
 		return 0;
-	memcpy(comm, e->comm, sizeof(comm));
-	comm[AP_COMM_MAX - 1] = '\0';
+	comm_str(comm, e->comm);
 	switch (e->kind) {
 	case AP_TASK_FORK:
 		p = find_proc(r, e->hdr.pid);

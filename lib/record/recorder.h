@@ -20,6 +20,7 @@
 struct ap_recorder;
 struct ap_collector;
 struct ap_kallsyms;
+struct ap_ev_hdr;
 
 /* receives encoded frames; returns 0 or -errno */
 typedef int (*ap_sink_fn)(void *ctx, const void *frames, size_t len);
@@ -55,6 +56,10 @@ int ap_recorder__touch(struct ap_recorder *r, uint32_t pid, uint32_t tid,
  * pid names now.  A later start than the known process's is a new
  * process under a reused pid. */
 int ap_recorder__touch_id(struct ap_recorder *r, uint32_t pid, uint32_t tid,
+			  const char *comm, uint64_t *start);
+/* ap_recorder__touch_id for a ring record: the pid and tid of its head,
+ * its comm as BPF wrote it (AP_COMM_MAX bytes, the NUL not promised) */
+int ap_recorder__touch_ev(struct ap_recorder *r, const struct ap_ev_hdr *hdr,
 			  const char *comm, uint64_t *start);
 /* a known process mapped new code: re-read its mappings now (writes the
  * new ones, tells the collector); 0 or -errno */

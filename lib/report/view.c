@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "report/view.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "event/event.h"
+#include "report/ctxtab.h"
+#include "report/stackres.h"
 #include "report/session.h"
+#include "util/strtab.h"
 #include "util/utf8.h"
 
 
@@ -31,6 +35,35 @@ const char *ap_view__names(char *buf, size_t len)
 		off += snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
 				ap_event_kinds[i]->view->name);
 	return buf;
+}
+
+struct ap_strtab *ap_view__strtab(const struct ap_report_opts *o)
+{
+	struct ap_strtab *t = ap_strtab__new();
+
+	ap_strtab__set_escape(t, o->format != AP_FMT_JSON);
+	return t;
+}
+
+int ap_view__names_init(const struct ap_report_opts *o, struct ap_strtab **strs,
+			struct ap_ctxtab *ctxs, struct ap_stackres *res)
+{
+	*strs = ap_view__strtab(o);
+	if (!*strs)
+		return -ENOMEM;
+	if (ctxs)
+		ap_ctxtab__init(ctxs, *strs);
+	ap_stackres__init(res, *strs);
+	return 0;
+}
+
+void ap_view__names_free(struct ap_strtab *strs, struct ap_ctxtab *ctxs,
+			 struct ap_stackres *res)
+{
+	if (ctxs)
+		ap_ctxtab__free(ctxs);
+	ap_stackres__free(res);
+	ap_strtab__free(strs);
 }
 
 int ap_report_opts__match(const struct ap_report_opts *o,

@@ -18,6 +18,9 @@
 
 struct ap_session;
 struct ap_profile;
+struct ap_strtab;
+struct ap_ctxtab;
+struct ap_stackres;
 
 #define AP_FMT_TABLE	0
 #define AP_FMT_FOLDED	1
@@ -145,6 +148,17 @@ const struct ap_view_ops *ap_view__find(const char *name);
 int ap_view__wants(const struct ap_view_ops *ops, uint32_t tag);
 /* "cpu, syscall, ..." */
 const char *ap_view__names(char *buf, size_t len);
+
+/* a new table for the strings a view prints: other users' names are
+ * escaped, but not in JSON, which escapes them itself; NULL: no memory */
+struct ap_strtab *ap_view__strtab(const struct ap_report_opts *o);
+/* a view's names: *strs from ap_view__strtab, and the contexts (ctxs;
+ * NULL: the view has none) and print-time stack scratch that intern into
+ * it; 0 or -ENOMEM with nothing to free */
+int ap_view__names_init(const struct ap_report_opts *o, struct ap_strtab **strs,
+			struct ap_ctxtab *ctxs, struct ap_stackres *res);
+void ap_view__names_free(struct ap_strtab *strs, struct ap_ctxtab *ctxs,
+			 struct ap_stackres *res);
 
 /* does the event pass --pid/--tid/--comm? */
 int ap_report_opts__match(const struct ap_report_opts *o,

@@ -32,9 +32,7 @@ void ap_sched_iv__encode(const struct ap_sched_iv *e, struct ap_buf *b)
 
 	ap_frame__begin(b, AP_TAG_SCHED, &mark);
 	ap_buf__u32(b, AP_SCHED_IV);
-	ap_buf__u64(b, e->ts);
-	ap_buf__u32(b, e->pid);
-	ap_buf__u32(b, e->tid);
+	ap_event_head__encode(b, e->ts, e->pid, e->tid);
 	ap_buf__u32(b, e->cpu);
 	ap_buf__u32(b, e->state);
 	ap_buf__u64(b, e->off_ns);
@@ -56,9 +54,7 @@ void ap_sched_thr__encode(const struct ap_sched_thr *e, struct ap_buf *b)
 
 	ap_frame__begin(b, AP_TAG_SCHED, &mark);
 	ap_buf__u32(b, AP_SCHED_THR);
-	ap_buf__u64(b, e->ts);
-	ap_buf__u32(b, e->pid);
-	ap_buf__u32(b, e->tid);
+	ap_event_head__encode(b, e->ts, e->pid, e->tid);
 	ap_buf__u32(b, e->cpu);
 	ap_buf__u32(b, e->flags);
 	ap_buf__u64(b, e->on_ns);
@@ -81,9 +77,7 @@ void ap_sched_thr__encode(const struct ap_sched_thr *e, struct ap_buf *b)
 
 static void decode_iv(struct ap_cur *c, struct ap_sched_iv *e)
 {
-	e->ts = ap_cur__u64(c);
-	e->pid = ap_cur__u32(c);
-	e->tid = ap_cur__u32(c);
+	ap_event_head__decode(c, &e->ts, &e->pid, &e->tid);
 	e->cpu = ap_cur__u32(c);
 	e->state = ap_cur__u32(c);
 	e->off_ns = ap_cur__u64(c);
@@ -103,9 +97,7 @@ static void decode_thr(struct ap_cur *c, struct ap_sched_thr *e)
 {
 	uint32_t i, n;
 
-	e->ts = ap_cur__u64(c);
-	e->pid = ap_cur__u32(c);
-	e->tid = ap_cur__u32(c);
+	ap_event_head__decode(c, &e->ts, &e->pid, &e->tid);
 	e->cpu = ap_cur__u32(c);
 	e->flags = ap_cur__u32(c);
 	e->on_ns = ap_cur__u64(c);
@@ -197,26 +189,18 @@ void ap_sched_cpus__format(const uint64_t *cpus, int over, char *buf,
 		snprintf(buf, len, "-");
 }
 
-static void comm_of(char *dst, const char *src)
-{
-	memcpy(dst, src, AP_COMM_LEN);
-	dst[AP_COMM_LEN - 1] = '\0';
-}
-
 static int rec_off(struct ap_recorder *r, const struct ap_ev_sched_off *e,
 		   size_t size)
 {
 	uint64_t start = e->start_ns ? ap_ns_to_ticks(e->start_ns) : 0;
 	struct ap_sched_iv iv;
-	char comm[AP_COMM_LEN];
 
 	/* a record cut short of its frames is ignored, not read past */
 	if (!ap_stacks__whole(e, size, offsetof(struct ap_ev_sched_off, st)))
 		return 0;
-	comm_of(comm, e->comm);
 	/* whose it is, when /proc has another process under the pid by
 	 * the time the recorder reads it */
-	ap_recorder__touch_id(r, e->hdr.pid, e->hdr.tid, comm, &start);
+	ap_recorder__touch_ev(r, &e->hdr, e->comm, &start);
 	memset(&iv, 0, sizeof(iv));
 	iv.start_ticks = start;
 	iv.ts = e->hdr.ts;
@@ -245,16 +229,14 @@ static int rec_thread(struct ap_recorder *r,
 	const struct ap_sched_thread *t = &e->t;
 	uint64_t start = t->start_ns ? ap_ns_to_ticks(t->start_ns) : 0;
 	struct ap_sched_thr s;
-	char comm[AP_COMM_LEN];
 	int i;
 
 	_Static_assert(AP_SCHED_MASK_WORDS == AP_SCHED_CPU_WORDS,
 		       "cpu mask width");
-	comm_of(comm, e->comm);
 	/* a snapshot of the table, or a thread's exit, may come before or
 	 * after the records of another process that took its pid: it says
 	 * whose it is */
-	ap_recorder__touch_id(r, e->hdr.pid, e->hdr.tid, comm, &start);
+	ap_recorder__touch_ev(r, &e->hdr, e->comm, &start);
 	memset(&s, 0, sizeof(s));
 	s.start_ticks = start;
 	s.ts = e->hdr.ts;

@@ -76,17 +76,12 @@ static void *sched_new(const struct ap_report_opts *o, struct ap_session *s)
 		return NULL;
 	v->o = o;
 	v->s = s;
-	v->strs = ap_strtab__new();
-	/* names from other users: escaped but in JSON, which escapes */
-	ap_strtab__set_escape(v->strs, o->format != AP_FMT_JSON);
 	ap_hmap__init(&v->thr_by_key);
 	ap_hmap__init(&v->agg_by_key);
-	if (!v->strs) {
+	if (ap_view__names_init(o, &v->strs, &v->ctxs, &v->res)) {
 		free(v);
 		return NULL;
 	}
-	ap_ctxtab__init(&v->ctxs, v->strs);
-	ap_stackres__init(&v->res, v->strs);
 	return v;
 }
 
@@ -96,13 +91,11 @@ static void sched_free(void *p)
 
 	if (!v)
 		return;
-	ap_strtab__free(v->strs);
+	ap_view__names_free(v->strs, &v->ctxs, &v->res);
 	ap_hmap__free(&v->thr_by_key);
 	ap_hmap__free(&v->agg_by_key);
 	free(v->thrs);
-	ap_ctxtab__free(&v->ctxs);
 	free(v->aggs);
-	ap_stackres__free(&v->res);
 	free(v);
 }
 
@@ -332,29 +325,36 @@ static uint64_t lost_table(struct view_sched *v)
 	return ap_session__lost_tag(v->s, AP_LOST_TABLE, AP_TAG_SCHED);
 }
 
+static int same_proc(const struct thr *a, const struct thr *b)
+{
+	return a->pid == b->pid && a->start_ticks == b->start_ticks;
+}
+
+/* the totals of the process whose threads, sorted by cmp_thr, start at
+ * ts[i]; returns the index past its last thread */
+static size_t proc_total(const struct thr *ts, size_t nr, size_t i,
+			 struct ap_sched_thr *sum)
+{
+	struct ap_sched_thr one;
+	size_t j;
+
+	memset(sum, 0, sizeof(*sum));
+	for (j = i; j < nr && same_proc(&ts[j], &ts[i]); j++) {
+		thr_total(&ts[j], &one);
+		thr_add(sum, &one);
+	}
+	return j;
+}
+
 /* the hmaps index the arrays: sort copies, never the originals */
 static struct thr *sorted_thrs(struct view_sched *v)
 {
-	struct thr *t = malloc((v->nr_thrs ? v->nr_thrs : 1) * sizeof(*t));
-
-	if (!t)
-		return NULL;
-	if (v->nr_thrs)
-		memcpy(t, v->thrs, v->nr_thrs * sizeof(*t));
-	ap_sort(t, v->nr_thrs, sizeof(*t), cmp_thr);
-	return t;
+	return ap_sorted_copy(v->thrs, v->nr_thrs, sizeof(*v->thrs), cmp_thr);
 }
 
 static struct agg *sorted_aggs(struct view_sched *v)
 {
-	struct agg *a = malloc((v->nr_aggs ? v->nr_aggs : 1) * sizeof(*a));
-
-	if (!a)
-		return NULL;
-	if (v->nr_aggs)
-		memcpy(a, v->aggs, v->nr_aggs * sizeof(*a));
-	ap_sort(a, v->nr_aggs, sizeof(*a), cmp_agg);
-	return a;
+	return ap_sorted_copy(v->aggs, v->nr_aggs, sizeof(*v->aggs), cmp_agg);
 }
 
 static void print_row(FILE *out, const char *pid, const char *tid,
@@ -486,8 +486,7 @@ static int print_table(struct view_sched *v, FILE *out)
 		goto out;
 	}
 	for (i = 0; i < v->nr_thrs; i++)
-		if (!i || ts[i].pid != ts[i - 1].pid ||
-		    ts[i].start_ticks != ts[i - 1].start_ticks)
+		if (!i || !same_proc(&ts[i], &ts[i - 1]))
 			nproc++;
 	ap_fmt_ns(buf, sizeof(buf), v->iv_ns);
 	fprintf(out, "# Scheduling: %zu processes, %zu threads; %" PRIu64
@@ -507,12 +506,7 @@ static int print_table(struct view_sched *v, FILE *out)
 	for (i = 0; i < v->nr_thrs; i = j) {
 		struct ap_sched_thr sum, one;
 
-		memset(&sum, 0, sizeof(sum));
-		for (j = i; j < v->nr_thrs && ts[j].pid == ts[i].pid &&
-		     ts[j].start_ticks == ts[i].start_ticks; j++) {
-			thr_total(&ts[j], &one);
-			thr_add(&sum, &one);
-		}
+		j = proc_total(ts, v->nr_thrs, i, &sum);
 		snprintf(pidbuf, sizeof(pidbuf), "%u", ts[i].pid);
 		print_row(out, pidbuf, "-", ts[i].pcomm, &sum);
 		for (; i < j; i++) {
@@ -597,12 +591,7 @@ static int print_json(struct view_sched *v, FILE *out)
 	for (i = 0; i < v->nr_thrs; i = j) {
 		struct ap_sched_thr sum, one;
 
-		memset(&sum, 0, sizeof(sum));
-		for (j = i; j < v->nr_thrs && ts[j].pid == ts[i].pid &&
-		     ts[j].start_ticks == ts[i].start_ticks; j++) {
-			thr_total(&ts[j], &one);
-			thr_add(&sum, &one);
-		}
+		j = proc_total(ts, v->nr_thrs, i, &sum);
 		fprintf(out, "%s\n    {\"pid\": %u, \"comm\": ", i ? "," : "",
 			ts[i].pid);
 		ap_json_str(out, ts[i].pcomm);

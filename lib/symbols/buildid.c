@@ -78,6 +78,23 @@ int ap_elf__build_id(Elf *elf, uint8_t *buf, size_t len)
 	return 0;
 }
 
+int ap_elf__open(const char *path, int *fd, Elf **elf)
+{
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EINVAL;
+	*fd = ap_open_regular(path, 0);
+	if (*fd < 0)
+		return *fd;
+	*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (!*elf || elf_kind(*elf) != ELF_K_ELF) {
+		if (*elf)
+			elf_end(*elf);
+		close(*fd);
+		return -ENOEXEC;
+	}
+	return 0;
+}
+
 int ap_read_build_id(const char *path, uint8_t *buf, size_t len)
 {
 	Elf *elf;
@@ -85,27 +102,11 @@ int ap_read_build_id(const char *path, uint8_t *buf, size_t len)
 
 	if (!path || !buf)
 		return -EINVAL;
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -EINVAL;
-
-	fd = ap_open_regular(path, 0);
-	if (fd < 0)
-		return fd;
-
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf) {
-		err = -ENOEXEC;
-		goto out_close;
-	}
-	if (elf_kind(elf) != ELF_K_ELF) {
-		err = -ENOEXEC;
-		goto out_end;
-	}
+	err = ap_elf__open(path, &fd, &elf);
+	if (err)
+		return err;
 	err = ap_elf__build_id(elf, buf, len);
-
-out_end:
 	elf_end(elf);
-out_close:
 	close(fd);
 	return err;
 }

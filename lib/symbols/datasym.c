@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "symbols/buildid.h"
 #include "util/hmap.h"
 #include "util/safefile.h"
 
@@ -88,23 +89,6 @@ static int by_addr(const void *a, const void *b)
 		return x->addr < y->addr ? -1 : 1;
 	/* the sized one first: it is the one that can cover an address */
 	return x->size < y->size ? 1 : x->size > y->size ? -1 : 0;
-}
-
-static int open_elf(const char *path, int *fd, Elf **elf)
-{
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -EINVAL;
-	*fd = ap_open_regular(path, 0);
-	if (*fd < 0)
-		return *fd;
-	*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
-	if (!*elf || elf_kind(*elf) != ELF_K_ELF) {
-		if (*elf)
-			elf_end(*elf);
-		close(*fd);
-		return -ENOEXEC;
-	}
-	return 0;
 }
 
 static int add_sym(struct dfile *f, size_t *cap, uint64_t addr,
@@ -181,7 +165,7 @@ static int load_file(struct dfile *f)
 	Elf *elf;
 	int fd, err;
 
-	err = open_elf(f->path, &fd, &elf);
+	err = ap_elf__open(f->path, &fd, &elf);
 	if (err)
 		return err;
 	if (elf_getphdrnum(elf, &phnum)) {
@@ -361,7 +345,7 @@ int ap_elf_func_offset2(const char *path, const char *symfile,
 	GElf_Sym s;
 	Elf *elf;
 
-	err = open_elf(symfile ? symfile : path, &fd, &elf);
+	err = ap_elf__open(symfile ? symfile : path, &fd, &elf);
 	if (err)
 		return err;
 	it.elf = elf;
@@ -379,7 +363,7 @@ int ap_elf_func_offset2(const char *path, const char *symfile,
 		return -ENOENT;
 	/* a debug file's segments have no file contents: the offsets are
 	 * the executable's, at the same addresses */
-	err = open_elf(path, &fd, &elf);
+	err = ap_elf__open(path, &fd, &elf);
 	if (err)
 		return err;
 	err = vaddr_offset(elf, value, off);

@@ -49,6 +49,7 @@
 #include "symbols/debuginfod.h"
 #include "symbols/demangle.h"
 #include "symbols/dwcache.h"
+#include "util/hmap.h"
 #include "util/safefile.h"
 
 #define container_of(ptr, type, member) \
@@ -70,15 +71,10 @@ struct htab {
 	size_t nr;
 };
 
-static uint64_t hash_u64(uint64_t x)
+/* a process by its pid and start time */
+static uint64_t proc_hash(uint32_t pid, uint64_t start_ticks)
 {
-	/* splitmix64's finalizer */
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
+	return ap_hash64(((uint64_t)pid << 32) ^ ap_hash64(start_ticks));
 }
 
 static uint64_t hash_bytes(const void *p, size_t n, uint64_t h)
@@ -881,7 +877,7 @@ struct ap_addrspace *ap_symbolizer__addrspace(struct ap_symbolizer *s,
 
 	if (!s)
 		return NULL;
-	hash = hash_u64(((uint64_t)pid << 32) ^ hash_u64(start_ticks));
+	hash = proc_hash(pid, start_ticks);
 	for (n = htab__bucket(&s->spaces, hash); n; n = n->next) {
 		as = (struct ap_addrspace *)n;
 		if (n->hash == hash && as->pid == pid &&
@@ -1956,7 +1952,7 @@ static struct cache_ent *cache__find(const struct htab *h, const void *mod,
 static struct jittab *jittab__get(struct ap_symbolizer *s, uint32_t pid,
 				  uint64_t start_ticks, int create)
 {
-	uint64_t hash = hash_u64(((uint64_t)pid << 32) ^ hash_u64(start_ticks));
+	uint64_t hash = proc_hash(pid, start_ticks);
 	struct jittab *t;
 	struct hnode *n;
 	char dso[64];
@@ -2066,7 +2062,7 @@ static const struct ap_sym_loc *jit__loc(struct ap_symbolizer *s,
 	struct frames f = { 0 };
 	struct cache_ent *ent;
 	uint64_t off = addr - js->start;
-	uint64_t hash = hash_u64((uintptr_t)js ^ hash_u64(off));
+	uint64_t hash = ap_hash64((uintptr_t)js ^ ap_hash64(off));
 
 	ent = cache__find(&s->cache, js, off, hash);
 	if (ent)
@@ -2134,7 +2130,7 @@ const struct ap_sym_loc *ap_symbolizer__user(struct ap_symbolizer *s,
 	mod = map->mod;
 	off = addr - map->m.start + map->m.pgoff;
 
-	hash = hash_u64((uintptr_t)mod ^ hash_u64(off));
+	hash = ap_hash64((uintptr_t)mod ^ ap_hash64(off));
 	ent = cache__find(&s->cache, mod, off, hash);
 	if (ent) {
 		s->stats.cache_hits++;
@@ -2211,7 +2207,7 @@ const struct ap_sym_loc *ap_symbolizer__kernel(struct ap_symbolizer *s,
 
 	if (!s)
 		return &unknown_loc;
-	hash = hash_u64(ip);
+	hash = ap_hash64(ip);
 	ent = cache__find(&s->kcache, NULL, ip, hash);
 	if (ent) {
 		s->stats.cache_hits++;

@@ -27,9 +27,7 @@ void ap_syscall__encode(const struct ap_syscall *e, struct ap_buf *b)
 	size_t mark;
 
 	ap_frame__begin(b, AP_TAG_SYSCALL, &mark);
-	ap_buf__u64(b, e->ts);
-	ap_buf__u32(b, e->pid);
-	ap_buf__u32(b, e->tid);
+	ap_event_head__encode(b, e->ts, e->pid, e->tid);
 	ap_buf__u32(b, e->id);
 	ap_buf__u64(b, e->duration_ns);
 	ap_buf__u64(b, (uint64_t)e->ret);
@@ -66,9 +64,7 @@ int ap_syscall__decode(const void *p, size_t len, struct ap_syscall *e)
 
 	ap_cur__init(&c, p, len);
 	memset(e, 0, sizeof(*e));
-	e->ts = ap_cur__u64(&c);
-	e->pid = ap_cur__u32(&c);
-	e->tid = ap_cur__u32(&c);
+	ap_event_head__decode(&c, &e->ts, &e->pid, &e->tid);
 	e->id = ap_cur__u32(&c);
 	e->duration_ns = ap_cur__u64(&c);
 	e->ret = (int64_t)ap_cur__u64(&c);
@@ -106,14 +102,11 @@ int ap_rec_syscall(struct ap_recorder *r, const void *data, size_t size)
 {
 	const struct ap_ev_syscall *e = data;
 	struct ap_syscall s;
-	char comm[AP_COMM_MAX];
 	int err;
 
 	if (size < sizeof(*e))
 		return 0;
-	memcpy(comm, e->comm, sizeof(comm));
-	comm[AP_COMM_MAX - 1] = '\0';
-	err = ap_recorder__touch(r, e->hdr.pid, e->hdr.tid, comm);
+	err = ap_recorder__touch_ev(r, &e->hdr, e->comm, NULL);
 	if (err)
 		return err;
 	s.ts = e->hdr.ts;
@@ -139,15 +132,12 @@ int ap_rec_syscall_sum(struct ap_recorder *r, const void *data, size_t size)
 {
 	const struct ap_ev_syscall_sum *e = data;
 	struct ap_syscall s;
-	char comm[AP_COMM_MAX];
 	uint32_t i;
 	int err;
 
 	if (size < sizeof(*e) || e->nr_errs > AP_SC_SUM_ERRS)
 		return 0;
-	memcpy(comm, e->sum.comm, sizeof(comm));
-	comm[AP_COMM_MAX - 1] = '\0';
-	err = ap_recorder__touch(r, e->hdr.pid, e->hdr.tid, comm);
+	err = ap_recorder__touch_ev(r, &e->hdr, e->sum.comm, NULL);
 	if (err)
 		return err;
 	memset(&s, 0, sizeof(s));

@@ -86,15 +86,10 @@ static void *sc_new(const struct ap_report_opts *o, struct ap_session *s)
 	ap_hmap__init(&v->by_key);
 	ap_hmap__init(&v->thr_idx);
 	ap_hmap__init(&v->errs);
-	v->strs = ap_strtab__new();
-	/* names from other users: escaped but in JSON, which escapes */
-	ap_strtab__set_escape(v->strs, o->format != AP_FMT_JSON);
-	if (!v->strs) {
+	if (ap_view__names_init(o, &v->strs, &v->ctxs, &v->res)) {
 		free(v);
 		return NULL;
 	}
-	ap_ctxtab__init(&v->ctxs, v->strs);
-	ap_stackres__init(&v->res, v->strs);
 	return v;
 }
 
@@ -111,13 +106,11 @@ static void sc_free(void *p)
 		ap_hmap__free(&v->rows[i].stack_calls);
 	}
 	free(v->rows);
-	ap_ctxtab__free(&v->ctxs);
 	ap_hmap__free(&v->by_key);
 	ap_hmap__free(&v->thr_idx);
 	free(v->thrs);
 	ap_hmap__free(&v->errs);
-	ap_stackres__free(&v->res);
-	ap_strtab__free(v->strs);
+	ap_view__names_free(v->strs, &v->ctxs, &v->res);
 	free(v);
 }
 

@@ -33,6 +33,20 @@ static struct {
 	volatile sig_atomic_t active;
 } emergency;
 
+/* the final byte of an SS3 or CSI cursor key; AP_KEY_UNKNOWN: none */
+static int cursor_key(unsigned char c)
+{
+	switch (c) {
+	case 'A': return AP_KEY_UP;
+	case 'B': return AP_KEY_DOWN;
+	case 'C': return AP_KEY_RIGHT;
+	case 'D': return AP_KEY_LEFT;
+	case 'H': return AP_KEY_HOME;
+	case 'F': return AP_KEY_END;
+	}
+	return AP_KEY_UNKNOWN;
+}
+
 int ap_key__decode(const unsigned char *buf, size_t len, size_t *used)
 {
 	size_t i;
@@ -48,15 +62,7 @@ int ap_key__decode(const unsigned char *buf, size_t len, size_t *used)
 		return AP_KEY_ESC;
 	if (buf[1] == 'O' && len >= 3) {	/* SS3: application mode */
 		*used = 3;
-		switch (buf[2]) {
-		case 'A': return AP_KEY_UP;
-		case 'B': return AP_KEY_DOWN;
-		case 'C': return AP_KEY_RIGHT;
-		case 'D': return AP_KEY_LEFT;
-		case 'H': return AP_KEY_HOME;
-		case 'F': return AP_KEY_END;
-		}
-		return AP_KEY_UNKNOWN;
+		return cursor_key(buf[2]);
 	}
 	if (buf[1] != '[') {
 		/* ESC then a key: Alt-key, or ESC typed before a key */
@@ -71,14 +77,7 @@ int ap_key__decode(const unsigned char *buf, size_t len, size_t *used)
 		return AP_KEY_UNKNOWN;
 	}
 	*used = i + 1;
-	switch (buf[i]) {
-	case 'A': return AP_KEY_UP;
-	case 'B': return AP_KEY_DOWN;
-	case 'C': return AP_KEY_RIGHT;
-	case 'D': return AP_KEY_LEFT;
-	case 'H': return AP_KEY_HOME;
-	case 'F': return AP_KEY_END;
-	case '~':
+	if (buf[i] == '~') {
 		switch (i == 3 ? buf[2] : 0) {
 		case '1': case '7': return AP_KEY_HOME;
 		case '4': case '8': return AP_KEY_END;
@@ -86,7 +85,7 @@ int ap_key__decode(const unsigned char *buf, size_t len, size_t *used)
 		case '6': return AP_KEY_PGDN;
 		}
 	}
-	return AP_KEY_UNKNOWN;
+	return cursor_key(buf[i]);
 }
 
 int ap_term__open(struct ap_term **out, int in_fd, int out_fd)

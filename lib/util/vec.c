@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 int ap_grow(void **arr, size_t *cap, size_t nr, size_t size, size_t first)
 {
@@ -19,4 +20,17 @@ int ap_grow(void **arr, size_t *cap, size_t nr, size_t size, size_t first)
 	*arr = n;
 	*cap = ncap;
 	return 0;
+}
+
+void *ap_sorted_copy(const void *arr, size_t nr, size_t size,
+		     int (*cmp)(const void *, const void *))
+{
+	void *copy = malloc((nr ? nr : 1) * size);
+
+	if (!copy)
+		return NULL;
+	if (nr)
+		memcpy(copy, arr, nr * size);
+	ap_sort(copy, nr, size, cmp);
+	return copy;
 }

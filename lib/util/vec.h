@@ -22,4 +22,9 @@ static inline void ap_sort(void *base, size_t nr, size_t size,
 		qsort(base, nr, size, cmp);
 }
 
+/* a sorted copy of the nr elements of arr (a table whose indexes point
+ * into arr keeps its order); NULL: no memory.  Not NULL for nr 0 */
+void *ap_sorted_copy(const void *arr, size_t nr, size_t size,
+		     int (*cmp)(const void *, const void *));
+
 #endif /* APERTURE_VEC_H */
