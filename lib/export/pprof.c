@@ -145,13 +145,14 @@ fail:
 	return -1;
 }
 
-static void build_id_hex(const struct ap_mmap *m, char *buf, size_t len)
+static void build_id_hex(const uint8_t *id, uint32_t n, char *buf,
+			 size_t len)
 {
 	uint32_t i;
 
 	buf[0] = '\0';
-	for (i = 0; i < m->build_id_len && 2 * i + 3 <= len; i++)
-		snprintf(buf + 2 * i, len - 2 * i, "%02x", m->build_id[i]);
+	for (i = 0; i < n && 2 * i + 3 <= len; i++)
+		snprintf(buf + 2 * i, len - 2 * i, "%02x", id[i]);
 }
 
 /* the mapping id of m (NULL: the kernel's); 0 on error */
@@ -183,13 +184,15 @@ static uint64_t map_id(struct pp *x, const struct ap_mmap *m)
 		pm->memory_limit = m->end;
 		pm->file_offset = m->pgoff;
 		pm->filename = str_id(x, m->path);
-		build_id_hex(m, bid, sizeof(bid));
+		build_id_hex(m->build_id, m->build_id_len, bid, sizeof(bid));
 		pm->build_id = str_id(x, bid);
 	} else {
 		pm->memory_start = AP_KERNEL_START;
 		pm->memory_limit = UINT64_MAX;
 		pm->filename = str_id(x, "[kernel.kallsyms]");
-		pm->build_id = 0;
+		build_id_hex(x->p->kernel_build_id, x->p->kernel_build_id_len,
+			     bid, sizeof(bid));
+		pm->build_id = bid[0] ? str_id(x, bid) : 0;
 	}
 	if (push((void ***)&x->map, &x->nr_map, &x->cap_map, pm))
 		goto fail;

@@ -20,6 +20,7 @@ struct ap_stackres;
 /* x86-64: kernel addresses are the upper half */
 #define AP_KERNEL_START		0xffff800000000000ull
 #define AP_PROF_MAX_VIEWS	16
+#define AP_PROF_BUILD_ID_MAX	20	/* AP_BUILD_ID_MAX of the file */
 
 struct ap_prof_type {
 	const char *type;		/* "samples", "cpu", "off-cpu"... */
@@ -54,6 +55,9 @@ struct ap_profile {
 	uint64_t start_ns;		/* CLOCK_MONOTONIC of the recording */
 	uint64_t wall_start_ns;		/* the same in wall-clock time */
 	uint64_t duration_ns;
+	/* the recorded kernel's GNU build-id; len 0: not known */
+	uint8_t kernel_build_id[AP_PROF_BUILD_ID_MAX];
+	uint8_t kernel_build_id_len;
 	struct ap_prof_view views[AP_PROF_MAX_VIEWS];
 	int nr_views;
 	struct ap_prof_sample *samples;

@@ -22,6 +22,7 @@ enum {
 	AP_HKEY_KERNEL		= 8,	/* string */
 	AP_HKEY_CMDLINE		= 9,	/* string */
 	AP_HKEY_TARGET		= 10,	/* string */
+	AP_HKEY_KERNEL_BUILD_ID	= 11,	/* bytes, 1 to AP_BUILD_ID_MAX */
 };
 
 void ap_header__init(struct ap_header *h)
@@ -69,6 +70,11 @@ int ap_header__encode(const struct ap_header *h, struct ap_buf *b)
 	tlv_str(b, AP_HKEY_KERNEL, h->kernel, sizeof(h->kernel));
 	tlv_str(b, AP_HKEY_CMDLINE, h->cmdline, sizeof(h->cmdline));
 	tlv_str(b, AP_HKEY_TARGET, h->target, sizeof(h->target));
+	if (h->kernel_build_id_len) {
+		ap_buf__u16(b, AP_HKEY_KERNEL_BUILD_ID);
+		ap_buf__u16(b, h->kernel_build_id_len);
+		ap_buf__put(b, h->kernel_build_id, h->kernel_build_id_len);
+	}
 	return b->err;
 }
 
@@ -137,6 +143,12 @@ int ap_header__decode(const void *p, size_t len, struct ap_header *h)
 			break;
 		case AP_HKEY_TARGET:
 			tlv_strcpy(h->target, sizeof(h->target), v, vlen);
+			break;
+		case AP_HKEY_KERNEL_BUILD_ID:
+			if (!vlen || vlen > sizeof(h->kernel_build_id))
+				return -EBADMSG;
+			memcpy(h->kernel_build_id, v, vlen);
+			h->kernel_build_id_len = (uint8_t)vlen;
 			break;
 		default:	/* written by a newer aperture: skip */
 			break;

@@ -40,7 +40,8 @@
 					 * version */			\
 	X(LOST_PROC,		6)	/* losses by process */		\
 	X(SCHED_START,		7)	/* sched frames say the		\
-					 * process's start time */
+					 * process's start time */	\
+	X(KERNEL_BUILD_ID,	8)	/* the header's kernel_build_id */
 
 /* for the checks of the lists: X(NAME, value, ...) */
 #define AP__COUNT(name, ...)	+ 1
@@ -141,6 +142,10 @@ struct ap_header {
 	char kernel[256];		/* uname -r */
 	char cmdline[4096];		/* aperture's own command line */
 	char target[256];		/* "pid 12,13", "system-wide", "command ./x" */
+	/* the running kernel's GNU build-id (/sys/kernel/notes); len 0:
+	 * not known (files before 1.8) */
+	uint8_t kernel_build_id[AP_BUILD_ID_MAX];
+	uint8_t kernel_build_id_len;
 };
 
 struct ap_cpu_sample {

@@ -20,6 +20,7 @@
 #include "record/recorder.h"
 #include "record/targets.h"
 #include "record/workload.h"
+#include "symbols/buildid.h"
 #include "symbols/symbolizer.h"
 #include "unwind/unwind.h"
 #include "util/escape.h"
@@ -152,6 +153,10 @@ void ap_record_header__build(struct ap_header *h,
 		snprintf(h->host, sizeof(h->host), "%s", u.nodename);
 		snprintf(h->kernel, sizeof(h->kernel), "%s", u.release);
 	}
+	/* for pprof's kernel mapping: a server symbolizes it by build-id */
+	i = ap_kernel__build_id(NULL, h->kernel_build_id,
+				sizeof(h->kernel_build_id));
+	h->kernel_build_id_len = i > 0 ? (uint8_t)i : 0;
 	snprintf(h->cmdline, sizeof(h->cmdline), "aperture record");
 	off = strlen(h->cmdline);
 	for (i = 1; i < o->argc && off < sizeof(h->cmdline); i++)

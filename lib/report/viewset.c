@@ -203,6 +203,11 @@ int ap_viewset__export(const struct ap_viewset *vs,
 	p.start_ns = h->start_mono_ns;
 	p.wall_start_ns = h->start_mono_ns + h->mono_to_real_ns;
 	p.duration_ns = (uint64_t)(secs * 1e9);
+	_Static_assert(AP_PROF_BUILD_ID_MAX == AP_BUILD_ID_MAX,
+		       "the profile holds the file's build-ids");
+	memcpy(p.kernel_build_id, h->kernel_build_id,
+	       sizeof(p.kernel_build_id));
+	p.kernel_build_id_len = h->kernel_build_id_len;
 	for (i = 0; i < vs->nr && !err; i++) {
 		if (!vs->vi[i].ops->profile) {
 			fprintf(stderr,

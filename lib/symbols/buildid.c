@@ -78,6 +78,29 @@ int ap_elf__build_id(Elf *elf, uint8_t *buf, size_t len)
 	return 0;
 }
 
+int ap_kernel__build_id(const char *notes, uint8_t *buf, size_t len)
+{
+	/* the kernel's notes as its vmlinux holds them: 4-byte aligned */
+	uint8_t raw[4096];
+	Elf_Data data = {
+		.d_buf = raw,
+		.d_type = ELF_T_NHDR,
+		.d_version = EV_CURRENT,
+	};
+	ssize_t n;
+	int fd;
+
+	fd = open(notes ? notes : "/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, raw, sizeof(raw));
+	close(fd);
+	if (n < 0)
+		return -errno;
+	data.d_size = (size_t)n;
+	return notes__build_id(&data, buf, len);
+}
+
 int ap_elf__open(const char *path, int *fd, Elf **elf)
 {
 	if (elf_version(EV_CURRENT) == EV_NONE)
