@@ -82,7 +82,7 @@ static const struct argp_option options[] = {
 	{ "call-graph", OPT_CALL_GRAPH, "cfi|fp", 0, "How user stacks are unwound: cfi (default: from each file's CFI, in the kernel) or fp (frame pointers)", 2 },
 	{ "max-stack", OPT_MAX_STACK, "N", 0, "At most N user frames per stack (default and limit: 256; fp: 127)", 2 },
 	{ "max-inflight", OPT_MAX_INFLIGHT, "N", 0, "syscall: at most N calls in flight at once, all threads together (default: as many as the machine can have threads); calls beyond are lost, counted by process", 2 },
-	{ "mmap-pages", 'm', "PAGES", 0, "The ring buffer's size: pages (a power of two) or a size with B, K, M or G, as perf's -m (default: 1 MiB per CPU, 2 to 16 MiB; system-wide 16 MiB)", 2 },
+	{ "mmap-pages", 'm', "PAGES", 0, "The ring buffer's size: pages (a power of two) or a size with B, K, M or G, as perf's -m (default: 1 MiB per CPU, 8 to 16 MiB; system-wide 16 MiB)", 2 },
 	{ NULL, 0, NULL, 0, "Output:", 3 },
 	{ "output", 'o', "FILE", 0, "Write to FILE (default: aperture.data; an existing one is kept as FILE.old); - for standard output", 3 },
 	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS", 3 },

@@ -93,6 +93,9 @@ void ap_lock__kernel_name(struct ap_kallsyms *syms, uint64_t addr,
 
 /* recorder handler of AP_EV_LOCK records */
 int ap_rec_lock(struct ap_recorder *r, const void *data, size_t size);
+/* what ap_rec_lock reads once (the kernel's data symbols), read now:
+ * before the probes attach, not in the reader while records wait */
+void ap_rec_lock__prepare(struct ap_recorder *r);
 
 struct ap_frame;
 /* one of its frames as a generic record for script and the timeline */

@@ -158,7 +158,7 @@ int ap_collect_opts__cpu(const struct ap_collect_opts *o, int cpu)
 uint64_t ap_collect_opts__ring_bytes(const struct ap_collect_opts *o,
 				     int ncpus)
 {
-	uint64_t want, bytes = 2 << 20;
+	uint64_t want, bytes = 8 << 20;
 
 	if (o->ring_bytes)
 		return o->ring_bytes;
@@ -168,11 +168,15 @@ uint64_t ap_collect_opts__ring_bytes(const struct ap_collect_opts *o,
 		return AP_RINGBUF_BYTES;
 	/*
 	 * The targets' events: 1 MiB per CPU, as they come from every CPU at
-	 * once, within 2 and 16 MiB: records are as long as their stacks and
+	 * once, within 8 and 16 MiB: records are as long as their stacks and
 	 * the reader drains from before the command starts, woken at an
-	 * eighth full.  The kernel maps the ring's pages twice (so that no
-	 * record wraps), and RSS counts them twice: the ring is most of the
-	 * recorder's memory.
+	 * eighth full.  The floor is for the fewest CPUs, where the reader
+	 * waits longest: one thread's futex burst fills 2 MiB in 30 ms, and
+	 * on 2 CPUs with a busy loop on each the reader, runnable, waited up
+	 * to 480 ms for a CPU (test 39 lost 1,368 to 29,787 of 200,000 in 1
+	 * run of 20 to 60 with 2 MiB, none in 60 with 8).  The kernel maps
+	 * the ring's pages twice (so that no record wraps), and RSS counts
+	 * them twice: the ring is most of the recorder's memory.
 	 */
 	want = (uint64_t)(ncpus > 0 ? ncpus : 1) << 20;
 	while (bytes < want && bytes < AP_RINGBUF_BYTES)

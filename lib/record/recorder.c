@@ -144,6 +144,10 @@ void ap_recorder__set_collector(struct ap_recorder *r,
 				struct ap_collector *c)
 {
 	r->collector = c;
+	/* before the probes attach: a handler's one-time set-up costs
+	 * the reader tens of milliseconds, in which the ring fills */
+	if (c && ap_collector__events(c) & AP_EVMASK(AP_TAG_LOCK))
+		ap_rec_lock__prepare(r);
 }
 
 int ap_recorder__set_buildid_dir(struct ap_recorder *r, const char *dir)

@@ -4,7 +4,7 @@
 # buffer, whose data pages the kernel maps twice (RSS counts them twice),
 # and the unwinder's rows map, every page of which the kernel maps at
 # mmap.  The ring of a command's recording is sized by the CPUs (1 MiB
-# each, 2 to 16 MiB; system-wide 16 MiB; -m as perf's), the rows map
+# each, 8 to 16 MiB; system-wide 16 MiB; -m as perf's), the rows map
 # mapped only where a table is written: while
 # record -e lock runs, the BPF maps take at most twice the ring and 1 MiB
 # of our RSS (it was 48 MiB: a 16 MiB ring twice and 16 MiB of rows).
@@ -18,7 +18,7 @@ grep -q "bad --mmap-pages '3M'" "$T/m.err" || fail "-m 3M: $(cat "$T/m.err")"
 "$APERTURE" record -m 64K -o "$T/x.data" -- true >/dev/null 2>"$T/m.err" ||
 	fail "-m 64K: $(cat "$T/m.err")"
 
-ring=2048
+ring=8192
 while [ $ring -lt $(($(nproc) * 1024)) ] && [ $ring -lt 16384 ]; do
 	ring=$((ring * 2))
 done
