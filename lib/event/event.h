@@ -63,6 +63,10 @@ struct ap_event_kind {
 	const struct ap_view_ops *view;
 	/* BPF record types to frames; ends with fn NULL */
 	const struct ap_rec_handler *rec;
+	/* optional: the handlers' one-time set-up, run before the probes
+	 * attach (it would otherwise stall the reader while the ring
+	 * fills) */
+	void (*rec_prepare)(struct ap_recorder *r);
 	/* NAME:VARIANT spellings; ends with name NULL; may be NULL */
 	const struct ap_event_variant *variants;
 	/* one of its frames (tag or more_tags) as a generic record for the

@@ -53,6 +53,8 @@ static const struct ap_event_kind kind_lock = {
 		{ AP_EV_LOCK, ap_rec_lock, AP_TAG_LOCK },
 		{ 0 },
 	},
+	/* the kernel's data symbols, which name kernel locks */
+	.rec_prepare = ap_rec_lock__prepare,
 	.variants = (const struct ap_event_variant[]){
 		{ "lock:pthread", offsetof(struct ap_collect_opts, lock_pthread) },
 		{ NULL },

@@ -143,11 +143,16 @@ void ap_recorder__free(struct ap_recorder *r)
 void ap_recorder__set_collector(struct ap_recorder *r,
 				struct ap_collector *c)
 {
+	size_t i;
+
 	r->collector = c;
 	/* before the probes attach: a handler's one-time set-up costs
 	 * the reader tens of milliseconds, in which the ring fills */
-	if (c && ap_collector__events(c) & AP_EVMASK(AP_TAG_LOCK))
-		ap_rec_lock__prepare(r);
+	for (i = 0; c && i < ap_nr_event_kinds; i++)
+		if (ap_event_kinds[i]->rec_prepare &&
+		    (ap_collector__events(c) &
+		     AP_EVMASK(ap_event_kinds[i]->tag)))
+			ap_event_kinds[i]->rec_prepare(r);
 }
 
 int ap_recorder__set_buildid_dir(struct ap_recorder *r, const char *dir)
