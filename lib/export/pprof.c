@@ -113,7 +113,10 @@ static int push(void ***arr, size_t *nr, size_t *cap, void *obj)
 	return 0;
 }
 
-static int64_t func_id(struct pp *x, const char *name, const char *file)
+/* the function of name (its system_name: linkage, the symbol's own
+ * mangled name, or name), declared in file at start_line */
+static int64_t func_id(struct pp *x, const char *name, const char *linkage,
+		       const char *file, int start_line)
 {
 	char key[2048];
 	const char *k;
@@ -121,7 +124,8 @@ static int64_t func_id(struct pp *x, const char *name, const char *file)
 	pb_function *f;
 	int fresh;
 
-	snprintf(key, sizeof(key), "%s\x1f%s", name, file ? file : "");
+	snprintf(key, sizeof(key), "%s\x1f%s\x1f%s\x1f%d", name,
+		 linkage ? linkage : "", file ? file : "", start_line);
 	k = ap_strtab__intern(x->strs, key, -1);
 	slot = k ? ap_hmap__upsert(&x->fn_idx, (uintptr_t)k, &fresh) : NULL;
 	if (!slot)
@@ -134,8 +138,9 @@ static int64_t func_id(struct pp *x, const char *name, const char *file)
 	perftools__profiles__function__init(f);
 	f->id = x->nr_fn + 1;
 	f->name = str_id(x, name);
-	f->system_name = f->name;
+	f->system_name = linkage ? str_id(x, linkage) : f->name;
 	f->filename = str_id(x, file);
+	f->start_line = start_line;
 	if (push((void ***)&x->fn, &x->nr_fn, &x->cap_fn, f))
 		goto fail;
 	*slot = f->id - 1;
@@ -269,19 +274,19 @@ static uint64_t loc_id(struct pp *x, const char *key, const char *label,
 	if (!l)
 		goto fail;
 	for (i = 0; i < nr; i++) {
-		const char *file = NULL;
+		const struct ap_sym_frame *fr = NULL;
 		int64_t fid;
 
 		if (label) {
 			snprintf(name, sizeof(name), "%s", label);
 		} else {
 			ap_sym_loc__format(sl, i, name, sizeof(name));
-			if (sl->nr_frames) {
-				file = sl->frames[i].file;
-				l->line[i]->line = sl->frames[i].line;
-			}
+			fr = &sl->frames[i];
+			l->line[i]->line = fr->line;
 		}
-		fid = func_id(x, name, file);
+		fid = fr ? func_id(x, name, fr->linkage, fr->file,
+				   fr->start_line) :
+			   func_id(x, name, NULL, NULL, 0);
 		if (fid < 0) {
 			free(l);
 			goto fail;

@@ -1598,8 +1598,10 @@ static int frames__push(struct frames *f, const char *sym, const char *file,
 		f->cap = cap;
 	}
 	f->v[f->nr].sym = sym;
+	f->v[f->nr].linkage = NULL;
 	f->v[f->nr].file = file;
 	f->v[f->nr].line = line;
+	f->v[f->nr].start_line = 0;
 	f->v[f->nr].inlined = inlined;
 	f->nr++;
 	return 0;
@@ -1697,7 +1699,7 @@ static int module__inlines(struct ap_symbolizer *s, struct module *mod,
 	Dwarf_Files *files = NULL;
 	Dwarf_Die *cudie;
 	Dwarf_Addr bias, low;
-	int i, err;
+	int i, err, decl;
 
 	cudie = dwfl_module_addrdie(mod->dwmod, addr, &bias);
 	if (!cudie)
@@ -1727,6 +1729,10 @@ static int module__inlines(struct ap_symbolizer *s, struct module *mod,
 				   tag == DW_TAG_inlined_subroutine);
 		if (err)
 			goto out;
+		/* pprof's start_line; an inlined instance's comes from its
+		 * abstract origin */
+		if (dwarf_decl_line(die, &decl) == 0 && decl > 0)
+			f->v[f->nr - 1].start_line = decl;
 		if (tag != DW_TAG_inlined_subroutine) {
 			if (dwarf_lowpc(die, &low) == 0) {
 				f->sym_start = low + bias;
@@ -1925,6 +1931,9 @@ static int module__resolve(struct ap_symbolizer *s, struct module *mod,
 			if (err)
 				return err;
 		}
+		if (fs->name && strcmp(fs->name, name))
+			f->v[f->nr - 1].linkage = symbolizer__intern(s,
+								     fs->name);
 	}
 	/* a frame without a name is no frame */
 	for (i = 0; i < f->nr; i++)

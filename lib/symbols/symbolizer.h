@@ -20,8 +20,13 @@ struct ap_kallsyms;
 
 struct ap_sym_frame {
 	const char *sym;	/* demangled function name; NULL: unknown */
+	/* the ELF symbol's own name (mangled) where it differs from sym;
+	 * NULL: the same, or no ELF symbol (an inlined function) */
+	const char *linkage;
 	const char *file;	/* source file; NULL: unknown */
 	int line;		/* 0: unknown */
+	int start_line;		/* the function's declaration (DWARF); 0:
+				 * unknown */
 	int inlined;		/* inlined into the frame that follows it */
 };
 

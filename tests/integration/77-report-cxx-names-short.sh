@@ -28,4 +28,27 @@ COLUMNS=60 script -qec "'$APERTURE' report -i '$T/c.data'" /dev/null |
 grep -q "of event 'cpu'" "$T/tty" || fail "no table on the terminal: $(head -3 "$T/tty")"
 long=$(awk 'length > 60' "$T/tty")
 [ -z "$long" ] || fail "lines over 60 columns on a terminal: $long"
+
+# pprof: a function's name demangled, its system_name the symbol's own,
+# its start_line where the source declares it (cxxsym.cc: work, line 14)
+if command -v protoc >/dev/null 2>&1; then
+	"$APERTURE" report -i "$T/c.data" --format pprof 2>/dev/null | gzip -dc |
+		protoc --decode=perftools.profiles.Profile -Iproto \
+		proto/profile.proto >"$T/pb.txt" || fail "protoc"
+	want=$(grep -n 'unsigned long work(unsigned long n)' \
+		tests/workloads/cxxsym.cc | cut -d: -f1)
+	python3 - "$T/pb.txt" "$want" <<'PY' || fail "pprof function of work"
+import re, sys
+t = open(sys.argv[1]).read()
+strs = re.findall(r'^string_table: "(.*)"$', t, re.M)
+for m in re.findall(r'^function \{\n(.*?)^\}', t, re.M | re.S):
+    d = dict((k, int(v)) for k, v in re.findall(r'(\w+): (-?\d+)', m))
+    if strs[d.get("name", 0)] == "cxxsym::inner::work(unsigned long)":
+        assert strs[d.get("system_name", 0)] == "_ZN6cxxsym5inner4workEm", m
+        assert d.get("start_line") == int(sys.argv[2]), m
+        break
+else:
+    raise SystemExit("no function cxxsym::inner::work")
+PY
+fi
 exit 0
