@@ -33,6 +33,8 @@ struct record_opts {
 	int quiet;			/* -q: errors only */
 	int verbose;			/* -v */
 	char **cmd;			/* -- CMD ARGS */
+	int cmd_times;			/* -p PID -- CMD: it only sets the
+					 * duration, as perf's */
 	char cmd_path[4096];		/* cmd[0] found in PATH */
 	const char *buildid_dir;	/* NULL: from the environment */
 	int no_buildid_cache;
@@ -79,7 +81,7 @@ static const struct argp_option options[] = {
 	{ "mem-density", OPT_MEM_DENSITY, "LEVEL", 0, "mem: sampling density low, default or high", 2 },
 	{ "count", 'c', "PERIOD", 0, "Sample every PERIOD events instead of -F HZ (cycles, page-faults, ...; mem: every PERIOD operations, overriding --mem-density)", 2 },
 	{ "min-block", OPT_MIN_BLOCK, "USECS", 0, "sched: ignore off-CPU periods shorter than USECS (default: 1)", 2 },
-	{ "call-graph", OPT_CALL_GRAPH, "cfi|fp", 0, "How user stacks are unwound: cfi (default: from each file's CFI, in the kernel) or fp (frame pointers)", 2 },
+	{ "call-graph", OPT_CALL_GRAPH, "cfi|fp", 0, "How user stacks are unwound: cfi (default: from each file's CFI, in the kernel; perf's dwarf[,SIZE] is taken for it) or fp (frame pointers)", 2 },
 	{ "max-stack", OPT_MAX_STACK, "N", 0, "At most N user frames per stack (default and limit: 256; fp: 127)", 2 },
 	{ "max-inflight", OPT_MAX_INFLIGHT, "N", 0, "syscall: at most N calls in flight at once, all threads together (default: as many as the machine can have threads); calls beyond are lost, counted by process", 2 },
 	{ "mmap-pages", 'm', "PAGES", 0, "The ring buffer's size: pages (a power of two) or a size with B, K, M or G, as perf's -m (default: 1 MiB per CPU, 8 to 16 MiB; system-wide 16 MiB)", 2 },
@@ -251,13 +253,17 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->collect.min_block_ns = v * 1000;
 		break;
 	case OPT_CALL_GRAPH:
-		if (!strcmp(arg, "cfi") || !strcmp(arg, "dwarf"))
+		/* perf's dwarf[,SIZE]: the same stacks, from CFI, with no
+		 * stack copied out, so no size to give */
+		if (!strcmp(arg, "cfi") || !strcmp(arg, "dwarf") ||
+		    (!strncmp(arg, "dwarf,", 6) &&
+		     !ap_parse_u64(arg + 6, 8, 65528, &v)))
 			o->collect.call_graph = AP_CALL_GRAPH_CFI;
 		else if (!strcmp(arg, "fp"))
 			o->collect.call_graph = AP_CALL_GRAPH_FP;
 		else
 			ap_cli_usage_error(state,
-					   "bad --call-graph '%s': give cfi or fp",
+					   "bad --call-graph '%s': give cfi (or perf's dwarf[,SIZE]) or fp",
 					   arg);
 		break;
 	case 'm':
@@ -315,9 +321,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		ap_cli_take_command(state, &o->cmd);
 		break;
 	case ARGP_KEY_END:
-		if (o->t.nr_pids && o->cmd)
-			ap_cli_usage_error(state,
-					   "give either -p PID (or -t TID) or a command, not both");
+		/* perf record -p PID -- sleep 5: the command is the clock */
+		o->cmd_times = o->t.nr_pids && o->cmd;
 		if (o->t.nr_pids && o->t.system_wide)
 			ap_cli_usage_error(state,
 					   "give either -p PID (or -t TID) or -a, not both");
@@ -412,8 +417,8 @@ static int prepare(struct record_opts *o)
 		ap_warn("--syscall-stacks has no effect without -e syscall");
 	o->collect.system_wide = o->t.system_wide;
 	o->collect.freq = o->t.freq;
-	o->collect.cmd = o->cmd;
-	if (o->cmd && (o->t.events & AP_EVMASK(AP_TAG_GPU))) {
+	o->collect.cmd = o->cmd_times ? NULL : o->cmd;
+	if (o->collect.cmd && (o->t.events & AP_EVMASK(AP_TAG_GPU))) {
 		o->collect.cupti_lib = ap_cupti_inject(o->cupti_lib,
 						       sizeof(o->cupti_lib),
 						       warn, sizeof(warn));
@@ -436,7 +441,7 @@ static void build_header(const struct record_opts *o, struct record *r,
 		.events = o->t.events,
 		.available = ap_recording__available(&r->file, o->t.events),
 		.system_wide = o->t.system_wide,
-		.cmd = o->cmd ? o->cmd[0] : NULL,
+		.cmd = o->cmd && !o->cmd_times ? o->cmd[0] : NULL,
 		.pids = o->t.pids,
 		.nr_pids = o->t.nr_pids,
 		.filters = o->filters,
@@ -503,7 +508,8 @@ int cmd_record(int argc, char **argv)
 			ap_err("starting '%s': %s", o.cmd[0], strerror(-e));
 			goto out_collector;
 		}
-		ap_collector__add_target(r.file.col, wl.pid);
+		if (!o.cmd_times)
+			ap_collector__add_target(r.file.col, wl.pid);
 	}
 	for (i = 0; i < o.t.nr_pids; i++)
 		ap_collector__add_target(r.file.col, o.t.pids[i]);
@@ -518,7 +524,7 @@ int cmd_record(int argc, char **argv)
 	 * pages back rather than keep them as RSS */
 	malloc_trim(0);
 	build_header(&o, &r, argc, argv, &hdr);
-	if (o.cmd)
+	if (o.cmd && !o.cmd_times)
 		ap_recorder__snapshot(rec, wl.pid);
 	for (i = 0; i < o.t.nr_pids; i++)
 		ap_recorder__snapshot(rec, o.t.pids[i]);

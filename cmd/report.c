@@ -13,6 +13,7 @@
 #include "util/num.h"
 #include "report/evdump.h"
 #include "report/header.h"
+#include "report/opts.h"
 #include "report/ttycut.h"
 #include "export/export.h"
 #include "format/format.h"
@@ -38,6 +39,9 @@ struct report_opts {
 	const char *format_name;	/* as given to --format */
 	const char *diff;		/* --diff: the old file */
 	int g_bare;			/* -g came without its order */
+	int quiet;			/* -q: no header, no warnings */
+	int header;			/* --header: the header whole */
+	int header_only;		/* --header-only */
 	struct ap_report_opts r;
 };
 
@@ -62,6 +66,10 @@ enum {
 	OPT_NO_DEBUG_CACHE,
 	OPT_DIFF,
 	OPT_TIME,
+	OPT_STDIO,
+	OPT_HEADER,
+	OPT_HEADER_ONLY,
+	OPT_CHILDREN,
 };
 
 static const struct argp_option options[] = {
@@ -73,12 +81,17 @@ static const struct argp_option options[] = {
 	{ "icicle", OPT_ICICLE, NULL, 0, "svg: roots at the top (an icicle graph)", 2 },
 	{ "sort", 's', "KEYS", 0, "Row keys, comma-separated: comm, pid, tid, cpu, dso, sym (or symbol), srcline (file:line) (default: comm,dso,sym); children or self among them orders cpu rows (default: self)", 2 },
 	{ "folded-srcline", OPT_FOLDED_SRCLINE, NULL, 0, "folded: frames as 'sym (file.c:12)' where the line is known", 2 },
-	{ "call-graph", 'g', "ORDER", OPTION_ARG_OPTIONAL, "cpu: a call graph under each row: callee (default: the row's callers, up to the roots) or caller (what the row calls)", 2 },
+	{ "call-graph", 'g', "ORDER", OPTION_ARG_OPTIONAL, "cpu: a call graph under each row: callee (default: the row's callers, up to the roots) or caller (what the row calls; for its self samples, the chain from the root), or perf's graph,MIN,ORDER (none: no graph)", 2 },
 	{ "inverted", 'G', NULL, 0, "cpu: the call graph in caller order (as -g caller)", 2 },
 	{ "show-nr-samples", 'n', NULL, 0, "cpu: a Samples column (sample counts)", 2 },
 	{ "percent-limit", OPT_PERCENT_LIMIT, "PCT", 0, "cpu: only rows with at least PCT percent (children, else self)", 2 },
 	AP_CLI_LIMIT_OPTION(2),
 	{ "no-children", OPT_NO_CHILDREN, NULL, 0, "Omit the inclusive (children) column", 2 },
+	{ "children", OPT_CHILDREN, NULL, 0, "The inclusive (children) column, rows in its order (the default, as perf's)", 2 },
+	{ "stdio", OPT_STDIO, NULL, 0, "The table on standard output (the default; perf's spelling)", 2 },
+	{ "quiet", 'q', NULL, 0, "No header lines and no warnings", 2 },
+	{ "header", OPT_HEADER, NULL, 0, "The header whole: every unwinding fallback and failure by reason", 2 },
+	{ "header-only", OPT_HEADER_ONLY, NULL, 0, "The whole header alone", 2 },
 	AP_CLI_USER_ONLY_OPTION(2),
 	AP_CLI_NO_INLINE_OPTION(2),
 	{ "inline", OPT_INLINE, NULL, 0, "cpu: inlined functions get rows of their own (default: rows are ELF functions)", 2 },
@@ -114,99 +127,18 @@ static const char doc[] =
 	"  aperture report -i old.data --format json --pid 1234\n"
 	"  aperture report --diff=before.data -i after.data\n";
 
-static int parse_sort(const char *arg, struct ap_report_opts *r)
+/* -g SPEC: perf's callchain specification (lib/report/opts.h) */
+static void call_graph(struct argp_state *state, struct report_opts *o,
+		       const char *arg)
 {
-	static const char *const names[AP_KEY_NR] = {
-		[AP_KEY_COMM] = "comm", [AP_KEY_PID] = "pid",
-		[AP_KEY_TID] = "tid", [AP_KEY_DSO] = "dso",
-		[AP_KEY_SYM] = "sym", [AP_KEY_SRCLINE] = "srcline",
-		[AP_KEY_CPU] = "cpu",
-	};
-	char *dup = strdup(arg), *tok, *save = NULL;
-	int k, err = 0;
+	char note[128];
 
-	if (!dup)
-		return -ENOMEM;
-	r->nr_keys = 0;
-	for (tok = strtok_r(dup, ",", &save); tok && !err;
-	     tok = strtok_r(NULL, ",", &save)) {
-		/* orders, not keys: the cpu view's sort_names */
-		if (!strcmp(tok, "self") || !strcmp(tok, "overhead")) {
-			r->top_sort = 0;
-			continue;
-		}
-		if (!strcmp(tok, "children")) {
-			r->top_sort = 1;
-			continue;
-		}
-		/* perf spells it "symbol" */
-		if (!strcmp(tok, "symbol"))
-			tok = "sym";
-		for (k = 0; k < AP_KEY_NR; k++)
-			if (!strcmp(tok, names[k]))
-				break;
-		if (k == AP_KEY_NR || r->nr_keys == AP_MAX_KEYS)
-			err = -EINVAL;
-		else
-			r->keys[r->nr_keys++] = k;
-	}
-	free(dup);
-	if (!err && !r->nr_keys) {
-		/* only an order: the default keys */
-		r->keys[0] = AP_KEY_COMM;
-		r->keys[1] = AP_KEY_DSO;
-		r->keys[2] = AP_KEY_SYM;
-		r->nr_keys = 3;
-	}
-	return err;
-}
-
-/* comma-separated names into list (pointers into a copy kept for the
- * run); -EINVAL when empty or too many */
-static int parse_names(const char *arg, const char **list, int *nr)
-{
-	char *dup = strdup(arg), *tok, *save = NULL;
-
-	if (!dup)
-		return -ENOMEM;
-	*nr = 0;
-	for (tok = strtok_r(dup, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (*nr == AP_MAX_FILTER)
-			return -EINVAL;
-		list[(*nr)++] = tok;
-	}
-	/* dup stays: list points into it until the process ends */
-	return *nr ? 0 : -EINVAL;
-}
-
-/* --time START,END as perf's: either side may be empty */
-static int parse_time(const char *arg, uint64_t *lo, uint64_t *hi)
-{
-	const char *comma = strchr(arg, ',');
-
-	if (!comma || strchr(comma + 1, ','))
-		return -EINVAL;
-	*lo = 0;
-	*hi = 0;
-	if (comma > arg && ap_parse_secs_ns(arg, comma - arg, lo))
-		return -EINVAL;
-	if (comma[1] && ap_parse_secs_ns(comma + 1, strlen(comma + 1), hi))
-		return -EINVAL;
-	if (comma == arg && !comma[1])
-		return -EINVAL;
-	if (*hi && *hi < *lo)
-		return -ERANGE;
-	return 0;
-}
-
-static int parse_call_graph(const char *arg)
-{
-	if (!arg || !strcmp(arg, "callee") || !strcmp(arg, "graph"))
-		return AP_CG_CALLEE;
-	if (!strcmp(arg, "caller"))
-		return AP_CG_CALLER;
-	return -EINVAL;
+	if (ap_report_opts__call_graph(&o->r, arg, note, sizeof(note)))
+		ap_cli_usage_error(state,
+				   "bad --call-graph '%s': give callee or caller, or perf's graph,MIN,ORDER (none: no graph)",
+				   arg);
+	if (note[0])
+		ap_warn("%s", note);
 }
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
@@ -236,38 +168,36 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 					   arg);
 		break;
 	case 's':
-		if (parse_sort(arg, &o->r))
+		if (ap_report_opts__sort(&o->r, arg))
 			ap_cli_usage_error(state,
 					   "bad sort keys '%s': give comma-separated comm, pid, tid, cpu, dso, sym, srcline, and children or self",
 					   arg);
 		break;
 	case 'g':
-		o->r.call_graph = parse_call_graph(arg);
-		if (o->r.call_graph < 0)
-			ap_cli_usage_error(state,
-					   "bad --call-graph '%s': give callee or caller",
-					   arg);
 		/* "-g caller" as perf users spell it: report takes no
-		 * other argument, so the order word may follow */
+		 * other argument, so the specification may follow */
 		o->g_bare = !arg;
+		call_graph(state, o, arg);
 		break;
 	case 'G':
 		o->r.call_graph = AP_CG_CALLER;
 		break;
 	case 'd':
-		if (parse_names(arg, o->r.dsos, &o->r.nr_dsos))
+		if (ap_report_opts__names(arg, o->r.dsos, &o->r.nr_dsos,
+					  AP_MAX_FILTER))
 			ap_cli_usage_error(state,
 					   "bad --dsos '%s': give up to %d comma-separated names",
 					   arg, AP_MAX_FILTER);
 		break;
 	case 'S':
-		if (parse_names(arg, o->r.symbols, &o->r.nr_symbols))
+		if (ap_report_opts__names(arg, o->r.symbols,
+					  &o->r.nr_symbols, AP_MAX_FILTER))
 			ap_cli_usage_error(state,
 					   "bad --symbols '%s': give up to %d comma-separated names",
 					   arg, AP_MAX_FILTER);
 		break;
 	case OPT_TIME:
-		n = parse_time(arg, &o->r.time_lo, &o->r.time_hi);
+		n = ap_report_opts__time(arg, &o->r.time_lo, &o->r.time_hi);
 		if (n == -ERANGE)
 			ap_cli_usage_error(state,
 					   "bad --time '%s': END is before START",
@@ -279,6 +209,20 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_CHILDREN:
 		o->r.no_children = 1;
+		break;
+	case OPT_CHILDREN:
+		o->r.no_children = 0;
+		break;
+	case OPT_STDIO:
+		break;
+	case 'q':
+		o->quiet = 1;
+		break;
+	case OPT_HEADER:
+		o->header = 1;
+		break;
+	case OPT_HEADER_ONLY:
+		o->header = o->header_only = 1;
 		break;
 	case OPT_INLINE:
 		o->r.inline_rows = 1;
@@ -339,9 +283,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->diff = arg ? arg : "aperture.data.old";
 		break;
 	case ARGP_KEY_ARG:
-		if (o->g_bare && parse_call_graph(arg) > 0) {
-			o->r.call_graph = parse_call_graph(arg);
+		if (o->g_bare) {
 			o->g_bare = 0;
+			call_graph(state, o, arg);
 			return 0;
 		}
 		ap_cli_usage_error(state, "unexpected argument '%s'", arg);
@@ -410,6 +354,12 @@ static int symbolizer_opts(struct report_opts *o,
 	return 0;
 }
 
+static void no_warning(void *ctx, const char *msg)
+{
+	(void)ctx;
+	(void)msg;
+}
+
 /* the event dumps' sink (--format trace: to the timeline writer) */
 static struct ap_evsink *dump_sink(const struct report_opts *o,
 				   const struct ap_viewset *vs,
@@ -424,6 +374,26 @@ static struct ap_evsink *dump_sink(const struct report_opts *o,
 	if (ap_trace__evout(s, o->r.user_only, stdout, &to))
 		return NULL;
 	return ap_evsink__new(o->r.format, mask, &o->r, s, stdout, &to);
+}
+
+/* -q: a view's table without its '#' lines, as perf report -q */
+static void print_quiet(const struct ap_view_ops *ops, void *v, FILE *out)
+{
+	char *buf = NULL, *line, *nl;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+
+	if (!mem)
+		return;
+	ops->print(v, mem);
+	fclose(mem);
+	for (line = buf; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (*line != '#')
+			fwrite(line, 1, nl ? (size_t)(nl - line + 1) :
+			       strlen(line), out);
+	}
+	free(buf);
 }
 
 /* tables, folded lines and JSON */
@@ -458,13 +428,18 @@ static int print_views(struct report_opts *o, struct ap_viewset *vs,
 			vs->vi[i].ops->print(vs->vi[i].v, out);
 		break;
 	default:
-		ap_report_header__table(out, strcmp(o->src.input, "-") ?
-					o->src.input : "standard input", h,
-					st, in->s);
-		for (i = 0; i < vs->nr; i++) {
-			if (i)
+		if (!o->quiet)
+			ap_report_header__table(out, strcmp(o->src.input, "-") ?
+						o->src.input :
+						"standard input", h, st, in->s,
+						o->header || o->verbose);
+		for (i = 0; i < vs->nr && !o->header_only; i++) {
+			if (i && !o->quiet)
 				fputc('\n', out);
-			vs->vi[i].ops->print(vs->vi[i].v, out);
+			if (o->quiet)
+				print_quiet(vs->vi[i].ops, vs->vi[i].v, out);
+			else
+				vs->vi[i].ops->print(vs->vi[i].v, out);
 		}
 	}
 	if (out != stdout)
@@ -499,6 +474,11 @@ int cmd_report(int argc, char **argv)
 	err = symbolizer_opts(&o, &so, bid_dir, dw_dir);
 	if (err)
 		return err;
+	if (o.quiet)
+		so.warn = no_warning;
+	/* as perf: rows in children order where the column is shown */
+	if (!o.r.sort_order_given && !o.r.no_children)
+		o.r.top_sort = 1;
 	if (ap_input__open(&in, o.src.input, &so))
 		return 1;
 	h = ap_reader__header(in.rd);

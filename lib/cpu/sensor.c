@@ -226,6 +226,11 @@ static int open_all(struct cpu_priv *p, const struct ap_collect_opts *o,
 	}
 	attr.exclude_user = o->cpu_exclude_user;
 	attr.exclude_kernel = o->cpu_exclude_kernel;
+	/* skid-free samples: a hardware PMU's (PEBS, IBS); a timer has no
+	 * skid to remove */
+	if (type == PERF_TYPE_HARDWARE)
+		attr.precise_ip = o->cpu_precise;
+again:
 	for (cpu = 0; cpu < ncpus; cpu++) {
 		/* record -C: no timer at all on the other CPUs */
 		if (!ap_collect_opts__cpu(o, cpu))
@@ -246,6 +251,13 @@ static int open_all(struct cpu_priv *p, const struct ap_collect_opts *o,
 			if (p->fds[cpu] >= 0)
 				close(p->fds[cpu]);
 			p->fds[cpu] = -1;
+		}
+		/* as perf: a level the PMU lacks, the next one down */
+		if (err && attr.precise_ip) {
+			attr.precise_ip--;
+			err = 0;
+			opened = 0;
+			goto again;
 		}
 		return err ? err : -ENODEV;
 	}
@@ -308,6 +320,14 @@ static void timer_source(struct ap_sensor *st, const struct cpu_priv *p,
 		snprintf(st->source, sizeof(st->source), "cpu-clock%s", mod);
 }
 
+/* :p, :pp, :P on the timer: said once, as perf would have refused */
+static void precise_note(struct ap_collector *c, const struct cpu_priv *p)
+{
+	if (p->timer && c->opts.cpu_precise)
+		ap_collector__notef(c,
+				    "cpu: precise modifiers (:p, :pp, :P) ask a hardware PMU for samples without skid; cpu-clock is a timer, which has none: ignored");
+}
+
 /* -e cycles, instructions, page-faults ...: that event; a hardware one
  * the machine lacks (no PMU, as in most VMs) falls back to cpu-clock,
  * said in one line, a -c count becoming the time it would take */
@@ -350,6 +370,7 @@ static int attach_named(struct ap_collector *c, struct cpu_priv *p,
 		explain(st, ev->name, c->opts.freq, err);
 		return err;
 	}
+	precise_note(c, p);
 	if (p->timer)
 		timer_source(st, p, &c->opts, ask);
 	else if (c->opts.cpu_period)
@@ -410,6 +431,7 @@ static int cpu_attach(struct ap_collector *c, struct aperture_bpf *skel,
 			explain(st, "cpu-clock", c->opts.freq, err);
 			return err;
 		}
+		precise_note(c, p);
 		timer_source(st, p, &c->opts, ask);
 	}
 attach:

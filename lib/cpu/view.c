@@ -605,6 +605,40 @@ static int cg_add(struct view_cpu *v, uint32_t node, long j, long nf,
 	return 0;
 }
 
+/* caller order, a sample whose innermost frame (as rows count them) is
+ * frame j: under the row, the chain from the root down to it, as perf
+ * report -G shows a row's self samples */
+static int cg_add_from_root(struct view_cpu *v, uint32_t node, long j,
+			    long nf, double count)
+{
+	long k, c;
+
+	v->nodes[node - 1].count += count;
+	for (k = nf - 1; k >= j; k--) {
+		const struct ap_rframe *f = &v->res.frames[k];
+
+		if (f->inlined && !v->o->inline_rows)
+			continue;
+		c = cg_child(v, node, f);
+		if (c < 0)
+			return (int)c;
+		node = (uint32_t)c;
+		v->nodes[node - 1].count += count;
+	}
+	return 0;
+}
+
+/* is frame j the innermost that rows count (the sample's self)? */
+static int innermost(const struct view_cpu *v, long j)
+{
+	long k;
+
+	for (k = 0; k < j; k++)
+		if (!v->res.frames[k].inlined || v->o->inline_rows)
+			return 0;
+	return 1;
+}
+
 /* --sort srcline: frame j's key as build_rows makes it (the line of the
  * innermost inlined frame at its address); NULL without the key */
 static const char *graph_srcline(struct view_cpu *v, long j)
@@ -675,7 +709,10 @@ static int build_graphs(struct view_cpu *v, struct rows *rs, size_t n)
 			if (row->stamp == i + 1)
 				continue;
 			row->stamp = i + 1;
-			err = cg_add(v, row->graph, j, nf, callee, a->count);
+			err = !callee && innermost(v, j) ?
+			      cg_add_from_root(v, row->graph, j, nf,
+					       a->count) :
+			      cg_add(v, row->graph, j, nf, callee, a->count);
 		}
 	}
 	ap_hmap__free(&by_key);
@@ -714,7 +751,8 @@ static uint32_t *cg_kids(struct view_cpu *v, uint32_t node, size_t *nr)
 /* branches under perf's threshold (0.5%, or --percent-limit) are left out */
 static double cg_min(const struct view_cpu *v)
 {
-	double pct = v->o->percent_limit > 0 ? v->o->percent_limit : 0.5;
+	double pct = v->o->cg_percent > 0 ? v->o->cg_percent :
+		     v->o->percent_limit > 0 ? v->o->percent_limit : 0.5;
 
 	return pct * pct_total(v) / 100;
 }

@@ -249,10 +249,12 @@ static long reader__parse(struct ap_reader *r, const char *path,
 }
 
 /*
- * "-": the whole stream from standard input (record -o - | report -i -);
- * the reader then works on it as on a mapped file.
+ * "-": the whole stream from standard input (record -o - | report -i -),
+ * or from a FIFO the user named (/dev/stdin of a pipe); the reader then
+ * works on it as on a mapped file.
  */
-static int reader__slurp(struct ap_reader *r, char *errbuf, size_t errlen)
+static int reader__slurp(struct ap_reader *r, int fd, const char *name,
+			 char *errbuf, size_t errlen)
 {
 	size_t cap = 1 << 20, len = 0;
 	uint8_t *buf = malloc(cap), *n;
@@ -266,14 +268,14 @@ static int reader__slurp(struct ap_reader *r, char *errbuf, size_t errlen)
 			buf = n;
 			cap *= 2;
 		}
-		k = read(STDIN_FILENO, buf + len, cap - len);
+		k = read(fd, buf + len, cap - len);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k < 0) {
 			int e = errno;
 
 			free(buf);
-			set_err(errbuf, errlen, "reading standard input: %s",
+			set_err(errbuf, errlen, "reading %s: %s", name,
 				strerror(e));
 			return -e;
 		}
@@ -283,19 +285,35 @@ static int reader__slurp(struct ap_reader *r, char *errbuf, size_t errlen)
 	}
 	if (!buf || len == cap) {
 		free(buf);
-		set_err(errbuf, errlen, "standard input: out of memory");
+		set_err(errbuf, errlen, "%s: out of memory", name);
 		return -ENOMEM;
 	}
 	if (!len) {
 		free(buf);
-		set_err(errbuf, errlen,
-			"standard input is empty: not an aperture stream");
+		set_err(errbuf, errlen, "%s is empty: not an aperture stream",
+			name);
 		return -ENODATA;
 	}
 	r->map = buf;
 	r->size = len;
 	r->stats.file_size = len;
 	return 0;
+}
+
+/* path opened for reading if it is a FIFO or a socket (what /dev/stdin
+ * of a pipe is), else -1: never a device, which can be endless */
+static int open_fifo(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 static void reader__unmap(struct ap_reader *r)
@@ -322,7 +340,8 @@ struct ap_reader *ap_reader__open(const char *path, int *err,
 	}
 	r->warn = default_warn;
 	if (!strcmp(path, "-")) {
-		ret = reader__slurp(r, errbuf, errlen);
+		ret = reader__slurp(r, STDIN_FILENO, "standard input", errbuf,
+				    errlen);
 		if (ret)
 			goto out_free;
 		r->from_stdin = 1;
@@ -331,9 +350,21 @@ struct ap_reader *ap_reader__open(const char *path, int *err,
 	}
 	fd = ap_open_regular(path, 0);
 	if (fd == -AP_ENOTREG) {
-		ret = -EINVAL;
-		set_err(errbuf, errlen, "%s: not a regular file", path);
-		goto out_free;
+		/* a pipe the user named: -i /dev/stdin, a FIFO (perf's) */
+		fd = open_fifo(path);
+		if (fd < 0) {
+			ret = -EINVAL;
+			set_err(errbuf, errlen,
+				"%s: not a regular file, nor a FIFO", path);
+			goto out_free;
+		}
+		ret = reader__slurp(r, fd, path, errbuf, errlen);
+		close(fd);
+		if (ret)
+			goto out_free;
+		r->from_stdin = 1;
+		fd = -1;
+		goto parse;
 	}
 	if (fd < 0) {
 		ret = fd;

@@ -44,11 +44,12 @@ const size_t ap_nr_cpu_events = sizeof(ap_cpu_events) /
  * a modifier.  Returns 1 + its index in ap_cpu_events (0 for cpu) and
  * sets the exclusions, or -1 when tok is not one.
  */
-static int cpu_event_parse(const char *tok, int *excl_user, int *excl_kernel)
+static int cpu_event_parse(const char *tok, int *excl_user, int *excl_kernel,
+			   int *precise)
 {
 	const char *colon = strchr(tok, ':');
 	size_t n = colon ? (size_t)(colon - tok) : strlen(tok), i;
-	int idx = -1, u = 0, k = 0;
+	int idx = -1, u = 0, k = 0, pp = 0;
 
 	if (n == 3 && !strncmp(tok, "cpu", 3))
 		idx = 0;
@@ -66,18 +67,25 @@ static int cpu_event_parse(const char *tok, int *excl_user, int *excl_kernel)
 
 		if (!colon[1])
 			return -1;
+		/* perf's modifiers: u, k, p (pp, ppp: precise levels), P
+		 * (the most precise), H and G (host, guest: one machine) */
 		for (m = colon + 1; *m; m++) {
 			if (*m == 'u')
 				u = 1;
 			else if (*m == 'k')
 				k = 1;
-			else
+			else if (*m == 'p' && pp < 3)
+				pp++;
+			else if (*m == 'P')
+				pp = 3;
+			else if (*m != 'H' && *m != 'G')
 				return -1;
 		}
 	}
 	/* :u counts user mode only: the kernel is excluded, and so on */
 	*excl_kernel = u && !k;
 	*excl_user = k && !u;
+	*precise = pp;
 	return idx;
 }
 
@@ -95,8 +103,8 @@ int ap_events__parse(const char *list, uint32_t *mask,
 	for (tok = strtok_r(dup, ", ", &save); tok;
 	     tok = strtok_r(NULL, ", ", &save)) {
 		size_t i;
-		int found = 0, eu = 0, ek = 0;
-		int ce = cpu_event_parse(tok, &eu, &ek);
+		int found = 0, eu = 0, ek = 0, pp = 0;
+		int ce = cpu_event_parse(tok, &eu, &ek, &pp);
 
 		if (ce > 0 || (ce == 0 && strcmp(tok, "cpu"))) {
 			/* one event drives the cpu sensor */
@@ -111,6 +119,7 @@ int ap_events__parse(const char *list, uint32_t *mask,
 				o->cpu_event = ce;
 				o->cpu_exclude_user = eu;
 				o->cpu_exclude_kernel = ek;
+				o->cpu_precise = pp;
 			}
 			cpu_named = 1;
 			tok = "cpu";
@@ -207,7 +216,7 @@ const char *ap_events__valid(void)
 				ap_cpu_events[i].name);
 	if (off < sizeof(buf))
 		snprintf(buf + off, sizeof(buf) - off,
-			 " (CPU sampling events take :u or :k)");
+			 " (CPU sampling events take :u, :k and :p, :pp, :P)");
 	return buf;
 }
 

@@ -53,6 +53,7 @@ struct ap_collect_opts {
 	 * 1 + an index in ap_cpu_events; 0: cycles, else cpu-clock */
 	int cpu_event;
 	int cpu_exclude_user, cpu_exclude_kernel;	/* :k, :u */
+	int cpu_precise;		/* :p, :pp, :ppp (:P): precise_ip */
 	uint64_t cpu_period;		/* -c; 0: freq */
 	/* the ring buffer's bytes, a power of two of pages (record -m);
 	 * 0: ap_collect_opts__ring_bytes's default */

@@ -266,11 +266,13 @@ static double pct(uint64_t a, uint64_t b)
 	return b ? 100.0 * a / b : 0;
 }
 
-/* one line: how user stacks were unwound and what went wrong, by reason */
-static void print_unwind(FILE *out, const struct ap_session *s)
+/* one line: how user stacks were unwound, and with whole what went
+ * wrong by reason (else a word of where to look, if anything did) */
+static void print_unwind(FILE *out, const struct ap_session *s, int whole)
 {
 	const struct ap_unwind_info *u = ap_session__unwind(s);
 	const uint64_t *c;
+	int i, failed = 0;
 
 	if (!u)
 		return;
@@ -281,6 +283,22 @@ static void print_unwind(FILE *out, const struct ap_session *s)
 		return;
 	}
 	c = u->c;
+	if (!whole) {
+		static const int why[] = {
+			AP_UWC_FP_FRAMES, AP_UWC_NO_PROC, AP_UWC_BAD_RULE,
+			AP_UWC_FAULT, AP_UWC_DATA_CUT, AP_UWC_NO_ROOM,
+		};
+
+		for (i = 0; i < (int)(sizeof(why) / sizeof(why[0])); i++)
+			failed |= c[why[i]] != 0;
+		fprintf(out, "# unwind  : cfi, up to %u user frames: %" PRIu64
+			" stacks, %.1f%% reached the outermost frame, %.1f%%"
+			" truncated%s\n", u->max_stack, c[AP_UWC_STACKS],
+			pct(c[AP_UWC_COMPLETE], c[AP_UWC_STACKS]),
+			pct(c[AP_UWC_TRUNCATED], c[AP_UWC_STACKS]),
+			failed ? "; --header: fallbacks and failures" : "");
+		return;
+	}
 	fprintf(out, "# unwind  : cfi, up to %u user frames: %" PRIu64
 		" stacks, %.1f%% reached the outermost frame, %.1f%% truncated"
 		"; fallbacks and failures: %" PRIu64 " frames by frame pointer"
@@ -333,7 +351,7 @@ static void print_unwind_json(FILE *out, const struct ap_session *s)
 void ap_report_header__table(FILE *out, const char *path,
 			     const struct ap_header *h,
 			     const struct ap_read_stats *st,
-			     const struct ap_session *s)
+			     const struct ap_session *s, int whole)
 {
 	struct drop_out drops = { out, 0 };
 	const struct ap_sensor *sens;
@@ -361,7 +379,7 @@ void ap_report_header__table(FILE *out, const char *path,
 	if (drops.nr)
 		fputc('\n', out);
 	print_losers_table(out, s);
-	print_unwind(out, s);
+	print_unwind(out, s, whole);
 	n = ap_session__sensors(s, &sens);
 	for (i = 0; i < n; i++) {
 		if (sens[i].state == AP_SENSOR_UNAVAILABLE)

@@ -19,11 +19,12 @@ struct ap_session;
 double ap_report_header__duration_s(const struct ap_header *h,
 				    const struct ap_read_stats *st,
 				    const struct ap_session *s);
-/* "# aperture report of PATH ..." lines, ending with "#" */
+/* "# aperture report of PATH ..." lines, ending with "#"; whole: every
+ * unwinding fallback and failure by reason (report --header, -v) */
 void ap_report_header__table(FILE *out, const char *path,
 			     const struct ap_header *h,
 			     const struct ap_read_stats *st,
-			     const struct ap_session *s);
+			     const struct ap_session *s, int whole);
 /* "  \"header\": {...}", no newline after */
 void ap_report_header__json(FILE *out, const struct ap_header *h,
 			    const struct ap_read_stats *st,

@@ -107,6 +107,10 @@ struct ap_report_opts {
 	const char *symbols[AP_MAX_FILTER];
 	int nr_symbols;
 	int call_graph;			/* AP_CG_*: -g, -G */
+	/* -g's least percent of a branch; 0: --percent-limit, else 0.5 */
+	double cg_percent;
+	/* --sort named children or self (top_sort): no default order */
+	int sort_order_given;
 };
 
 struct ap_view_ops {

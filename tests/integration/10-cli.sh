@@ -31,7 +31,7 @@ usage_error record -F 100000000 -- true
 usage_error record -e nosuchevent -- true
 usage_error record -d -1 -- true
 usage_error record
-usage_error record -p 1 -- true
+usage_error record -p 1 -a -- true
 usage_error report --format xml
 usage_error report --sort nosuchkey
 usage_error report --limit 0

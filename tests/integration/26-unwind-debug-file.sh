@@ -34,7 +34,7 @@ within "$c" 95 100 || {
 	fail "complete in $c % of the samples, want >= 95"
 }
 [ "$(debug_files "$T/d.data")" -ge 1 ] || fail "no table from a debug file"
-"$APERTURE" report -i "$T/d.data" | grep -q '^# unwind  : cfi.*([1-9][0-9]* tables from debug files)' ||
+"$APERTURE" report -i "$T/d.data" --header | grep -q '^# unwind  : cfi.*([1-9][0-9]* tables from debug files)' ||
 	fail "header: $("$APERTURE" report -i "$T/d.data" | grep unwind)"
 
 # the control: no debug file, no chains

@@ -38,11 +38,14 @@ first=$(grep -v '^#' "$T/ch" | awk 'NF { print $NF; exit }')
 case $first in main|work|__libc_start_call_main|__libc_start_main*|_start) ;;
 *) fail "--sort children: first row $first, want a caller of everything" ;;
 esac
-"$APERTURE" report -i "$T/c.data" --sort sym >"$T/self" || fail "--sort sym"
+# the default with the children column is its order, as perf's
+"$APERTURE" report -i "$T/c.data" --sort sym >"$T/dflt" || fail "--sort sym"
+cmp -s "$T/dflt" "$T/ch" || fail "default order is not --sort children's"
+"$APERTURE" report -i "$T/c.data" --sort self,sym >"$T/self" || fail "--sort self"
 grep -v '^#' "$T/self" | awk 'NF { sub("%", "", $2); if (n++ && $2 + 0 > last) exit 1; last = $2 + 0 }' ||
-	fail "default order not by Self"
+	fail "--sort self: rows not by Self"
 [ "$(grep -v '^#' "$T/self" | awk 'NF { print $NF; exit }')" = burn_60 ] ||
-	fail "default: first row is not burn_60"
+	fail "--sort self: first row is not burn_60"
 
 # --symbols: only those rows
 "$APERTURE" report -i "$T/c.data" --sort sym --symbols burn_30,burn_10 >"$T/sym" ||
