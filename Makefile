@@ -28,6 +28,8 @@ LIBDIR		?= $(PREFIX)/lib
 # libaperture-cupti.so, the CUDA injection library (inject/cupti.c)
 APLIBDIR	?= $(LIBDIR)/aperture
 BASHCOMPDIR	?= $(PREFIX)/share/bash-completion/completions
+# the JSON Schema of report --format json
+DATADIR		?= $(PREFIX)/share/aperture
 
 CC		?= gcc
 CLANG		?= clang
@@ -273,6 +275,8 @@ install: aperture
 	install -m 0644 $(filter %.5,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man5/
 	install -d $(DESTDIR)$(BASHCOMPDIR)
 	install -m 0644 completions/aperture.bash $(DESTDIR)$(BASHCOMPDIR)/aperture
+	install -d $(DESTDIR)$(DATADIR)
+	install -m 0644 doc/aperture-report.schema.json $(DESTDIR)$(DATADIR)/
 ifneq ($(CUPTI_TARGETS),)
 	install -d $(DESTDIR)$(APLIBDIR)
 	install -m 0644 $(CUPTI_LIB) $(DESTDIR)$(APLIBDIR)/libaperture-cupti.so
@@ -280,6 +284,8 @@ endif
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/aperture $(DESTDIR)$(BASHCOMPDIR)/aperture
+	rm -f $(DESTDIR)$(DATADIR)/aperture-report.schema.json
+	-rmdir $(DESTDIR)$(DATADIR) 2>/dev/null
 	rm -f $(DESTDIR)$(APLIBDIR)/libaperture-cupti.so
 	-rmdir $(DESTDIR)$(APLIBDIR) 2>/dev/null
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(filter %.1,$(MANPAGES))))

@@ -48,6 +48,11 @@ need_cmd dwz dwz
 # tests: a local debuginfod server for report's last lookup step
 need_cmd debuginfod debuginfod
 need_cmd python3 python3
+# tests: report --format json against its JSON Schema (a first python3 on
+# PATH, pyenv's, may have its own)
+python3 -c 'import jsonschema' 2>/dev/null ||
+	/usr/bin/python3 -c 'import jsonschema' 2>/dev/null ||
+	pkgs="$pkgs python3-jsonschema"
 need_cmd bash bash
 # tests: the man pages pass mandoc -Tlint; script(1) gives a terminal
 need_cmd mandoc mandoc

@@ -68,8 +68,9 @@ struct ap_svg_opts {
 int ap_export_svg(const struct ap_profile *p, const struct ap_profile *old,
 		  const struct ap_svg_opts *o, FILE *out);
 
-/* Chrome trace-event JSON (Perfetto, chrome://tracing), written as the
- * events come in file order; finish writes the names and closes it */
+/* Chrome trace-event JSON (Perfetto, chrome://tracing): the events taken
+ * as they come in file order; finish writes the names, then the events in
+ * time order, and closes it */
 struct ap_trace;
 struct ap_evrec;
 struct ap_session;

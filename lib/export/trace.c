@@ -18,6 +18,12 @@
  * each kernel joined to the launch call that started it by a flow arrow
  * (a "s"/"f" pair bound to the two slices, its id the CUPTI correlation
  * id).
+ *
+ * The file holds events in the order they ended, and a slice's start
+ * can lie far back (a syscall comes after the samples and the off-CPU
+ * interval inside it): the events are put in time order (evsort, bounded
+ * memory), so that each track's are; the names come first, written at
+ * the end when every thread is known.
  */
 #include "export/export.h"
 
@@ -29,6 +35,7 @@
 #include "event/event.h"
 #include "gpu/codec.h"
 #include "report/evdump.h"
+#include "report/evsort.h"
 #include "util/hmap.h"
 #include "report/session.h"
 #include "report/stackres.h"
@@ -45,7 +52,13 @@ struct ap_trace {
 	struct ap_session *s;
 	FILE *out;
 	int user_only;
-	uint64_t nr;			/* events written */
+	uint64_t nr;			/* names (metadata events) written */
+	/* each event's text (",\n{...}"), then into the sort at its time */
+	struct ap_evsort *sort;
+	FILE *line;
+	char *line_buf;
+	size_t line_len;
+	uint32_t summed;		/* tags of the kernel's sums seen */
 	struct ap_hmap threads;		/* pid << 32 | tid -> 1 */
 	/* pid << 32 | device << 24 | stream -> its track's tid */
 	struct ap_hmap streams;
@@ -67,7 +80,14 @@ struct ap_trace *ap_trace__new(struct ap_session *s, int user_only,
 	if (!t)
 		return NULL;
 	t->strs = ap_strtab__new();
-	if (!t->strs) {
+	t->sort = ap_evsort__new(0);
+	t->line = open_memstream(&t->line_buf, &t->line_len);
+	if (!t->strs || !t->sort || !t->line) {
+		ap_strtab__free(t->strs);
+		ap_evsort__free(t->sort);
+		if (t->line)
+			fclose(t->line);
+		free(t->line_buf);
 		free(t);
 		return NULL;
 	}
@@ -154,22 +174,44 @@ static int place(struct ap_trace *t, const struct ap_evrec *r,
 	return 0;
 }
 
-/* the arrow from the launch call to the kernel it started */
-static void flow(struct ap_trace *t, const struct ap_evrec *r, uint32_t tid)
+/* the event written to t->line, into the sort at time ts */
+static int sort_line(struct ap_trace *t, uint64_t ts)
 {
+	off_t len;
+
+	if (fflush(t->line))
+		return -ENOMEM;
+	len = ftello(t->line);
+	if (len < 0 || fseeko(t->line, 0, SEEK_SET))
+		return -EIO;
+	return ap_evsort__add(t->sort, ts, t->line_buf, (size_t)len);
+}
+
+/* the arrow from the launch call to the kernel it started: its two ends,
+ * each at its time on its track */
+static int flow(struct ap_trace *t, const struct ap_evrec *r, uint32_t tid)
+{
+	uint64_t mid = r->ts + r->dur_ns / 2;
+	int err;
+
 	t->flows++;
-	fprintf(t->out, ",\n{\"name\": \"launch\", \"cat\": \"gpu\", \"ph\": \"s\", \"id\": %" PRIu64 ", \"pid\": %u, \"tid\": %u, \"ts\": ",
+	fprintf(t->line, ",\n{\"name\": \"launch\", \"cat\": \"gpu\", \"ph\": \"s\", \"id\": %" PRIu64 ", \"pid\": %u, \"tid\": %u, \"ts\": ",
 		t->flows, r->pid, r->launch_tid);
-	us(t->out, r->launch_mid);
-	fprintf(t->out, "},\n{\"name\": \"launch\", \"cat\": \"gpu\", \"ph\": \"f\", \"bp\": \"e\", \"id\": %" PRIu64 ", \"pid\": %u, \"tid\": %u, \"ts\": ",
+	us(t->line, r->launch_mid);
+	fputc('}', t->line);
+	err = sort_line(t, r->launch_mid);
+	if (err)
+		return err;
+	fprintf(t->line, ",\n{\"name\": \"launch\", \"cat\": \"gpu\", \"ph\": \"f\", \"bp\": \"e\", \"id\": %" PRIu64 ", \"pid\": %u, \"tid\": %u, \"ts\": ",
 		t->flows, r->pid, tid);
-	us(t->out, r->ts + r->dur_ns / 2);
-	fputc('}', t->out);
+	us(t->line, mid);
+	fputc('}', t->line);
+	return sort_line(t, mid);
 }
 
 int ap_trace__event(struct ap_trace *t, const struct ap_evrec *r)
 {
-	FILE *out = t->out;
+	FILE *out = t->line;
 	uint32_t tid = r->tid;
 	const char *sep = ", ";
 	long n, j;
@@ -178,10 +220,16 @@ int ap_trace__event(struct ap_trace *t, const struct ap_evrec *r)
 	err = place(t, r, &tid);
 	if (err)
 		return err;
+	/* what an event that failed half written left */
+	if (fseeko(out, 0, SEEK_SET))
+		return -EIO;
+	if (r->summed && r->kind)
+		t->summed |= 1u << (r->kind->tag & 31);
+	/* the stack in the address space of the moment: resolved now */
 	n = ap_evrec__stack(r, t->s, &t->res, t->user_only);
 	if (n < 0)
 		return (int)n;
-	fputs(t->nr++ ? ",\n{\"name\": " : "\n{\"name\": ", out);
+	fputs(",\n{\"name\": ", out);
 	ap_json_str(out, r->name);
 	fputs(", \"cat\": ", out);
 	ap_json_str(out, r->event);
@@ -226,9 +274,29 @@ int ap_trace__event(struct ap_trace *t, const struct ap_evrec *r)
 		fputc(']', out);
 	}
 	fputs("}}", out);
-	if (r->joined)
-		flow(t, r, tid);
-	return 0;
+	err = sort_line(t, r->ts);
+	if (!err && r->joined)
+		err = flow(t, r, tid);
+	return err;
+}
+
+/* one line per kind whose calls the kernel summed (-e syscall, -e io):
+ * their totals are instants, and the timeline lacks their slices */
+static void say_summed(const struct ap_trace *t)
+{
+	const struct ap_event_kind *k;
+	uint32_t tag;
+
+	for (tag = 0; tag < 32; tag++) {
+		if (!(t->summed & 1u << tag))
+			continue;
+		k = ap_event_kind__of_tag(tag);
+		if (!k)
+			continue;
+		fprintf(stderr,
+			"aperture: warning: the recording's %s calls were summed in the kernel (-e %s): no %s slices in the trace, only their totals as instants; record -e %s:calls for a slice per call\n",
+			k->name, k->name, k->name, k->name);
+	}
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -238,13 +306,15 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* process and thread names, as the session knows them at the end */
+/* process and thread names, as the session knows them at the end, then
+ * the events in time order; every event is on a track named here */
 int ap_trace__finish(struct ap_trace *t)
 {
 	FILE *out = t->out;
 	uint64_t key, val, last_pid = UINT64_MAX;
 	size_t it = 0, n = 0, i;
 	uint64_t *keys;
+	int err;
 
 	keys = malloc((t->threads.nr ? t->threads.nr : 1) * sizeof(*keys));
 	if (!keys)
@@ -295,7 +365,11 @@ int ap_trace__finish(struct ap_trace *t)
 			t->nr++ ? "," : "", pid, tid, k ? k->title : "?",
 			(uint32_t)key & 0xffffff, pid, tid, tid);
 	}
+	err = ap_evsort__write(t->sort, out);
+	if (err)
+		return err;
 	fputs("\n]}\n", out);
+	say_summed(t);
 	return ferror(out) ? -EIO : 0;
 }
 
@@ -308,6 +382,10 @@ void ap_trace__free(struct ap_trace *t)
 	ap_hmap__free(&t->own_tracks);
 	ap_stackres__free(&t->res);
 	ap_strtab__free(t->strs);
+	ap_evsort__free(t->sort);
+	if (t->line)
+		fclose(t->line);
+	free(t->line_buf);
 	free(t);
 }
 

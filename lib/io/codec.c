@@ -395,6 +395,7 @@ int ap_io__evdec(struct ap_evdec *d, const struct ap_frame *f,
 	ap_evrec__field(r, "fd", 1, "%d", e->fd);
 	if (e->flags & AP_IO_F_SUM) {
 		/* the calls since the last such frame, summed in the kernel */
+		r->summed = 1;
 		ap_evrec__field(r, "calls", 1, "%" PRIu64, e->calls);
 		ap_evrec__field(r, "bytes", 1, "%" PRIu64, e->bytes);
 		ap_evrec__field(r, "errors", 1, "%" PRIu64, e->errors);

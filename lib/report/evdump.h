@@ -37,6 +37,7 @@ struct ap_evrec {
 	uint64_t ts;			/* start (CLOCK_MONOTONIC ns) */
 	uint64_t dur_ns;
 	int slice;			/* [ts, ts + dur_ns]; else an instant */
+	int summed;			/* the kernel's totals of many calls */
 	uint32_t pid, tid;
 	uint32_t cpu;			/* AP_EVREC_NO_CPU: totals, device work */
 	uint32_t stack_id;		/* 0: none */

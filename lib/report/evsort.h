@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Records put back in time order in bounded memory, for the event dump:
- * the file holds events in the order the recorder took them from one
- * ring buffer that every CPU writes to, and a slice (a syscall, an
- * off-CPU interval, a GPU kernel) comes when it ends, so nothing bounds
- * how far back an event's time may lie.  Records are kept in memory up
+ * Records put back in time order in bounded memory, for the event dump
+ * and the timeline (lib/export/trace.c): the file holds events in the
+ * order the recorder took them from one ring buffer that every CPU
+ * writes to, and a slice (a syscall, an off-CPU interval, a GPU kernel)
+ * comes when it ends, so nothing bounds how far back an event's time may
+ * lie.  Records are kept in memory up
  * to a budget, then sorted and written to a temporary file (a run); the
  * end merges the runs.  Equal times keep the order they came in.
  */

@@ -407,6 +407,8 @@ void ap_report_header__json(FILE *out, const struct ap_header *h,
 	const struct ap_sensor *sens;
 	size_t i, n;
 
+	fputs("  \"schema\": {\"name\": \"" AP_REPORT_SCHEMA_NAME
+	      "\", \"version\": \"" AP_REPORT_SCHEMA_VERSION "\"},\n", out);
 	fprintf(out, "  \"header\": {\"version\": \"%u.%u\", \"cmdline\": ",
 		h->major, h->minor);
 	ap_json_str(out, h->cmdline);

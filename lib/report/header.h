@@ -25,7 +25,16 @@ void ap_report_header__table(FILE *out, const char *path,
 			     const struct ap_header *h,
 			     const struct ap_read_stats *st,
 			     const struct ap_session *s, int whole);
-/* "  \"header\": {...}", no newline after */
+/*
+ * The JSON output's own version (aperture-report(1), json): the major
+ * changes when a stable field is renamed, removed or changes its type or
+ * meaning, the minor when a field or a view is added.
+ * doc/aperture-report.schema.json describes this version.
+ */
+#define AP_REPORT_SCHEMA_NAME		"aperture-report"
+#define AP_REPORT_SCHEMA_VERSION	"1.0"
+
+/* "  \"schema\": {...},\n  \"header\": {...}", no newline after */
 void ap_report_header__json(FILE *out, const struct ap_header *h,
 			    const struct ap_read_stats *st,
 			    const struct ap_session *s);

@@ -185,6 +185,7 @@ int ap_syscall__evdec(struct ap_evdec *d, const struct ap_frame *f,
 		/* the totals of many calls, as they were read: no slice of
 		 * time of their own (a timeline would draw one as long as
 		 * their sum) */
+		r->summed = 1;
 		for (i = 0; i < e.nr_errs && i < AP_SYSCALL_SUM_ERRS; i++)
 			errs += e.errs[i].count;
 		ap_evrec__field(r, "calls", 1, "%" PRIu64, e.calls);

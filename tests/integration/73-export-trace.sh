@@ -5,8 +5,10 @@
 # time axis.  offcpu_sleep's truth: one nanosleep per iteration, each
 # blocked interval of sleepy_wait inside its nanosleep slice on the same
 # thread, the blocked time what the workload measured; CPU samples as
-# instants with stacks.  aperture script puts the same events in time
-# order.
+# instants with stacks.  Each track's events are in time order in the
+# file, as aperture script puts the same events.  A recording whose
+# syscalls the kernel summed (-e syscall) has none of their slices, and
+# stderr says so and names -e syscall:calls.
 . tests/integration/lib.sh
 need_bpf
 need_cmd python3
@@ -58,20 +60,45 @@ names = {(e["name"], e["args"]["name"]) for e in ev if e["ph"] == "M"}
 assert ("thread_name", "offcpu_sleep") in names, names
 PY
 
-# the event dump in time order, the trace in the file's: there each
-# blocked interval (taken at the switch back in) comes before the
-# nanosleep around it (taken at its exit)
+# the trace and the event dump in time order, though the file is not:
+# there each blocked interval (taken at the switch back in) comes before
+# the nanosleep around it (taken at its exit)
 "$APERTURE" script -i "$T/t.data" --format jsonl >"$T/jsonl" ||
 	fail "script --format jsonl"
-python3 - "$T/trace.json" "$T/jsonl" <<'PY' || fail "script order"
+[ -s "$T/rep.err" ] && fail "report --format trace said: $(cat "$T/rep.err")"
+python3 - "$T/trace.json" "$T/jsonl" <<'PY' || fail "time order"
 import json, sys
-tr = [e["ts"] for e in json.load(open(sys.argv[1]))["traceEvents"] if e["ph"] != "M"]
+from collections import defaultdict
+ev = [e for e in json.load(open(sys.argv[1]))["traceEvents"] if e["ph"] != "M"]
 # (bytes of names read as they come: the order is what is checked here)
-js = [json.loads(l)["ts"] for l in open(sys.argv[2], errors="replace")]
-back = sum(1 for a, b in zip(tr, tr[1:]) if b < a)
-print("file order: %d steps back in time; script: %d events" % (back, len(js)))
-assert back > 0 and len(js) == len(tr), (back, len(js), len(tr))
-assert js == sorted(js), "script not in time order"
+js = [json.loads(l) for l in open(sys.argv[2], errors="replace")]
+tracks = defaultdict(list)
+for e in ev:
+    tracks[(e["pid"], e["tid"])].append(e["ts"])
+back = sum(1 for ts in tracks.values() for a, b in zip(ts, ts[1:]) if b < a)
+print("trace: %d tracks, %d steps back in time; script: %d events" % (
+    len(tracks), back, len(js)))
+assert back == 0, back
+assert len(js) == len(ev), (len(js), len(ev))
+assert [e["ts"] for e in js] == sorted(e["ts"] for e in js), "script not in time order"
+# the same events, as script orders them: the file's order was not this
+assert [round(e["ts"] * 1000) for e in ev] == [e["ts"] for e in js], "trace order"
+PY
+
+# plain -e syscall: the kernel's sums, no slice per call; stderr says so,
+# once, and names the fix
+"$APERTURE" record -e syscall -o "$T/sum.data" -- "$WL/offcpu_sleep" n3 \
+	>/dev/null 2>"$T/rec.err" || fail "record: $(cat "$T/rec.err")"
+"$APERTURE" report -i "$T/sum.data" --format trace >"$T/sum.json" \
+	2>"$T/rep.err" || fail "report --format trace: $(cat "$T/rep.err")"
+cat "$T/rep.err"
+[ "$(grep -c 'syscall' "$T/rep.err")" -eq 1 ] &&
+	grep -q 'no syscall slices.*-e syscall:calls' "$T/rep.err" ||
+	fail "no word on the summed syscalls: $(cat "$T/rep.err")"
+python3 - "$T/sum.json" <<'PY' || fail "summed syscalls"
+import json, sys
+ev = [e for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("cat") == "syscall"]
+assert ev and all(e["ph"] == "i" and "calls" in e["args"] for e in ev), ev[:3]
 PY
 
 # lock waits and syscalls: a futex wait starts before its futex slice and
