@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The syscall view: per syscall (or per thread and syscall with
- * --per-thread) the calls, errors, total, average, exact p50/p95/p99 and
+ * --per-thread) the calls, errors, total, average, p50/p95/p99 and
  * maximum latency, sorted by total time; --errors adds the errno
  * breakdown, --hist a log2 latency histogram; folded output weights the
  * user stacks at entry by the time spent in the call (ns).
  *
- * Percentiles are exact: every duration is kept (8 bytes per call) and
- * sorted once at print time.
+ * Percentiles are exact from per-call records: every duration is kept (8
+ * bytes per call) and sorted once at print time; from summaries they are
+ * estimated from the histogram, and marked so.
  */
 #include <errno.h>
-#include <math.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -508,49 +508,46 @@ static int build_order(struct view_sc *v, struct order *ord)
 
 /*
  * The p-th percentile of a row's durations: exact from the durations of
- * per-call records; from the histogram when summaries hold calls (linear
- * within the bucket of the rank, so within its factor of 2; the maximum
- * is exact).
+ * per-call records; mostly estimated from the histogram when summaries
+ * hold calls (*exact cleared).
  */
-static uint64_t row_pct(struct srow *r, double p)
+static uint64_t row_pct(struct srow *r, double p, int *exact)
 {
-	double rank, seen = 0;
-	uint64_t lo, hi, v;
-	unsigned k;
-
 	if (!r->summed) {
+		*exact = 1;
 		sort_durations(r);
 		return ap_percentile(r->d, r->n, p);
 	}
-	if (r->timed <= 0)
-		return 0;
-	if (p >= 100)
-		return r->max_ns;
-	/* nearest rank, as ap_percentile: one call is its own p50 */
-	rank = ceil(p * r->timed / 100.0 - 1e-9);
-	for (k = 0; k < AP_HIST_BUCKETS; k++) {
-		if (r->hist[k] <= 0 || seen + r->hist[k] < rank) {
-			seen += r->hist[k];
-			continue;
-		}
-		ap_hist__range(k, &lo, &hi);
-		if (hi > r->max_ns)
-			hi = r->max_ns;
-		if (hi < lo)
-			return hi;
-		v = lo + (uint64_t)((hi - lo) * ((rank - seen) / r->hist[k]));
-		return v;
-	}
-	return r->max_ns;
+	return ap_hist__percentile(r->hist, r->timed, r->total_ns, r->max_ns,
+				   p, exact);
 }
 
+/* an estimate reads as one: "~1.23 us" */
 static void fmt_stat(char *buf, size_t len, struct srow *r, double p)
 {
+	uint64_t ns;
+	int exact;
+
 	if (r->timed <= 0) {
 		snprintf(buf, len, "-");
 		return;
 	}
-	ap_fmt_ns(buf, len, (double)row_pct(r, p));
+	ns = row_pct(r, p, &exact);
+	buf[0] = '~';
+	ap_fmt_ns(buf + !exact, len - !exact, (double)ns);
+}
+
+/* are any of a row's p50, p95, p99 estimates? */
+static int row_estimated(struct srow *r)
+{
+	static const double ps[] = { 50, 95, 99 };
+	int exact, i, est = 0;
+
+	for (i = 0; i < 3; i++) {
+		row_pct(r, ps[i], &exact);
+		est |= !exact;
+	}
+	return est;
 }
 
 static void print_rows(struct view_sc *v, struct srow **rows, size_t nr,
@@ -796,6 +793,7 @@ static void json_row(struct view_sc *v, struct srow *r, FILE *out,
 	uint64_t h[AP_HIST_BUCKETS], lo_ns, hi_ns;
 	unsigned lo, hi, k;
 	size_t i, n = 0;
+	int exact;
 
 	sort_durations(r);
 	fputs("{\"syscall\": ", out);
@@ -809,10 +807,13 @@ static void json_row(struct view_sc *v, struct srow *r, FILE *out,
 	fprintf(out, ", \"calls\": %.0f, \"errors\": %.0f, \"noreturn\": %.0f"
 		", \"in_flight\": %.0f, \"total_ns\": %.0f, \"avg_ns\": %.0f"
 		", \"p50_ns\": %" PRIu64 ", \"p95_ns\": %" PRIu64
-		", \"p99_ns\": %" PRIu64 ", \"max_ns\": %" PRIu64,
+		", \"p99_ns\": %" PRIu64 ", \"estimated\": %s"
+		", \"max_ns\": %" PRIu64,
 		r->calls, r->errors, r->noreturn, r->inflight, r->total_ns,
 		r->timed > 0 ? r->total_ns / r->timed : 0.0,
-		row_pct(r, 50), row_pct(r, 95), row_pct(r, 99), r->max_ns);
+		row_pct(r, 50, &exact), row_pct(r, 95, &exact),
+		row_pct(r, 99, &exact), row_estimated(r) ? "true" : "false",
+		r->max_ns);
 	fputs(", \"errnos\": [", out);
 	for (i = 0; i < nr_errs; i++) {
 		if (errs[i].r != r)
