@@ -71,7 +71,7 @@ static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Output:", 2 },
 	{ "format", OPT_FORMAT, "FMT", 0, "table (default), folded (flamegraph.pl input), json, pprof (gzipped profile.proto), speedscope, svg (flame graph), trace (Perfetto timeline), events (one line per event)", 2 },
 	{ "icicle", OPT_ICICLE, NULL, 0, "svg: roots at the top (an icicle graph)", 2 },
-	{ "sort", 's', "KEYS", 0, "Row keys, comma-separated: comm, pid, tid, cpu, dso, sym (or symbol), srcline (file:line) (default: comm,dso,sym); children or self among them orders cpu rows (default: self)", 2 },
+	{ "sort", 's', "KEYS", 0, "Row keys, comma-separated: comm, pid, tid, cpu, dso, sym (or symbol), srcline (file:line) (default: comm,dso,sym); children or self among them orders cpu rows (default: self); syscall takes pid (a table per process) and tid; a key a view shown cannot take is an error", 2 },
 	{ "folded-srcline", OPT_FOLDED_SRCLINE, NULL, 0, "folded: frames as 'sym (file.c:12)' where the line is known", 2 },
 	{ "call-graph", 'g', "ORDER", OPTION_ARG_OPTIONAL, "cpu: a call graph under each row: callee (default: the row's callers, up to the roots) or caller (what the row calls)", 2 },
 	{ "inverted", 'G', NULL, 0, "cpu: the call graph in caller order (as -g caller)", 2 },
@@ -116,12 +116,6 @@ static const char doc[] =
 
 static int parse_sort(const char *arg, struct ap_report_opts *r)
 {
-	static const char *const names[AP_KEY_NR] = {
-		[AP_KEY_COMM] = "comm", [AP_KEY_PID] = "pid",
-		[AP_KEY_TID] = "tid", [AP_KEY_DSO] = "dso",
-		[AP_KEY_SYM] = "sym", [AP_KEY_SRCLINE] = "srcline",
-		[AP_KEY_CPU] = "cpu",
-	};
 	char *dup = strdup(arg), *tok, *save = NULL;
 	int k, err = 0;
 
@@ -133,23 +127,26 @@ static int parse_sort(const char *arg, struct ap_report_opts *r)
 		/* orders, not keys: the cpu view's sort_names */
 		if (!strcmp(tok, "self") || !strcmp(tok, "overhead")) {
 			r->top_sort = 0;
+			r->order_given = 1;
 			continue;
 		}
 		if (!strcmp(tok, "children")) {
 			r->top_sort = 1;
+			r->order_given = 1;
 			continue;
 		}
 		/* perf spells it "symbol" */
 		if (!strcmp(tok, "symbol"))
 			tok = "sym";
 		for (k = 0; k < AP_KEY_NR; k++)
-			if (!strcmp(tok, names[k]))
+			if (!strcmp(tok, ap_key_names[k]))
 				break;
 		if (k == AP_KEY_NR || r->nr_keys == AP_MAX_KEYS)
 			err = -EINVAL;
 		else
 			r->keys[r->nr_keys++] = k;
 	}
+	r->sort_given = r->nr_keys > 0;
 	free(dup);
 	if (!err && !r->nr_keys) {
 		/* only an order: the default keys */
@@ -516,6 +513,11 @@ int cmd_report(int argc, char **argv)
 		ap_viewset__add_held(&vs, h->events_requested);
 		if (ap_format__one_unit(o.r.format))
 			ap_viewset__one_unit(&vs, o.format_name);
+	}
+	if ((o.r.format == AP_FMT_TABLE || o.r.format == AP_FMT_JSON) &&
+	    ap_viewset__check_sort(&vs)) {
+		ret = EXIT_USAGE;
+		goto out;
 	}
 	/* several views folded together: one unit (cpu and sched: a
 	 * wall-clock graph, CPU samples turned into microseconds like the

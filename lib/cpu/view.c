@@ -103,12 +103,7 @@ static void cpu_free(void *p)
 
 static int has_key(const struct ap_report_opts *o, int key)
 {
-	int i;
-
-	for (i = 0; i < o->nr_keys; i++)
-		if (o->keys[i] == key)
-			return 1;
-	return 0;
+	return ap_report_opts__has_key(o, key);
 }
 
 static int new_agg(struct view_cpu *v, uint32_t c, uint32_t stack_id,
@@ -1131,6 +1126,7 @@ const struct ap_view_ops ap_view_cpu = {
 	.decay = cpu_decay,
 	.free = cpu_free,
 	.sort_names = cpu_sorts,
+	.sort_keys = (1u << AP_KEY_NR) - 1,
 	.profile = cpu_profile,
 	.needs_inline = cpu_needs_inline,
 };

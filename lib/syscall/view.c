@@ -53,9 +53,16 @@ struct srow {
 	struct ap_hmap stack_calls;	/* exports: the same -> calls */
 };
 
+/* view_sc.group: rows per syscall, per process and syscall (--sort pid,
+ * as syscount -P), per thread and syscall (--per-thread, --sort tid) */
+#define SC_BY_CALL	0
+#define SC_BY_PROC	1
+#define SC_BY_THREAD	2
+
 struct view_sc {
 	const struct ap_report_opts *o;
 	struct ap_session *s;
+	int group;			/* SC_BY_* */
 	struct srow *rows;
 	size_t nr, cap;
 	struct ap_hmap by_key;		/* row key -> index */
@@ -83,6 +90,11 @@ static void *sc_new(const struct ap_report_opts *o, struct ap_session *s)
 		return NULL;
 	v->o = o;
 	v->s = s;
+	if (o->per_thread || (o->sort_given &&
+			      ap_report_opts__has_key(o, AP_KEY_TID)))
+		v->group = SC_BY_THREAD;
+	else if (o->sort_given && ap_report_opts__has_key(o, AP_KEY_PID))
+		v->group = SC_BY_PROC;
 	ap_hmap__init(&v->by_key);
 	ap_hmap__init(&v->thr_idx);
 	ap_hmap__init(&v->errs);
@@ -147,13 +159,14 @@ static long thr_index(struct view_sc *v, uint32_t pid, uint32_t tid,
 
 static long row_index(struct view_sc *v, const struct ap_syscall *e)
 {
+	uint32_t tid = v->group == SC_BY_PROC ? 0 : e->tid;
 	uint64_t key = e->id, *slot, start = 0;
 	struct srow *r;
 	long thr = 0;
 	int fresh;
 
-	if (v->o->per_thread) {
-		thr = thr_index(v, e->pid, e->tid, &start);
+	if (v->group) {
+		thr = thr_index(v, e->pid, tid, &start);
 		if (thr < 0)
 			return thr;
 		key |= (uint64_t)thr << 32;
@@ -172,10 +185,10 @@ static long row_index(struct view_sc *v, const struct ap_syscall *e)
 	memset(r, 0, sizeof(*r));
 	r->id = e->id;
 	r->pid = e->pid;
-	r->tid = e->tid;
+	r->tid = tid;
 	r->start = start;
 	r->thr = (uint32_t)thr;
-	r->comm = ap_session__comm(v->s, e->pid, e->tid);
+	r->comm = ap_session__comm(v->s, e->pid, tid ? tid : e->pid);
 	ap_hmap__init(&r->stacks);
 	ap_hmap__init(&r->stack_calls);
 	*slot = v->nr;
@@ -437,7 +450,9 @@ static int by_thread_total(const void *a, const void *b)
 
 	if (x->total_ns != y->total_ns)
 		return x->total_ns < y->total_ns ? 1 : -1;
-	return x->tid < y->tid ? -1 : x->tid > y->tid;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
 static int by_tid_then_total(const void *a, const void *b)
@@ -447,6 +462,8 @@ static int by_tid_then_total(const void *a, const void *b)
 
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
 	return by_total(a, b);
@@ -477,7 +494,7 @@ static int build_order(struct view_sc *v, struct order *ord)
 	for (i = 0; i < v->nr; i++)
 		ord->rows[i] = &v->rows[i];
 	ord->nr = v->nr;
-	if (!v->o->per_thread) {
+	if (!v->group) {
 		ap_sort(ord->rows, ord->nr, sizeof(*ord->rows), by_total);
 		return 0;
 	}
@@ -748,8 +765,9 @@ static void print_inflight(struct view_sc *v, struct order *ord, FILE *out)
 			continue;
 		fprintf(out, "%s %s %.0f", n++ ? "," : "",
 			row_name(r, name, sizeof(name)), r->inflight);
-		if (v->o->per_thread)
-			fprintf(out, " (tid %u)", r->tid);
+		if (v->group)
+			fprintf(out, " (%s %u)", r->tid ? "tid" : "pid",
+				r->tid ? r->tid : r->pid);
 	}
 	fputc('\n', out);
 }
@@ -767,16 +785,21 @@ static int print_table(struct view_sc *v, struct order *ord, FILE *out)
 		v->calls, v->errors, v->inflight);
 	fprintf(out, "# Lost: %" PRIu64 " calls (in-flight table full), %" PRIu64
 		" ring buffer records (all events)\n#\n", table, rb);
-	if (!v->o->per_thread) {
+	if (!v->group) {
 		err = print_block(v, ord->rows, ord->nr, out);
 	} else {
 		for (i = 0; i < ord->nr_threads && !err; i++) {
 			struct thread *t = &ord->threads[i];
 
 			ap_fmt_ns(total, sizeof(total), t->total_ns);
-			fprintf(out, "%s# Thread %u (%s, pid %u): %.0f calls, %s\n",
-				i ? "\n" : "", t->tid, t->comm, t->pid,
-				t->calls, total);
+			fputs(i ? "\n" : "", out);
+			if (t->tid)
+				fprintf(out, "# Thread %u (%s, pid %u)", t->tid,
+					t->comm, t->pid);
+			else
+				fprintf(out, "# Process %u (%s)", t->pid,
+					t->comm);
+			fprintf(out, ": %.0f calls, %s\n", t->calls, total);
 			err = print_block(v, t->rows, t->nr, out);
 		}
 		if (!ord->nr_threads)
@@ -799,9 +822,11 @@ static void json_row(struct view_sc *v, struct srow *r, FILE *out,
 	fputs("{\"syscall\": ", out);
 	ap_json_str(out, row_name(r, name, sizeof(name)));
 	fprintf(out, ", \"id\": %u", r->id);
-	if (v->o->per_thread) {
-		fprintf(out, ", \"pid\": %u, \"tid\": %u, \"comm\": ", r->pid,
-			r->tid);
+	if (v->group) {
+		fprintf(out, ", \"pid\": %u", r->pid);
+		if (v->group == SC_BY_THREAD)
+			fprintf(out, ", \"tid\": %u", r->tid);
+		fputs(", \"comm\": ", out);
 		ap_json_str(out, r->comm);
 	}
 	fprintf(out, ", \"calls\": %.0f, \"errors\": %.0f, \"noreturn\": %.0f"
@@ -852,13 +877,14 @@ static int print_json(struct view_sc *v, struct order *ord, FILE *out)
 		return -ENOMEM;
 	fprintf(out, "{\"calls\": %.0f, \"errors\": %.0f, \"in_flight\": %.0f"
 		", \"lost_table\": %" PRIu64 ", \"lost_ringbuf\": %" PRIu64
-		", \"per_thread\": %s, \"rows\": [",
+		", \"per_thread\": %s, \"per_process\": %s, \"rows\": [",
 		v->calls, v->errors, v->inflight,
 		ap_session__lost_tag(v->s, AP_LOST_TABLE, AP_TAG_SYSCALL),
 		ap_session__lost(v->s, AP_LOST_RINGBUF),
-		v->o->per_thread ? "true" : "false");
-	/* in print order: by thread (--per-thread), then by total time */
-	if (v->o->per_thread) {
+		v->group == SC_BY_THREAD ? "true" : "false",
+		v->group == SC_BY_PROC ? "true" : "false");
+	/* in print order: by thread or process, then by total time */
+	if (v->group) {
 		size_t t, j;
 
 		for (t = 0; t < ord->nr_threads; t++) {
@@ -1038,5 +1064,6 @@ const struct ap_view_ops ap_view_syscall = {
 	.print = sc_print,
 	.decay = sc_decay,
 	.free = sc_free,
+	.sort_keys = 1u << AP_KEY_PID | 1u << AP_KEY_TID,
 	.profile = sc_profile,
 };
