@@ -262,6 +262,8 @@ error_t ap_cli_read_key(int key, char *arg, struct argp_state *state,
 		read_ids(state, "tid", arg, r->tids, &r->nr_tids);
 		return 0;
 	case 'i':
+		in->input_given = 1;
+		/* fall through */
 	case AP_OPT_EVENTS:
 		*(key == 'i' ? &in->input : &in->events) = arg;
 		return 0;

@@ -101,6 +101,7 @@ void ap_cli_take_command(struct argp_state *state, char ***cmd);
 /* what else those options, -i FILE and --events LIST set */
 struct ap_cli_input {
 	const char *input;		/* -i: the record file */
+	int input_given;		/* by -i: the user's (a FIFO may do) */
 	const char *events;		/* --events; NULL: the file's */
 	int no_inline;
 };

@@ -79,7 +79,7 @@ static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Output:", 2 },
 	{ "format", OPT_FORMAT, "FMT", 0, "table (default), folded (flamegraph.pl input), json, pprof (gzipped profile.proto), speedscope, svg (flame graph), trace (Perfetto timeline), events (one line per event)", 2 },
 	{ "icicle", OPT_ICICLE, NULL, 0, "svg: roots at the top (an icicle graph)", 2 },
-	{ "sort", 's', "KEYS", 0, "Row keys, comma-separated: comm, pid, tid, cpu, dso, sym (or symbol), srcline (file:line) (default: comm,dso,sym); children or self among them orders cpu rows (default: self)", 2 },
+	{ "sort", 's', "KEYS", 0, "Row keys, comma-separated: comm, pid, tid, cpu, dso, sym (or symbol), srcline (file:line) (default: comm,dso,sym); children or self among them orders cpu rows (default: self); syscall takes pid (a table per process) and tid; a key a view shown cannot take is an error", 2 },
 	{ "folded-srcline", OPT_FOLDED_SRCLINE, NULL, 0, "folded: frames as 'sym (file.c:12)' where the line is known", 2 },
 	{ "call-graph", 'g', "ORDER", OPTION_ARG_OPTIONAL, "cpu: a call graph under each row: callee (default: the row's callers, up to the roots) or caller (what the row calls; for its self samples, the chain from the root), or perf's graph,MIN,ORDER (none: no graph)", 2 },
 	{ "inverted", 'G', NULL, 0, "cpu: the call graph in caller order (as -g caller)", 2 },
@@ -477,9 +477,10 @@ int cmd_report(int argc, char **argv)
 	if (o.quiet)
 		so.warn = no_warning;
 	/* as perf: rows in children order where the column is shown */
-	if (!o.r.sort_order_given && !o.r.no_children)
+	if (!o.r.order_given && !o.r.no_children)
 		o.r.top_sort = 1;
-	if (ap_input__open(&in, o.src.input, &so))
+	if (ap_input__open(&in, o.src.input, o.src.input_given ?
+			   AP_INPUT_FIFO_OK : 0, &so))
 		return 1;
 	h = ap_reader__header(in.rd);
 	ap_session__escape_names(in.s, o.r.format != AP_FMT_JSON);
@@ -496,6 +497,11 @@ int cmd_report(int argc, char **argv)
 		ap_viewset__add_held(&vs, h->events_requested);
 		if (ap_format__one_unit(o.r.format))
 			ap_viewset__one_unit(&vs, o.format_name);
+	}
+	if ((o.r.format == AP_FMT_TABLE || o.r.format == AP_FMT_JSON) &&
+	    ap_viewset__check_sort(&vs)) {
+		ret = EXIT_USAGE;
+		goto out;
 	}
 	/* several views folded together: one unit (cpu and sched: a
 	 * wall-clock graph, CPU samples turned into microseconds like the

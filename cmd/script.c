@@ -182,7 +182,8 @@ int cmd_script(int argc, char **argv)
 		mask = UINT32_MAX;
 	so.no_inline = o.src.no_inline;
 	so.symfs = o.symfs;
-	if (ap_input__open(&in, o.src.input, &so))
+	if (ap_input__open(&in, o.src.input, o.src.input_given ?
+			   AP_INPUT_FIFO_OK : 0, &so))
 		return 1;
 	/* the period of CPU samples taken at a frequency */
 	o.r.freq = ap_reader__header(in.rd)->freq;

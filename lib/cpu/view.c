@@ -103,12 +103,7 @@ static void cpu_free(void *p)
 
 static int has_key(const struct ap_report_opts *o, int key)
 {
-	int i;
-
-	for (i = 0; i < o->nr_keys; i++)
-		if (o->keys[i] == key)
-			return 1;
-	return 0;
+	return ap_report_opts__has_key(o, key);
 }
 
 static int new_agg(struct view_cpu *v, uint32_t c, uint32_t stack_id,
@@ -862,6 +857,16 @@ static void print_quality(struct view_cpu *v, FILE *out)
 		fprintf(out, " (%.0f cut at a non-code address)", v->cut);
 }
 
+/* s in a column w wide: where longer, cut with a '+' in its last place,
+ * so that two names cut alike do not read as one; w 0: whole */
+static void put_col(FILE *out, const char *s, int w)
+{
+	if (w > 1 && (int)strlen(s) > w)
+		fprintf(out, "  %.*s+", w - 1, s);
+	else
+		fprintf(out, "  %-*s", w, s);
+}
+
 static void print_table(struct view_cpu *v, struct rows *rs, FILE *out)
 {
 	const struct ap_report_opts *o = v->o;
@@ -946,8 +951,7 @@ static void print_table(struct view_cpu *v, struct rows *rs, FILE *out)
 		for (i = 0; i < o->nr_keys; i++) {
 			switch (o->keys[i]) {
 			case AP_KEY_COMM:
-				fprintf(out, "  %-*.*s", wcomm, wcomm,
-					row->c->comm);
+				put_col(out, row->c->comm, wcomm);
 				break;
 			case AP_KEY_PID:
 				fprintf(out, "  %7u", row->c->pid);
@@ -959,16 +963,15 @@ static void print_table(struct view_cpu *v, struct rows *rs, FILE *out)
 				fprintf(out, "  %3u", row->cpu);
 				break;
 			case AP_KEY_DSO:
-				fprintf(out, "  %-*.*s", wdso, wdso, row->f.dso);
+				put_col(out, row->f.dso, wdso);
 				break;
 			case AP_KEY_SYM:
 				fprintf(out, "  [%c] %s",
 					row->f.kernel ? 'k' : '.', row->f.sym);
 				break;
 			case AP_KEY_SRCLINE:
-				fprintf(out, "  %-*s",
-					i == o->nr_keys - 1 ? 0 : wsrc,
-					row->srcline);
+				put_col(out, row->srcline ? row->srcline : "",
+					i == o->nr_keys - 1 ? 0 : wsrc);
 				break;
 			}
 		}
@@ -1169,6 +1172,7 @@ const struct ap_view_ops ap_view_cpu = {
 	.decay = cpu_decay,
 	.free = cpu_free,
 	.sort_names = cpu_sorts,
+	.sort_keys = (1u << AP_KEY_NR) - 1,
 	.profile = cpu_profile,
 	.needs_inline = cpu_needs_inline,
 };

@@ -327,6 +327,12 @@ static void reader__unmap(struct ap_reader *r)
 struct ap_reader *ap_reader__open(const char *path, int *err,
 				  char *errbuf, size_t errlen)
 {
+	return ap_reader__open_stream(path, 0, err, errbuf, errlen);
+}
+
+struct ap_reader *ap_reader__open_stream(const char *path, int fifo_ok,
+					 int *err, char *errbuf, size_t errlen)
+{
 	struct ap_reader *r;
 	struct stat st;
 	long data_off;
@@ -351,7 +357,7 @@ struct ap_reader *ap_reader__open(const char *path, int *err,
 	fd = ap_open_regular(path, 0);
 	if (fd == -AP_ENOTREG) {
 		/* a pipe the user named: -i /dev/stdin, a FIFO (perf's) */
-		fd = open_fifo(path);
+		fd = fifo_ok ? open_fifo(path) : -1;
 		if (fd < 0) {
 			ret = -EINVAL;
 			set_err(errbuf, errlen,

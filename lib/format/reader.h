@@ -40,6 +40,12 @@ typedef void (*ap_warn_fn)(void *ctx, const char *msg);
  * version, -ENODATA: header cut short) and writes one line to errbuf. */
 struct ap_reader *ap_reader__open(const char *path, int *err,
 				  char *errbuf, size_t errlen);
+/* the same, and with fifo_ok a FIFO or a pipe at path (a path the user
+ * named: -i /dev/stdin) is read whole as a stream; without it, and for
+ * every other file that is not regular, NULL with "not a regular file" */
+struct ap_reader *ap_reader__open_stream(const char *path, int fifo_ok,
+					 int *err, char *errbuf,
+					 size_t errlen);
 void ap_reader__set_warn(struct ap_reader *r, ap_warn_fn fn, void *ctx);
 const struct ap_header *ap_reader__header(const struct ap_reader *r);
 /* 1: *f filled; 0: end of data; <0: -errno (I/O error) */

@@ -28,6 +28,8 @@
 
 #define TOP_STACKS	3	/* waiter stacks shown per lock */
 #define TABLE_FRAMES	8	/* frames of each of them in the table */
+/* per thread: the waits a later one may contain */
+#define RECENT_WAITS	4
 
 struct lrow {
 	const char *key;		/* interned: identity of the row */
@@ -40,6 +42,7 @@ struct lrow {
 	const char *comm;
 	struct ap_addrspace *as;
 	double count, wait, hold, holds, errors;
+	double inner_count, inner_wait;	/* inside another wait counted */
 	uint64_t wait_max;
 	/* print time */
 	const char *name;		/* variable or kernel symbol, or NULL */
@@ -54,6 +57,18 @@ struct lstk {
 	double wait, count;
 };
 
+/* a counted wait of a thread, until a later one may turn out to hold it */
+struct lrecent {
+	uint64_t end, addr;
+	uint32_t kind, row;
+	double wait, weight;	/* as added to the totals; 0: taken out */
+};
+
+struct lthread {
+	struct lrecent w[RECENT_WAITS];
+	unsigned next;
+};
+
 struct view_lock {
 	const struct ap_report_opts *o;
 	struct ap_session *s;
@@ -65,8 +80,13 @@ struct view_lock {
 	struct lstk *stks;
 	size_t nr_stks, cap_stks;
 	struct ap_hmap stk_by_key;
+	/* each wait once: none inside another */
 	double total_wait, total_count;
 	double by_kind[4];		/* contentions per AP_LOCK_* */
+	double inner;			/* inside others: not in totals */
+	struct lthread *threads;
+	size_t nr_threads, cap_threads;
+	struct ap_hmap thread_by_tid;
 	double by_class[AP_LOCK_NR_CLS];	/* futex waits, shown or not */
 	unsigned classes;		/* shown: 1u << AP_LOCK_CLS_* */
 	struct ap_hmap cls_by_stack;	/* "as/stack id" -> class + 1 */
@@ -88,6 +108,7 @@ static void *lock_new(const struct ap_report_opts *o, struct ap_session *s)
 	ap_hmap__init(&v->row_by_key);
 	ap_hmap__init(&v->stk_by_key);
 	ap_hmap__init(&v->cls_by_stack);
+	ap_hmap__init(&v->thread_by_tid);
 	if (!v->strs || !v->ds) {
 		ap_strtab__free(v->strs);
 		ap_datasym__free(v->ds);
@@ -109,6 +130,8 @@ static void lock_free(void *p)
 	ap_hmap__free(&v->row_by_key);
 	ap_hmap__free(&v->stk_by_key);
 	ap_hmap__free(&v->cls_by_stack);
+	ap_hmap__free(&v->thread_by_tid);
+	free(v->threads);
 	free(v->rows);
 	free(v->stks);
 	ap_stackres__free(&v->res);
@@ -228,6 +251,63 @@ static long stk_index(struct view_lock *v, uint32_t row,
 	return (long)v->nr_stks++;
 }
 
+/* does wait e hold the earlier wait w of its thread: a pthread wait the
+ * futex sleeps on its mutex, a futex or pthread wait the kernel lock
+ * contention inside it (the thread waits for one thing at a time, so an
+ * earlier wait that ended after e began is inside e) */
+static int holds_wait(const struct ap_lock_event *e, const struct lrecent *w)
+{
+	if (!(w->weight > 0) || w->end > e->ts ||
+	    w->end + e->wait_ns < e->ts || w->wait > e->wait_ns)
+		return 0;
+	if (e->kind == AP_LOCK_PTHREAD && w->kind == AP_LOCK_FUTEX)
+		return w->addr == e->lock_addr;
+	return e->kind != AP_LOCK_KERNEL && w->kind == AP_LOCK_KERNEL;
+}
+
+/* a pthread wait and the futex sleeps inside it are one wait: the inner
+ * ones leave the totals (their rows keep them), so that the header sums
+ * never exceed threads x duration; e, in row ri, is kept for later ones */
+static int count_once(struct view_lock *v, const struct ap_lock_event *e,
+		      long ri)
+{
+	struct lthread *t;
+	struct lrecent *w;
+	uint64_t *slot;
+	unsigned i;
+	int fresh;
+
+	slot = ap_hmap__upsert(&v->thread_by_tid, e->tid, &fresh);
+	if (!slot)
+		return -ENOMEM;
+	if (fresh) {
+		if (ap_grow((void **)&v->threads, &v->cap_threads,
+			    v->nr_threads, sizeof(*v->threads), 64)) {
+			ap_hmap__remove(&v->thread_by_tid, e->tid);
+			return -ENOMEM;
+		}
+		memset(&v->threads[v->nr_threads], 0, sizeof(*v->threads));
+		*slot = v->nr_threads++;
+	}
+	t = &v->threads[*slot];
+	for (i = 0; i < RECENT_WAITS; i++) {
+		w = &t->w[i];
+		if (!holds_wait(e, w))
+			continue;
+		v->rows[w->row].inner_count += w->weight;
+		v->rows[w->row].inner_wait += w->wait;
+		v->total_count -= w->weight;
+		v->total_wait -= w->wait;
+		v->by_kind[w->kind] -= w->weight;
+		v->inner += w->weight;
+		w->weight = 0;
+	}
+	t->w[t->next] = (struct lrecent){ e->ts, e->lock_addr, e->kind,
+					  (uint32_t)ri, e->wait_ns, 1 };
+	t->next = (t->next + 1) % RECENT_WAITS;
+	return 0;
+}
+
 static int lock_event(void *p, const struct ap_frame *f)
 {
 	struct view_lock *v = p;
@@ -282,7 +362,7 @@ static int lock_event(void *p, const struct ap_frame *f)
 	v->total_wait += e.wait_ns;
 	v->total_count += 1;
 	v->by_kind[e.kind] += 1;
-	return 0;
+	return count_once(v, &e, ri);
 }
 
 static void lock_decay(void *p, unsigned num, unsigned den)
@@ -294,6 +374,14 @@ static void lock_decay(void *p, unsigned num, unsigned den)
 	v->total_wait = v->total_count = 0;
 	for (i = 0; i < 4; i++)
 		v->by_kind[i] *= k;
+	v->inner *= k;
+	for (i = 0; i < v->nr_threads * RECENT_WAITS; i++) {
+		struct lrecent *w = &v->threads[i / RECENT_WAITS].w[i %
+							RECENT_WAITS];
+
+		w->wait *= k;
+		w->weight *= k;
+	}
 	for (i = 0; i < AP_LOCK_NR_CLS; i++)
 		v->by_class[i] *= k;
 	for (i = 0; i < v->nr_rows; i++) {
@@ -304,10 +392,12 @@ static void lock_decay(void *p, unsigned num, unsigned den)
 		r->hold *= k;
 		r->holds *= k;
 		r->errors *= k;
+		r->inner_count *= k;
+		r->inner_wait *= k;
 		if (!k)
 			r->wait_max = 0;
-		v->total_wait += r->wait;
-		v->total_count += r->count;
+		v->total_wait += r->wait - r->inner_wait;
+		v->total_count += r->count - r->inner_count;
 	}
 	for (i = 0; i < v->nr_stks; i++) {
 		v->stks[i].wait *= k;
@@ -506,9 +596,13 @@ static void print_table(struct view_lock *v, struct sorted *so, FILE *out)
 	int per_thread = v->o->per_thread;
 
 	ap_fmt_ns(tw, sizeof(tw), v->total_wait);
-	fprintf(out, "# Lock contention: %.0f waits, %s total wait (futex %.0f, kernel %.0f, pthread %.0f)\n",
+	fprintf(out, "# Lock contention: %.0f waits, %s total wait (futex %.0f, kernel %.0f, pthread %.0f",
 		v->total_count, tw, v->by_kind[AP_LOCK_FUTEX],
 		v->by_kind[AP_LOCK_KERNEL], v->by_kind[AP_LOCK_PTHREAD]);
+	if (v->inner >= 0.5)
+		fprintf(out, "; %.0f waits inside these not counted again",
+			v->inner);
+	fputs(")\n", out);
 	print_classes(v, out);
 	fprintf(out, "# %9s  %10s  %10s  %10s  %10s  %-11s  %7s  %-15s  %s\n#\n",
 		"Contended", "Total wait", "Max wait", "Avg wait", "Avg hold",
@@ -561,9 +655,10 @@ static void print_json(struct view_lock *v, struct sorted *so, FILE *out)
 	size_t n = shown(v, so->nr), i, j;
 	long k;
 
-	fprintf(out, "{\"contentions\": %.0f, \"total_wait_ns\": %.0f, \"by_kind\": {\"futex\": %.0f, \"kernel\": %.0f, \"pthread\": %.0f}, \"futex_by_class\": {",
+	fprintf(out, "{\"contentions\": %.0f, \"total_wait_ns\": %.0f, \"by_kind\": {\"futex\": %.0f, \"kernel\": %.0f, \"pthread\": %.0f}, \"inner_waits\": %.0f, \"futex_by_class\": {",
 		v->total_count, v->total_wait, v->by_kind[AP_LOCK_FUTEX],
-		v->by_kind[AP_LOCK_KERNEL], v->by_kind[AP_LOCK_PTHREAD]);
+		v->by_kind[AP_LOCK_KERNEL], v->by_kind[AP_LOCK_PTHREAD],
+		v->inner);
 	for (i = 0; i < AP_LOCK_NR_CLS; i++)
 		fprintf(out, "%s\"%s\": %.0f", i ? ", " : "",
 			ap_lock__class_name((unsigned)i), v->by_class[i]);

@@ -60,7 +60,7 @@ struct ap_diff_side *ap_diff_side__load(const char *path, const char *view,
 	d->path = path;
 	d->o = *o;
 	d->o.format = AP_FMT_TABLE;
-	if (ap_input__open(&d->in, path, &so))
+	if (ap_input__open(&d->in, path, 0, &so))
 		goto fail;
 	h = ap_reader__header(d->in.rd);
 	if (!view)
@@ -71,6 +71,13 @@ struct ap_diff_side *ap_diff_side__load(const char *path, const char *view,
 	if (!d->ops || !d->ops->profile) {
 		fprintf(stderr, "aperture diff: '%s' is no view with stacks to compare\n",
 			view ? view : "?");
+		goto fail;
+	}
+	/* else every row of the other side would read -100 % */
+	if (h->events_requested &&
+	    !(h->events_requested & AP_EVMASK(d->ops->tag))) {
+		fprintf(stderr, "aperture diff: '%s' holds no %s events: nothing to compare (record them with 'aperture record -e %s')\n",
+			path, d->ops->name, d->ops->name);
 		goto fail;
 	}
 	d->o.freq = h->freq;
@@ -147,6 +154,23 @@ static int add_self(struct rows *rs, const struct ap_rframe *f, int side,
 	return 0;
 }
 
+/* the frame self weight goes to: the leaf, but for off-CPU time the
+ * first user frame, where the thread waited in its own code (the kernel
+ * switch path, the same for all, only where it has none), as the sched
+ * view's table shows it */
+static long self_frame(const struct ap_diff_side *d,
+		       const struct ap_stackres *res, long n)
+{
+	long i;
+
+	if (d->ops->tag != AP_TAG_SCHED)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!res->frames[i].kernel)
+			return i;
+	return 0;
+}
+
 /* each sample's weight to its leaf frame's row (or, folded, its line) */
 static int walk(struct ap_diff_side *d, int side, struct rows *rs,
 		struct ap_stackres *res, int folded)
@@ -169,7 +193,8 @@ static int walk(struct ap_diff_side *d, int side, struct rows *rs,
 		}
 		rs->total[side] += w;
 		if (!folded) {
-			err = add_self(rs, &res->frames[0], side, w);
+			err = add_self(rs, &res->frames[self_frame(d, res, n)],
+				       side, w);
 			continue;
 		}
 		/* the whole line as one "frame" keyed by its text */

@@ -20,14 +20,15 @@ void ap_input__warn(void *ctx, const char *msg)
 	fprintf(stderr, "aperture: warning: %s\n", esc);
 }
 
-int ap_input__open(struct ap_input *in, const char *path,
+int ap_input__open(struct ap_input *in, const char *path, int flags,
 		   struct ap_symbolizer_opts *so)
 {
 	char errbuf[512];
 	int err;
 
 	memset(in, 0, sizeof(*in));
-	in->rd = ap_reader__open(path, &err, errbuf, sizeof(errbuf));
+	in->rd = ap_reader__open_stream(path, flags & AP_INPUT_FIFO_OK, &err,
+					errbuf, sizeof(errbuf));
 	if (!in->rd) {
 		fprintf(stderr, "aperture: %s\n", errbuf);
 		return err < 0 ? err : -EINVAL;

@@ -21,8 +21,11 @@ struct ap_input {
 };
 
 /* path ("-": standard input) with so's symbolizer options (a NULL warn
- * gets ap_input__warn): 0, or -errno after saying why on stderr */
-int ap_input__open(struct ap_input *in, const char *path,
+ * gets ap_input__warn): 0, or -errno after saying why on stderr.
+ * flags AP_INPUT_FIFO_OK: path is the user's own choice (-i), which may
+ * be a FIFO or a pipe, read as a stream */
+#define AP_INPUT_FIFO_OK	1
+int ap_input__open(struct ap_input *in, const char *path, int flags,
 		   struct ap_symbolizer_opts *so);
 /* the next frame the session hands back (ap_session__feed's 1),
  * skipping what it keeps for itself: 1, 0 at the end, or -errno */

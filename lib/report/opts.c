@@ -11,12 +11,6 @@
 
 int ap_report_opts__sort(struct ap_report_opts *r, const char *arg)
 {
-	static const char *const names[AP_KEY_NR] = {
-		[AP_KEY_COMM] = "comm", [AP_KEY_PID] = "pid",
-		[AP_KEY_TID] = "tid", [AP_KEY_DSO] = "dso",
-		[AP_KEY_SYM] = "sym", [AP_KEY_SRCLINE] = "srcline",
-		[AP_KEY_CPU] = "cpu",
-	};
 	char *dup = strdup(arg), *tok, *save = NULL;
 	int k, err = 0;
 
@@ -28,25 +22,26 @@ int ap_report_opts__sort(struct ap_report_opts *r, const char *arg)
 		/* orders, not keys: the cpu view's sort_names */
 		if (!strcmp(tok, "self") || !strcmp(tok, "overhead")) {
 			r->top_sort = 0;
-			r->sort_order_given = 1;
+			r->order_given = 1;
 			continue;
 		}
 		if (!strcmp(tok, "children")) {
 			r->top_sort = 1;
-			r->sort_order_given = 1;
+			r->order_given = 1;
 			continue;
 		}
 		/* perf spells it "symbol" */
 		if (!strcmp(tok, "symbol"))
 			tok = "sym";
 		for (k = 0; k < AP_KEY_NR; k++)
-			if (!strcmp(tok, names[k]))
+			if (!strcmp(tok, ap_key_names[k]))
 				break;
 		if (k == AP_KEY_NR || r->nr_keys == AP_MAX_KEYS)
 			err = -EINVAL;
 		else
 			r->keys[r->nr_keys++] = k;
 	}
+	r->sort_given = r->nr_keys > 0;
 	free(dup);
 	if (!err && !r->nr_keys) {
 		/* only an order: the default keys */

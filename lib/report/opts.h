@@ -14,7 +14,7 @@
 struct ap_report_opts;
 
 /* "comm,dso,sym" (and the orders children or self) into r; sets
- * r->sort_order_given when an order was named */
+ * r->sort_given when keys were named, r->order_given an order */
 int ap_report_opts__sort(struct ap_report_opts *r, const char *arg);
 /* comma-separated names into list (pointers into a copy kept for the
  * run); -EINVAL when empty or too many (max) */

@@ -66,6 +66,22 @@ void ap_view__names_free(struct ap_strtab *strs, struct ap_ctxtab *ctxs,
 	ap_strtab__free(strs);
 }
 
+const char *const ap_key_names[AP_KEY_NR] = {
+	[AP_KEY_COMM] = "comm", [AP_KEY_PID] = "pid", [AP_KEY_TID] = "tid",
+	[AP_KEY_DSO] = "dso", [AP_KEY_SYM] = "sym",
+	[AP_KEY_SRCLINE] = "srcline", [AP_KEY_CPU] = "cpu",
+};
+
+int ap_report_opts__has_key(const struct ap_report_opts *o, int key)
+{
+	int i;
+
+	for (i = 0; i < o->nr_keys; i++)
+		if (o->keys[i] == key)
+			return 1;
+	return 0;
+}
+
 int ap_report_opts__match(const struct ap_report_opts *o,
 			  struct ap_session *s, uint32_t pid, uint32_t tid)
 {

@@ -43,6 +43,8 @@ struct ap_stackres;
 #define AP_KEY_SRCLINE	5	/* file:line of the frame's address, as perf's */
 #define AP_KEY_CPU	6	/* the CPU a sample was taken on */
 #define AP_KEY_NR	7
+/* "comm", "pid", ... as --sort spells them */
+extern const char *const ap_key_names[AP_KEY_NR];
 #define AP_MAX_KEYS	8
 
 #define AP_MAX_FILTER	64
@@ -56,6 +58,9 @@ struct ap_report_opts {
 	int format;			/* AP_FMT_* */
 	int keys[AP_MAX_KEYS];		/* AP_KEY_*, in order */
 	int nr_keys;
+	/* --sort named keys, an order (children, self): every view shown
+	 * must honour them (ap_viewset__check_sort) */
+	int sort_given, order_given;
 	uint32_t pids[AP_MAX_FILTER];
 	int nr_pids;
 	uint32_t tids[AP_MAX_FILTER];
@@ -109,8 +114,6 @@ struct ap_report_opts {
 	int call_graph;			/* AP_CG_*: -g, -G */
 	/* -g's least percent of a branch; 0: --percent-limit, else 0.5 */
 	double cg_percent;
-	/* --sort named children or self (top_sort): no default order */
-	int sort_order_given;
 };
 
 struct ap_view_ops {
@@ -129,6 +132,8 @@ struct ap_view_ops {
 	/* top: the row orders ap_report_opts.top_sort selects, in order,
 	 * NULL-terminated; NULL: the view has one order */
 	const char *const *sort_names;
+	/* 1u << AP_KEY_* that --sort may name for this view */
+	unsigned sort_keys;
 	/* the view's stacks as a profile for the exporters (pprof,
 	 * speedscope, svg); NULL: the view has no stacks to weigh */
 	int (*profile)(void *v, struct ap_profile *p);
@@ -164,6 +169,8 @@ int ap_view__names_init(const struct ap_report_opts *o, struct ap_strtab **strs,
 void ap_view__names_free(struct ap_strtab *strs, struct ap_ctxtab *ctxs,
 			 struct ap_stackres *res);
 
+/* is key among o's sort keys? */
+int ap_report_opts__has_key(const struct ap_report_opts *o, int key);
 /* does the event pass --pid/--tid/--comm? */
 int ap_report_opts__match(const struct ap_report_opts *o,
 			  struct ap_session *s, uint32_t pid, uint32_t tid);

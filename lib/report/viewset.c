@@ -106,6 +106,37 @@ int ap_viewset__select(struct ap_viewset *vs, const char *list,
 	return !vs->nr && missing ? -ENOENT : 0;
 }
 
+int ap_viewset__check_sort(const struct ap_viewset *vs)
+{
+	const struct ap_report_opts *o = vs->o;
+	char can[64];
+	size_t n;
+	int i, k;
+
+	for (i = 0; i < vs->nr; i++) {
+		const struct ap_view_ops *ops = vs->vi[i].ops;
+		int bad = -1;
+
+		for (k = 0; k < o->nr_keys && o->sort_given; k++)
+			if (!(ops->sort_keys & (1u << o->keys[k])))
+				bad = o->keys[k];
+		if (bad < 0 && !(o->order_given && !ops->sort_names))
+			continue;
+		for (n = 0, k = 0; k < AP_KEY_NR; k++)
+			if (ops->sort_keys & (1u << k))
+				n += snprintf(can + n, sizeof(can) - n, "%s%s",
+					      n ? ", " : "", ap_key_names[k]);
+		fprintf(stderr,
+			"aperture %s: the %s view cannot sort by %s (%s%s); give --events with views that can\n",
+			vs->cmd, ops->name, bad < 0 ? (o->top_sort ?
+			"children" : "self") : ap_key_names[bad],
+			n ? "its keys: " : "it takes none",
+			n ? can : "");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 void ap_viewset__one_unit(struct ap_viewset *vs, const char *format_name)
 {
 	struct ap_view_inst *vi = vs->vi;

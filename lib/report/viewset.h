@@ -61,6 +61,12 @@ void ap_viewset__one_unit(struct ap_viewset *vs, const char *format_name);
  */
 int ap_viewset__folded_unit(const struct ap_viewset *vs,
 			    struct ap_report_opts *o);
+/*
+ * --sort named keys (or an order) each view shown must honour: -EINVAL
+ * after "aperture CMD: the V view cannot sort by K ..." for the first
+ * that cannot; 0 when none was named.
+ */
+int ap_viewset__check_sort(const struct ap_viewset *vs);
 /* does any view's output show inline frames? */
 int ap_viewset__needs_inline(const struct ap_viewset *vs);
 /* AP_EVMASK of every tag the views read */

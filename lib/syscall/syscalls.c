@@ -2,6 +2,7 @@
 #include "syscall/syscalls.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,6 +136,45 @@ void ap_hist__range(unsigned k, uint64_t *lo_ns, uint64_t *hi_ns)
 	}
 	if (k == AP_HIST_BUCKETS - 1)
 		*hi_ns = UINT64_MAX;	/* the last bucket takes the rest */
+}
+
+uint64_t ap_hist__percentile(const double *hist, double timed,
+			     double total_ns, uint64_t max_ns, double p,
+			     int *exact)
+{
+	double rank, seen = 0;
+	uint64_t lo, hi, v;
+	unsigned k;
+
+	*exact = 1;
+	if (timed <= 0)
+		return 0;
+	/* nearest rank, as ap_percentile: one call is its own p50 */
+	rank = ceil(p * timed / 100.0 - 1e-9);
+	if (rank < 1)
+		rank = 1;
+	if (rank >= timed)
+		return max_ns;
+	if (timed == 2 && total_ns >= max_ns)
+		return (uint64_t)(total_ns - max_ns + 0.5);
+	*exact = 0;
+	for (k = 0; k < AP_HIST_BUCKETS; k++) {
+		if (hist[k] <= 0)
+			continue;
+		if (seen + hist[k] < rank) {
+			seen += hist[k];
+			continue;
+		}
+		/* the bucket's last value: [lo, hi), or the longest call */
+		ap_hist__range(k, &lo, &hi);
+		hi = hi > max_ns ? max_ns : hi - 1;
+		if (hi <= lo)
+			return lo < max_ns ? lo : max_ns;
+		v = lo + (uint64_t)((hi - lo) * ((rank - seen) / hist[k]));
+		return v < hi ? v : hi;
+	}
+	/* counts short of the rank (decayed): the longest is the bound */
+	return max_ns;
 }
 
 /* whole.frac with the frac's trailing zeros dropped: exact, not rounded */

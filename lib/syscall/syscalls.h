@@ -46,6 +46,17 @@ void ap_sort_u64(uint64_t *v, size_t n);
 unsigned ap_hist__bucket(uint64_t ns);
 /* bounds of bucket k in ns: [lo, hi) */
 void ap_hist__range(unsigned k, uint64_t *lo_ns, uint64_t *hi_ns);
+/*
+ * The p-th percentile of timed calls counted in hist[] (total_ns in all,
+ * the longest max_ns).  Exact (*exact set) where the rank is the last
+ * call's (max_ns) or, of two, the first's (total_ns - max_ns); else
+ * estimated: the bucket of the nearest rank, linear within it, clamped
+ * to the bucket and to max_ns: the true value lies in that bucket, within
+ * its factor of 2 (64 ns wide below 64 ns).  0 when timed is 0.
+ */
+uint64_t ap_hist__percentile(const double *hist, double timed,
+			     double total_ns, uint64_t max_ns, double p,
+			     int *exact);
 /* a bucket bound for display, exact: "64ns", "1us", "1.024ms", "inf" */
 const char *ap_hist__label(uint64_t ns, char *buf, size_t len);
 

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The syscall view: per syscall (or per thread and syscall with
- * --per-thread) the calls, errors, total, average, exact p50/p95/p99 and
+ * --per-thread) the calls, errors, total, average, p50/p95/p99 and
  * maximum latency, sorted by total time; --errors adds the errno
  * breakdown, --hist a log2 latency histogram; folded output weights the
  * user stacks at entry by the time spent in the call (ns).
  *
- * Percentiles are exact: every duration is kept (8 bytes per call) and
- * sorted once at print time.
+ * Percentiles are exact from per-call records: every duration is kept (8
+ * bytes per call) and sorted once at print time; from summaries they are
+ * estimated from the histogram, and marked so.
  */
 #include <errno.h>
-#include <math.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,9 +53,16 @@ struct srow {
 	struct ap_hmap stack_calls;	/* exports: the same -> calls */
 };
 
+/* view_sc.group: rows per syscall, per process and syscall (--sort pid,
+ * as syscount -P), per thread and syscall (--per-thread, --sort tid) */
+#define SC_BY_CALL	0
+#define SC_BY_PROC	1
+#define SC_BY_THREAD	2
+
 struct view_sc {
 	const struct ap_report_opts *o;
 	struct ap_session *s;
+	int group;			/* SC_BY_* */
 	struct srow *rows;
 	size_t nr, cap;
 	struct ap_hmap by_key;		/* row key -> index */
@@ -83,6 +90,11 @@ static void *sc_new(const struct ap_report_opts *o, struct ap_session *s)
 		return NULL;
 	v->o = o;
 	v->s = s;
+	if (o->per_thread || (o->sort_given &&
+			      ap_report_opts__has_key(o, AP_KEY_TID)))
+		v->group = SC_BY_THREAD;
+	else if (o->sort_given && ap_report_opts__has_key(o, AP_KEY_PID))
+		v->group = SC_BY_PROC;
 	ap_hmap__init(&v->by_key);
 	ap_hmap__init(&v->thr_idx);
 	ap_hmap__init(&v->errs);
@@ -147,13 +159,14 @@ static long thr_index(struct view_sc *v, uint32_t pid, uint32_t tid,
 
 static long row_index(struct view_sc *v, const struct ap_syscall *e)
 {
+	uint32_t tid = v->group == SC_BY_PROC ? 0 : e->tid;
 	uint64_t key = e->id, *slot, start = 0;
 	struct srow *r;
 	long thr = 0;
 	int fresh;
 
-	if (v->o->per_thread) {
-		thr = thr_index(v, e->pid, e->tid, &start);
+	if (v->group) {
+		thr = thr_index(v, e->pid, tid, &start);
 		if (thr < 0)
 			return thr;
 		key |= (uint64_t)thr << 32;
@@ -172,10 +185,10 @@ static long row_index(struct view_sc *v, const struct ap_syscall *e)
 	memset(r, 0, sizeof(*r));
 	r->id = e->id;
 	r->pid = e->pid;
-	r->tid = e->tid;
+	r->tid = tid;
 	r->start = start;
 	r->thr = (uint32_t)thr;
-	r->comm = ap_session__comm(v->s, e->pid, e->tid);
+	r->comm = ap_session__comm(v->s, e->pid, tid ? tid : e->pid);
 	ap_hmap__init(&r->stacks);
 	ap_hmap__init(&r->stack_calls);
 	*slot = v->nr;
@@ -437,7 +450,9 @@ static int by_thread_total(const void *a, const void *b)
 
 	if (x->total_ns != y->total_ns)
 		return x->total_ns < y->total_ns ? 1 : -1;
-	return x->tid < y->tid ? -1 : x->tid > y->tid;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
 static int by_tid_then_total(const void *a, const void *b)
@@ -447,6 +462,8 @@ static int by_tid_then_total(const void *a, const void *b)
 
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
 	return by_total(a, b);
@@ -477,7 +494,7 @@ static int build_order(struct view_sc *v, struct order *ord)
 	for (i = 0; i < v->nr; i++)
 		ord->rows[i] = &v->rows[i];
 	ord->nr = v->nr;
-	if (!v->o->per_thread) {
+	if (!v->group) {
 		ap_sort(ord->rows, ord->nr, sizeof(*ord->rows), by_total);
 		return 0;
 	}
@@ -508,49 +525,46 @@ static int build_order(struct view_sc *v, struct order *ord)
 
 /*
  * The p-th percentile of a row's durations: exact from the durations of
- * per-call records; from the histogram when summaries hold calls (linear
- * within the bucket of the rank, so within its factor of 2; the maximum
- * is exact).
+ * per-call records; mostly estimated from the histogram when summaries
+ * hold calls (*exact cleared).
  */
-static uint64_t row_pct(struct srow *r, double p)
+static uint64_t row_pct(struct srow *r, double p, int *exact)
 {
-	double rank, seen = 0;
-	uint64_t lo, hi, v;
-	unsigned k;
-
 	if (!r->summed) {
+		*exact = 1;
 		sort_durations(r);
 		return ap_percentile(r->d, r->n, p);
 	}
-	if (r->timed <= 0)
-		return 0;
-	if (p >= 100)
-		return r->max_ns;
-	/* nearest rank, as ap_percentile: one call is its own p50 */
-	rank = ceil(p * r->timed / 100.0 - 1e-9);
-	for (k = 0; k < AP_HIST_BUCKETS; k++) {
-		if (r->hist[k] <= 0 || seen + r->hist[k] < rank) {
-			seen += r->hist[k];
-			continue;
-		}
-		ap_hist__range(k, &lo, &hi);
-		if (hi > r->max_ns)
-			hi = r->max_ns;
-		if (hi < lo)
-			return hi;
-		v = lo + (uint64_t)((hi - lo) * ((rank - seen) / r->hist[k]));
-		return v;
-	}
-	return r->max_ns;
+	return ap_hist__percentile(r->hist, r->timed, r->total_ns, r->max_ns,
+				   p, exact);
 }
 
+/* an estimate reads as one: "~1.23 us" */
 static void fmt_stat(char *buf, size_t len, struct srow *r, double p)
 {
+	uint64_t ns;
+	int exact;
+
 	if (r->timed <= 0) {
 		snprintf(buf, len, "-");
 		return;
 	}
-	ap_fmt_ns(buf, len, (double)row_pct(r, p));
+	ns = row_pct(r, p, &exact);
+	buf[0] = '~';
+	ap_fmt_ns(buf + !exact, len - !exact, (double)ns);
+}
+
+/* are any of a row's p50, p95, p99 estimates? */
+static int row_estimated(struct srow *r)
+{
+	static const double ps[] = { 50, 95, 99 };
+	int exact, i, est = 0;
+
+	for (i = 0; i < 3; i++) {
+		row_pct(r, ps[i], &exact);
+		est |= !exact;
+	}
+	return est;
 }
 
 static void print_rows(struct view_sc *v, struct srow **rows, size_t nr,
@@ -751,8 +765,9 @@ static void print_inflight(struct view_sc *v, struct order *ord, FILE *out)
 			continue;
 		fprintf(out, "%s %s %.0f", n++ ? "," : "",
 			row_name(r, name, sizeof(name)), r->inflight);
-		if (v->o->per_thread)
-			fprintf(out, " (tid %u)", r->tid);
+		if (v->group)
+			fprintf(out, " (%s %u)", r->tid ? "tid" : "pid",
+				r->tid ? r->tid : r->pid);
 	}
 	fputc('\n', out);
 }
@@ -770,16 +785,21 @@ static int print_table(struct view_sc *v, struct order *ord, FILE *out)
 		v->calls, v->errors, v->inflight);
 	fprintf(out, "# Lost: %" PRIu64 " calls (in-flight table full), %" PRIu64
 		" ring buffer records (all events)\n#\n", table, rb);
-	if (!v->o->per_thread) {
+	if (!v->group) {
 		err = print_block(v, ord->rows, ord->nr, out);
 	} else {
 		for (i = 0; i < ord->nr_threads && !err; i++) {
 			struct thread *t = &ord->threads[i];
 
 			ap_fmt_ns(total, sizeof(total), t->total_ns);
-			fprintf(out, "%s# Thread %u (%s, pid %u): %.0f calls, %s\n",
-				i ? "\n" : "", t->tid, t->comm, t->pid,
-				t->calls, total);
+			fputs(i ? "\n" : "", out);
+			if (t->tid)
+				fprintf(out, "# Thread %u (%s, pid %u)", t->tid,
+					t->comm, t->pid);
+			else
+				fprintf(out, "# Process %u (%s)", t->pid,
+					t->comm);
+			fprintf(out, ": %.0f calls, %s\n", t->calls, total);
 			err = print_block(v, t->rows, t->nr, out);
 		}
 		if (!ord->nr_threads)
@@ -796,23 +816,29 @@ static void json_row(struct view_sc *v, struct srow *r, FILE *out,
 	uint64_t h[AP_HIST_BUCKETS], lo_ns, hi_ns;
 	unsigned lo, hi, k;
 	size_t i, n = 0;
+	int exact;
 
 	sort_durations(r);
 	fputs("{\"syscall\": ", out);
 	ap_json_str(out, row_name(r, name, sizeof(name)));
 	fprintf(out, ", \"id\": %u", r->id);
-	if (v->o->per_thread) {
-		fprintf(out, ", \"pid\": %u, \"tid\": %u, \"comm\": ", r->pid,
-			r->tid);
+	if (v->group) {
+		fprintf(out, ", \"pid\": %u", r->pid);
+		if (v->group == SC_BY_THREAD)
+			fprintf(out, ", \"tid\": %u", r->tid);
+		fputs(", \"comm\": ", out);
 		ap_json_str(out, r->comm);
 	}
 	fprintf(out, ", \"calls\": %.0f, \"errors\": %.0f, \"noreturn\": %.0f"
 		", \"in_flight\": %.0f, \"total_ns\": %.0f, \"avg_ns\": %.0f"
 		", \"p50_ns\": %" PRIu64 ", \"p95_ns\": %" PRIu64
-		", \"p99_ns\": %" PRIu64 ", \"max_ns\": %" PRIu64,
+		", \"p99_ns\": %" PRIu64 ", \"estimated\": %s"
+		", \"max_ns\": %" PRIu64,
 		r->calls, r->errors, r->noreturn, r->inflight, r->total_ns,
 		r->timed > 0 ? r->total_ns / r->timed : 0.0,
-		row_pct(r, 50), row_pct(r, 95), row_pct(r, 99), r->max_ns);
+		row_pct(r, 50, &exact), row_pct(r, 95, &exact),
+		row_pct(r, 99, &exact), row_estimated(r) ? "true" : "false",
+		r->max_ns);
 	fputs(", \"errnos\": [", out);
 	for (i = 0; i < nr_errs; i++) {
 		if (errs[i].r != r)
@@ -851,13 +877,14 @@ static int print_json(struct view_sc *v, struct order *ord, FILE *out)
 		return -ENOMEM;
 	fprintf(out, "{\"calls\": %.0f, \"errors\": %.0f, \"in_flight\": %.0f"
 		", \"lost_table\": %" PRIu64 ", \"lost_ringbuf\": %" PRIu64
-		", \"per_thread\": %s, \"rows\": [",
+		", \"per_thread\": %s, \"per_process\": %s, \"rows\": [",
 		v->calls, v->errors, v->inflight,
 		ap_session__lost_tag(v->s, AP_LOST_TABLE, AP_TAG_SYSCALL),
 		ap_session__lost(v->s, AP_LOST_RINGBUF),
-		v->o->per_thread ? "true" : "false");
-	/* in print order: by thread (--per-thread), then by total time */
-	if (v->o->per_thread) {
+		v->group == SC_BY_THREAD ? "true" : "false",
+		v->group == SC_BY_PROC ? "true" : "false");
+	/* in print order: by thread or process, then by total time */
+	if (v->group) {
 		size_t t, j;
 
 		for (t = 0; t < ord->nr_threads; t++) {
@@ -1037,5 +1064,6 @@ const struct ap_view_ops ap_view_syscall = {
 	.print = sc_print,
 	.decay = sc_decay,
 	.free = sc_free,
+	.sort_keys = 1u << AP_KEY_PID | 1u << AP_KEY_TID,
 	.profile = sc_profile,
 };

@@ -55,6 +55,14 @@ else:
     assert 1 <= len(threads) <= 2, threads
     missing = (2 * n + e - reads) + (2 * n - writes) + (e - oerr)
     assert missing <= lost, "%d calls missing, %d lost" % (missing, lost)
+# percentiles: estimated (and said so) from sums, in order, never past
+# the longest call
+for r in rows:
+    assert r["p50_ns"] <= r["p95_ns"] <= r["p99_ns"] <= r["max_ns"], r
+    if mode == "calls" or r["calls"] <= 2:
+        assert not r["estimated"], r
+    elif r["syscall"] in ("read", "write"):
+        assert r["estimated"], r
 if mode == "sums":
     assert size < 64 * 1024, "%d bytes: records per call?" % size
 else:
@@ -63,6 +71,10 @@ PY
 }
 check "$T/s.data" sums
 check "$T/c.data" calls
+# estimates marked in the table
+"$APERTURE" report -i "$T/s.data" --events syscall >"$T/t" || fail "report"
+grep -Eq '^  read +[0-9]+ +[0-9]+ +[0-9.]+ [mun]?s +[0-9.]+ [mun]?s +~[0-9.]+ [mun]?s' \
+	"$T/t" || fail "estimated p50 not marked: $(grep '^  read' "$T/t")"
 grep -q 'sensor  : syscall from raw_syscalls, summed in the kernel' \
 	"$("$APERTURE" report -i "$T/s.data" --events syscall >"$T/t"; echo "$T/t")" ||
 	fail "sensor line: $(grep sensor "$T/t")"

@@ -488,6 +488,70 @@ START_TEST(test_view_table)
 }
 END_TEST
 
+/* the wait of kind at ts (ns, its end), tid 12, test_lock_var unless
+ * a kernel lock */
+static void add_wait_at(struct ap_buf *b, uint32_t kind, uint64_t end_ms,
+			uint64_t wait_ms)
+{
+	struct ap_lock_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.ts = end_ms * 1000000;
+	e.pid = 10;
+	e.tid = 12;
+	e.kind = kind;
+	e.lock_addr = kind == AP_LOCK_KERNEL ? 0xffff888812345678ull :
+		      (uintptr_t)&test_lock_var[0];
+	e.wait_ns = wait_ms * 1000000;
+	e.flags = kind == AP_LOCK_KERNEL ? AP_LCB_F_WRITE : 0;
+	ap_lock_event__encode(&e, b);
+}
+
+/* thread 12: a futex wait of 2 ms before, then a pthread wait [990,
+ * 1000] ms with two futex sleeps in it, [991, 994] and [995, 999], the
+ * second with 1 ms of kernel lock contention inside: the totals count
+ * 12 ms in 2 waits for it, the rows every wait; the same after a decay
+ * that keeps everything */
+START_TEST(test_view_nested_once)
+{
+	struct ap_report_opts o = { .format = AP_FMT_TABLE,
+				    .lock_classes = ALL_CLASSES };
+	const struct ap_view_ops *ops = ap_view__find("lock");
+	struct fixture fx;
+	char *out = NULL;
+	size_t len;
+	FILE *f;
+	void *v;
+	int round;
+
+	setup_fixture(&fx);
+	add_wait_at(&fx.b, AP_LOCK_FUTEX, 980, 2);
+	add_wait_at(&fx.b, AP_LOCK_FUTEX, 994, 3);
+	add_wait_at(&fx.b, AP_LOCK_KERNEL, 998, 1);
+	add_wait_at(&fx.b, AP_LOCK_FUTEX, 999, 4);
+	add_wait_at(&fx.b, AP_LOCK_PTHREAD, 1000, 10);
+	v = ops->new(&o, fx.s);
+	ck_assert_ptr_nonnull(v);
+	feed_all(&fx, ops, v);
+	for (round = 0; round < 2; round++) {
+		if (round)
+			ops->decay(v, 1, 1);
+		f = open_memstream(&out, &len);
+		ck_assert_int_eq(ops->print(v, f), 0);
+		fclose(f);
+		/* the fixture's 7 waits, 153 ms, and thread 12's 2, 12 ms */
+		ck_assert_msg(strstr(out, "# Lock contention: 9 waits, 165.00 ms total wait (futex 5, kernel 1, pthread 3; 3 waits inside these not counted again)\n"),
+			      "%s", out);
+		/* the rows keep every wait: 100 + 9 ms of futex */
+		ck_assert_msg(strstr(out, "109.00 ms"), "%s", out);
+		free(out);
+		out = NULL;
+	}
+	ops->free(v);
+	teardown_fixture(&fx);
+}
+END_TEST
+
 START_TEST(test_view_per_thread)
 {
 	struct ap_report_opts o = { .format = AP_FMT_TABLE, .per_thread = 1,
@@ -658,6 +722,7 @@ static Suite *lock_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("view");
 	tcase_add_test(tc, test_view_table);
+	tcase_add_test(tc, test_view_nested_once);
 	tcase_add_test(tc, test_view_per_thread);
 	tcase_add_test(tc, test_view_json);
 	tcase_add_test(tc, test_view_folded);

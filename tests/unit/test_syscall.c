@@ -205,6 +205,67 @@ START_TEST(test_hist_buckets)
 }
 END_TEST
 
+/* percentiles from a histogram: in the bucket of the rank, never past
+ * the longest call; exact where the totals tell */
+START_TEST(test_hist_percentile)
+{
+	double h[AP_HIST_BUCKETS] = { 0 };
+	uint64_t lo, hi, v;
+	int exact;
+
+	ck_assert_uint_eq(ap_hist__percentile(h, 0, 0, 0, 50, &exact), 0);
+	/* 10 calls of 1.8 to 1.9 us, 18.5 us in all: all in [1us, 2us) */
+	h[ap_hist__bucket(1800)] = 10;
+	v = ap_hist__percentile(h, 10, 18500, 1900, 50, &exact);
+	ck_assert_uint_eq(v, 1450);
+	ck_assert(!exact);
+	ck_assert_uint_eq(ap_hist__percentile(h, 10, 18500, 1900, 0, &exact),
+			  1090);
+	ck_assert(!exact);
+	/* the 10th of 10 is the longest */
+	ck_assert_uint_eq(ap_hist__percentile(h, 10, 18500, 1900, 95, &exact),
+			  1900);
+	ck_assert(exact);
+	ck_assert_uint_eq(ap_hist__percentile(h, 10, 18500, 1900, 100,
+					      &exact), 1900);
+	ck_assert(exact);
+	/* the longest below the bucket's top: the top is the longest */
+	ck_assert_uint_eq(ap_hist__percentile(h, 10, 11000, 1200, 90, &exact),
+			  1180);
+	/* 90 calls in [256, 512) ns, 10 in [1, 2) ms: p50 among the fast,
+	 * p95 among the slow, past neither the bucket nor the maximum */
+	memset(h, 0, sizeof(h));
+	h[ap_hist__bucket(300)] = 90;
+	h[ap_hist__bucket(1500000)] = 10;
+	v = ap_hist__percentile(h, 100, 1.5e7, 1500000, 50, &exact);
+	ck_assert_uint_ge(v, 256);
+	ck_assert_uint_lt(v, 512);
+	v = ap_hist__percentile(h, 100, 1.5e7, 1500000, 90, &exact);
+	ck_assert_uint_eq(v, 511);
+	ap_hist__range(ap_hist__bucket(1500000), &lo, &hi);
+	v = ap_hist__percentile(h, 100, 1.5e7, 1500000, 95, &exact);
+	ck_assert_uint_ge(v, lo);
+	ck_assert_uint_le(v, 1500000);
+	ck_assert(!exact);
+	/* one call: the maximum; of two the other is the total less it */
+	memset(h, 0, sizeof(h));
+	h[ap_hist__bucket(700)] = 1;
+	ck_assert_uint_eq(ap_hist__percentile(h, 1, 700, 700, 50, &exact),
+			  700);
+	ck_assert(exact);
+	h[ap_hist__bucket(700)] = 2;
+	ck_assert_uint_eq(ap_hist__percentile(h, 2, 1300, 700, 50, &exact),
+			  600);
+	ck_assert(exact);
+	ck_assert_uint_eq(ap_hist__percentile(h, 2, 1300, 700, 99, &exact),
+			  700);
+	ck_assert(exact);
+	/* fewer counted than timed (decayed): the maximum bounds it */
+	ck_assert_uint_eq(ap_hist__percentile(h, 5, 2000, 700, 50, &exact),
+			  700);
+}
+END_TEST
+
 START_TEST(test_hist_labels)
 {
 	char b[24];
@@ -248,6 +309,23 @@ static void add_call(struct ap_buf *b, uint32_t tid, uint32_t id,
 	ap_syscall__encode(&e, b);
 }
 
+/* the frames of b to the session and the view */
+static void feed(struct fixture *fx, const struct ap_buf *b)
+{
+	size_t off = 0;
+
+	while (off + AP_FRAME_HDR_LEN <= b->len) {
+		struct ap_frame f;
+
+		f.tag = ap_get_le32(b->data + off);
+		f.len = ap_get_le32(b->data + off + 4);
+		f.payload = b->data + off + AP_FRAME_HDR_LEN;
+		if (ap_session__feed(fx->s, &f) == 1)
+			ck_assert_int_eq(fx->ops->event(fx->v, &f), 0);
+		off += AP_FRAME_HDR_LEN + f.len;
+	}
+}
+
 /*
  * pid 10: thread 10 "prog" makes read 1..100 us (the 1 us and 2 us ones
  * fail with EAGAIN, the 3 us one with EINTR) and 2 writes of 5 us;
@@ -264,7 +342,6 @@ static void setup(struct fixture *fx, int format, int per_thread)
 	struct ap_mmap *m = calloc(1, sizeof(*m));
 	uint64_t ips[] = { 0x400123 };
 	struct ap_stack st = { .id = 1, .nr_user = 1, .ips = ips };
-	size_t off = 0;
 	int i;
 
 	ck_assert_ptr_nonnull(m);
@@ -306,16 +383,7 @@ static void setup(struct fixture *fx, int format, int per_thread)
 	ck_assert_uint_eq(fx->ops->tag, AP_TAG_SYSCALL);
 	fx->v = fx->ops->new(&fx->o, fx->s);
 	ck_assert_ptr_nonnull(fx->v);
-	while (off + AP_FRAME_HDR_LEN <= fx->b.len) {
-		struct ap_frame f;
-
-		f.tag = ap_get_le32(fx->b.data + off);
-		f.len = ap_get_le32(fx->b.data + off + 4);
-		f.payload = fx->b.data + off + AP_FRAME_HDR_LEN;
-		if (ap_session__feed(fx->s, &f) == 1)
-			ck_assert_int_eq(fx->ops->event(fx->v, &f), 0);
-		off += AP_FRAME_HDR_LEN + f.len;
-	}
+	feed(fx, &fx->b);
 }
 
 static const char *print(struct fixture *fx)
@@ -511,9 +579,54 @@ START_TEST(test_view_json)
 	out = print(&fx);
 	ck_assert_msg(strstr(out, "{\"calls\": 113, \"errors\": 3, \"in_flight\": 1, "),
 		      "%s", out);
-	ck_assert_msg(strstr(out, "{\"syscall\": \"read\", \"id\": 0, \"calls\": 100, \"errors\": 3, \"noreturn\": 0, \"in_flight\": 1, \"total_ns\": 5050000, \"avg_ns\": 50500, \"p50_ns\": 50000, \"p95_ns\": 95000, \"p99_ns\": 99000, \"max_ns\": 100000, \"errnos\": [{\"errno\": \"EAGAIN\", \"code\": 11, \"count\": 2}, {\"errno\": \"EINTR\", \"code\": 4, \"count\": 1}], \"hist\": [{\"lo_ns\": 1000, \"hi_ns\": 2000, \"count\": 1}, "),
+	ck_assert_msg(strstr(out, "{\"syscall\": \"read\", \"id\": 0, \"calls\": 100, \"errors\": 3, \"noreturn\": 0, \"in_flight\": 1, \"total_ns\": 5050000, \"avg_ns\": 50500, \"p50_ns\": 50000, \"p95_ns\": 95000, \"p99_ns\": 99000, \"estimated\": false, \"max_ns\": 100000, \"errnos\": [{\"errno\": \"EAGAIN\", \"code\": 11, \"count\": 2}, {\"errno\": \"EINTR\", \"code\": 4, \"count\": 1}], \"hist\": [{\"lo_ns\": 1000, \"hi_ns\": 2000, \"count\": 1}, "),
 		      "%s", out);
 	teardown(&fx);
+}
+END_TEST
+
+/* in-kernel totals: percentiles estimated, and marked so; from per-call
+ * records exact, unmarked */
+START_TEST(test_view_summary_estimated)
+{
+	struct ap_syscall e = {
+		.ts = 200, .pid = 10, .tid = 10, .id = SYS_openat,
+		.flags = AP_SYSCALL_SUMMARY, .calls = 10,
+		.duration_ns = 18500, .max_ns = 1900,
+	};
+	struct fixture fx;
+	struct ap_buf b;
+	char f[9][16];
+	const char *out;
+	int json;
+
+	for (json = 0; json < 2; json++) {
+		setup(&fx, json ? AP_FMT_JSON : AP_FMT_TABLE, 0);
+		ap_buf__init(&b);
+		e.hist[ap_hist__bucket(1800)] = 10;
+		ap_syscall__encode(&e, &b);
+		feed(&fx, &b);
+		ap_buf__free(&b);
+		out = print(&fx);
+		if (json) {
+			ck_assert_msg(strstr(out, "\"syscall\": \"openat\", \"id\": 257, \"calls\": 10, \"errors\": 0, \"noreturn\": 0, \"in_flight\": 0, \"total_ns\": 18500, \"avg_ns\": 1850, \"p50_ns\": 1450, \"p95_ns\": 1900, \"p99_ns\": 1900, \"estimated\": true, \"max_ns\": 1900,"),
+				      "%s", out);
+			ck_assert_msg(strstr(out, "\"p99_ns\": 99000, \"estimated\": false,"),
+				      "%s", out);
+		} else {
+			/* calls errors total avg p50 p95 p99 max */
+			ck_assert_int_ge(row_fields(out, "openat", f), 9);
+			ck_assert_str_eq(f[0], "10");
+			ck_assert_str_eq(f[4], "1.85");
+			ck_assert_str_eq(f[6], "~1.45");
+			/* p95 and p99: the 10th call, the longest */
+			ck_assert_msg(strstr(out, "~1.45 us    1.90 us    1.90 us    1.90 us\n"),
+				      "%s", out);
+			ck_assert_int_ge(row_fields(out, "read", f), 9);
+			ck_assert_str_eq(f[6], "50.00");
+		}
+		teardown(&fx);
+	}
 }
 END_TEST
 
@@ -620,6 +733,7 @@ static Suite *syscall_suite(void)
 	tc = tcase_create("stats");
 	tcase_add_test(tc, test_percentiles);
 	tcase_add_test(tc, test_hist_buckets);
+	tcase_add_test(tc, test_hist_percentile);
 	tcase_add_test(tc, test_hist_labels);
 	suite_add_tcase(s, tc);
 
@@ -629,6 +743,7 @@ static Suite *syscall_suite(void)
 	tcase_add_test(tc, test_view_per_thread);
 	tcase_add_test(tc, test_view_per_thread_pid_reuse);
 	tcase_add_test(tc, test_view_json);
+	tcase_add_test(tc, test_view_summary_estimated);
 	tcase_add_test(tc, test_view_folded);
 	tcase_add_test(tc, test_view_filter);
 	tcase_add_test(tc, test_view_decay);
