@@ -117,7 +117,7 @@ int ap_stat_counters__add(struct ap_stat_counters *s, const char *list,
 			  char *bad, size_t len)
 {
 	char *dup = strdup(list), *tok, *save = NULL;
-	int err = dup ? 0 : -ENOMEM;
+	int err = dup ? 0 : -ENOMEM, nr = s->nr;
 
 	for (tok = dup ? strtok_r(dup, ",", &save) : NULL; tok && !err;
 	     tok = strtok_r(NULL, ",", &save)) {
@@ -125,7 +125,8 @@ int ap_stat_counters__add(struct ap_stat_counters *s, const char *list,
 		if (err == -EINVAL)
 			snprintf(bad, len, "%s", tok);
 	}
-	if (!err && dup && !s->nr) {
+	/* "-e ,": no name at all */
+	if (!err && s->nr == nr) {
 		snprintf(bad, len, "%s", list);
 		err = -EINVAL;
 	}
