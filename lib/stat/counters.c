@@ -268,6 +268,15 @@ int ap_stat_counters__open(struct ap_stat_counters *s,
 		struct ap_stat_counter *c = &s->c[i];
 
 		e = open_counter(c, t, nr_cpus);
+		/* as perf: where the kernel may not be counted
+		 * (perf_event_paranoid 2), user mode only, named :u */
+		if ((e == -EACCES || e == -EPERM) && !c->excl_kernel &&
+		    !c->excl_user && strlen(c->name) + 2 < sizeof(c->name)) {
+			c->excl_kernel = 1;
+			e = open_counter(c, t, nr_cpus);
+			if (!e)
+				strcat(c->name, ":u");
+		}
 		if (e == -EACCES || e == -EPERM) {
 			snprintf(err, len,
 				 "%s: perf_event_open: %s: run as root, grant CAP_PERFMON or lower kernel.perf_event_paranoid",
