@@ -19,6 +19,7 @@ static const struct command {
 	{ "record", cmd_record, "Sample a command, processes or the system into a record file" },
 	{ "report", cmd_report, "Read a record file and print tables or folded stacks" },
 	{ "top", cmd_top, "Live view of where the targets spend their time" },
+	{ "stat", cmd_stat, "Count events of a command, processes or the system, as perf stat" },
 	{ "script", cmd_script, "Print every event of a record file, one line each" },
 	{ "diff", cmd_diff, "Compare two record files symbol by symbol" },
 	{ "gpu-env", cmd_gpu_env, "Run a CUDA program ready for GPU device times (CUPTI)" },
@@ -80,7 +81,7 @@ int main(int argc, char **argv)
 	const char *arg;
 
 	if (argc < 2) {
-		ap_err("no command given; see 'aperture --help' (commands: record, report, top, script, diff, gpu-env, list)");
+		ap_err("no command given; see 'aperture --help' (commands: record, report, top, stat, script, diff, gpu-env, list)");
 		return EXIT_USAGE;
 	}
 	arg = argv[1];

@@ -32,7 +32,7 @@ _aperture_list()
 _aperture()
 {
 	local cur prev cmd i
-	local commands="record report top script diff list help"
+	local commands="record report top stat script diff list help"
 	local events views
 
 	COMPREPLY=()
@@ -58,8 +58,9 @@ _aperture()
 		COMPREPLY=($(compgen -W "${commands% help}" -- "$cur"))
 		return 0
 	fi
-	# record -- CMD ARGS: a command, then its own arguments
-	if [ "$cmd" = record ]; then
+	# record -- CMD ARGS, stat -- CMD ARGS: a command, then its own
+	# arguments
+	if [ "$cmd" = record ] || [ "$cmd" = stat ]; then
 		for ((i = 2; i < COMP_CWORD; i++)); do
 			if [ "${COMP_WORDS[i]}" = "--" ]; then
 				if [ $((i + 1)) -eq "$COMP_CWORD" ]; then
@@ -80,8 +81,11 @@ _aperture()
 		;;
 	esac
 	case $prev in
-	-e | --events)
-		if [ "$cmd" = record ] || [ "$cmd" = top ]; then
+	-e | --events | --event)
+		if [ "$cmd" = stat ]; then
+			# stat's counters: perf's names, not the sensors
+			_aperture_list "$cur" "task-clock cpu-clock context-switches cpu-migrations page-faults minor-faults major-faults cycles instructions branches branch-misses cache-references cache-misses"
+		elif [ "$cmd" = record ] || [ "$cmd" = top ]; then
 			_aperture_list "$cur" "$events"
 		elif [ "$cmd" = diff ]; then
 			COMPREPLY=($(compgen -W "$views" -- "$cur"))
@@ -121,8 +125,8 @@ _aperture()
 		return 0
 		;;
 	-t)
-		# record's threads
-		[ "$cmd" = record ] &&
+		# record's and stat's threads
+		{ [ "$cmd" = record ] || [ "$cmd" = stat ]; } &&
 			_aperture_list "$cur" "$(cd /proc 2>/dev/null && echo [0-9]*/task/[0-9]* | sed 's|[0-9]*/task/||g')"
 		return 0
 		;;
@@ -135,8 +139,8 @@ _aperture()
 		return 0
 		;;
 	-o)
-		# record's output file; top's -o takes a sort order
-		[ "$cmd" = record ] && COMPREPLY=($(compgen -f -- "$cur"))
+		# record's and stat's output file; top's -o takes a sort order
+		{ [ "$cmd" = record ] || [ "$cmd" = stat ]; } && COMPREPLY=($(compgen -f -- "$cur"))
 		return 0
 		;;
 	--mem-density)
@@ -149,7 +153,8 @@ _aperture()
 		;;
 	-F | --freq | -d | --duration | -c | --count | --min-block | --limit | \
 	--tid | --comm | -n | --iterations | -C | --cpu | --time | --dsos | \
-	-S | --symbols)
+	-S | --symbols | -I | --interval-print | -r | --repeat | -x | \
+	--field-separator)
 		return 0		# a number or a name: nothing to offer
 		;;
 	esac

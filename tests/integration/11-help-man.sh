@@ -3,7 +3,7 @@
 # Every command's --help and its man page list the same options.
 . tests/integration/lib.sh
 
-for c in record report top script diff gpu-env list; do
+for c in record report top stat script diff gpu-env list; do
 	man=man/aperture-$c.1
 	[ -f "$man" ] || fail "no $man"
 	"$APERTURE" $c --help >"$T/help" || fail "$c --help"
