@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "symbols/symbolizer.h"
 #include "util/hmap.h"
 #include "export/profile.h"
 #include "report/stackres.h"
@@ -78,6 +79,13 @@ struct item {
 
 #define NO_TIME		SIZE_MAX
 
+/* the process: a view that merges a process's threads into one row (lock)
+ * leaves pid 0, which the address space still knows */
+static uint32_t sample_pid(const struct ap_prof_sample *s)
+{
+	return s->pid ? s->pid : ap_addrspace__pid(s->as);
+}
+
 static uint64_t item_start(const struct ap_profile *p, const struct item *it)
 {
 	const struct ap_prof_time *t = &p->times[it->t];
@@ -92,10 +100,12 @@ static int cmp_item(const void *a, const void *b, void *arg)
 	const struct item *ia = a, *ib = b;
 	const struct ap_prof_sample *x = &p->samples[ia->smp];
 	const struct ap_prof_sample *y = &p->samples[ib->smp];
+	uint32_t px = sample_pid(x), py = sample_pid(y);
+
 	if (x->view != y->view)
 		return x->view < y->view ? -1 : 1;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
+	if (px != py)
+		return px < py ? -1 : 1;
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
 	/* an exec renames the thread: a profile per program it ran */
@@ -112,7 +122,7 @@ static int cmp_item(const void *a, const void *b, void *arg)
 static int same_group(const struct ap_prof_sample *x,
 		      const struct ap_prof_sample *y)
 {
-	return x->view == y->view && x->pid == y->pid &&
+	return x->view == y->view && sample_pid(x) == sample_pid(y) &&
 	       x->tid == y->tid && !strcmp(x->comm, y->comm);
 }
 
@@ -244,10 +254,10 @@ static int write_profile(struct ss *x, const struct item *it, size_t from,
 		span += q.w[i];
 	if (s0->tid)
 		snprintf(name, sizeof(name), "%s %s %u/%u", pv->name,
-			 s0->comm, s0->pid, s0->tid);
+			 s0->comm, sample_pid(s0), s0->tid);
 	else
 		snprintf(name, sizeof(name), "%s %s %u", pv->name, s0->comm,
-			 s0->pid);
+			 sample_pid(s0));
 	fprintf(out, "%s\n    {\"type\": \"sampled\", \"name\": ",
 		first ? "" : ",");
 	ap_json_str(out, name);

@@ -6,7 +6,8 @@
 # else the fields it requires, by hand), one sampled profile per thread
 # and view; cpu and sched in time order, in nanoseconds over the whole
 # recording (inline_hot's parse phase before its encode phase), with the
-# 60/30/10 truth of cpu_split in the leaf shares.
+# 60/30/10 truth of cpu_split in the leaf shares; lock profiles named by
+# the waiters' process.
 . tests/integration/lib.sh
 need_bpf
 need_cmd python3
@@ -66,6 +67,7 @@ for p in profs:
     for s in p["samples"]:
         assert all(0 <= i < len(frames) for i in s), p["name"]
     view, comm, ids = p["name"].split(" ")
+    assert int(ids.split("/")[0]) > 0, p["name"]
     views.setdefault(view, []).append((comm, ids, p))
 assert sorted(views) == sorted(want_views), sorted(views)
 for view in views:
@@ -140,4 +142,11 @@ python3 "$T/check.py" "$T/all.json" cpu,sched "$schema" ||
 	fail "speedscope cpu,sched: see above"
 python3 "$T/check.py" "$T/ph.json" cpu "$schema" || fail "speedscope inline_hot: see above"
 python3 "$T/order.py" "$T/ph.json" "$secs" || fail "speedscope time order: see above"
+
+# lock: rows merge a process's threads; the profile is named by the process
+"$APERTURE" record -e lock -o "$T/l.data" -- "$WL/lock_contend" 5 5 \
+	>/dev/null 2>"$T/rec.err" || fail "record lock: $(cat "$T/rec.err")"
+"$APERTURE" report -i "$T/l.data" --format speedscope --events lock \
+	>"$T/lock.json" || fail "report --events lock"
+python3 "$T/check.py" "$T/lock.json" lock "$schema" || fail "speedscope lock: see above"
 exit 0
