@@ -60,6 +60,7 @@ struct ap_svg_opts {
 	int off_cpu;			/* blue: time off the CPU */
 	/* set by ap_export_svg */
 	const char *unit;
+	const char *counts;		/* unit "count": of what ("samples") */
 	int diff;
 };
 

@@ -61,6 +61,11 @@ xmllint --noout "$T/diff.svg" 2>/dev/null || [ ! -x "$(command -v xmllint)" ] ||
 grep -q '>Differential flame graph<' "$T/diff.svg" || fail "svg title"
 grep -q 'data-n="burn"><title>[^<]*</title><rect [^>]*fill="rgb(255,' \
 	"$T/diff.svg" || fail "burn (grew) is not red"
+# the old recording's weights in its own samples, not scaled to the new
+# total
+tot=$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print("%.0f %.0f" % (d["new_total"], d["old_total"]))' "$T/json")
+grep -q "<title>all (${tot% *} samples, 100.00%; before ${tot#* } samples, 100.00%; +0.00 points)</title>" \
+	"$T/diff.svg" || fail "svg totals are not $tot samples: $(grep -o '<title>all [^<]*' "$T/diff.svg")"
 
 # the hot path moves between two callers of one inlined helper: 3:1
 # parse:encode, then 1:3
