@@ -68,7 +68,7 @@ int ap_prof_times__add(struct ap_prof_times *t, uint64_t end_ns,
 {
 	if (t->over)
 		return 0;
-	if (t->nr == AP_PROF_MAX_TIMES) {
+	if (t->nr == (t->max ? t->max : AP_PROF_MAX_TIMES)) {
 		ap_prof_times__free(t);
 		t->over = 1;
 		return 0;

@@ -75,7 +75,8 @@ struct ap_prof_time {
 struct ap_prof_times {
 	struct ap_prof_time *t;
 	size_t nr, cap;
-	int over;			/* past AP_PROF_MAX_TIMES: emptied */
+	size_t max;			/* 0: AP_PROF_MAX_TIMES */
+	int over;			/* past max: emptied */
 };
 
 struct ap_profile {
@@ -102,8 +103,8 @@ int ap_profile__add_view(struct ap_profile *p, const struct ap_prof_view *v);
 int ap_profile__add_kind(struct ap_profile *p, uint32_t tag, int main);
 int ap_profile__add(struct ap_profile *p, const struct ap_prof_sample *smp);
 
-/* an event of the view's row ref in t: 0 or -ENOMEM (past
- * AP_PROF_MAX_TIMES t is emptied and marked over: 0) */
+/* an event of the view's row ref in t: 0 or -ENOMEM (past its max, t
+ * is emptied and marked over: 0) */
 int ap_prof_times__add(struct ap_prof_times *t, uint64_t end_ns,
 		       uint64_t ns, uint32_t ref);
 void ap_prof_times__free(struct ap_prof_times *t);

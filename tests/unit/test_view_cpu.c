@@ -587,6 +587,32 @@ START_TEST(test_speedscope_time_order)
 }
 END_TEST
 
+/* past its cap (AP_PROF_MAX_TIMES) a view keeps no times and is exported
+ * by stack */
+START_TEST(test_prof_times_cap)
+{
+	struct ap_prof_sample smp = { .comm = "prog", .ref = 0 };
+	struct ap_prof_times t = { .max = 1000 };
+	struct ap_profile p;
+	uint32_t i;
+
+	for (i = 0; i <= 1000; i++)
+		ck_assert_int_eq(ap_prof_times__add(&t, i, 1, 0), 0);
+	ck_assert_int_eq(t.over, 1);
+	ck_assert_ptr_null(t.t);
+	ck_assert_int_eq(ap_prof_times__add(&t, i, 1, 0), 0);
+	ck_assert_uint_eq(t.nr, 0);
+	ap_profile__init(&p, NULL);
+	smp.view = ap_profile__add_kind(&p, AP_TAG_CPU, 0);
+	ck_assert_int_eq(smp.view, 0);
+	ck_assert_int_eq(ap_profile__add(&p, &smp), 0);
+	ck_assert_int_eq(ap_profile__take_times(&p, 0, &t), 0);
+	ck_assert_int_eq(p.views[0].timed, -1);
+	ck_assert_uint_eq(p.nr_times, 0);
+	ap_profile__free(&p);
+}
+END_TEST
+
 static Suite *view_cpu_suite(void)
 {
 	Suite *s = suite_create("view_cpu");
@@ -608,6 +634,7 @@ static Suite *view_cpu_suite(void)
 	tc = tcase_create("export");
 	tcase_add_test(tc, test_pprof_main_mapping_by_samples);
 	tcase_add_test(tc, test_speedscope_time_order);
+	tcase_add_test(tc, test_prof_times_cap);
 	suite_add_tcase(s, tc);
 	return s;
 }
