@@ -53,7 +53,7 @@ struct ap_prof_sample {
 	const char *root;		/* a frame above the stack, or NULL */
 	const char *leaf;		/* a frame below the leaf, or NULL */
 	int64_t v[AP_PROF_MAX_TYPES];	/* in the view's types */
-	uint32_t ref;			/* the view's own index of it, which
+	uint32_t ref;			/* the view's index of it, which
 					 * its ap_prof_time entries name */
 };
 

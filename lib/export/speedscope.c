@@ -30,7 +30,7 @@ struct ss {
 	const struct ap_rframe **frames;	/* shared.frames */
 	size_t nr_frames, cap_frames;
 	struct ap_hmap frame_idx;		/* interned key -> index */
-	char **stacks;				/* per sample: stack_json's */
+	char **stacks;			/* per sample: stack_json's */
 };
 
 /* speedscope's units: none, nanoseconds, bytes and a few more */
