@@ -21,6 +21,7 @@ struct diff_opts {
 enum {
 	OPT_FORMAT = 0x100,
 	OPT_EVENTS,
+	OPT_INLINE,
 };
 
 static const struct argp_option options[] = {
@@ -28,6 +29,7 @@ static const struct argp_option options[] = {
 	{ "format", OPT_FORMAT, "FMT", 0, "table (default), json, folded (difffolded: stack OLD NEW) or svg (differential flame graph)", 1 },
 	AP_CLI_LIMIT_OPTION(1),
 	AP_CLI_USER_ONLY_OPTION(1),
+	{ "inline", OPT_INLINE, NULL, 0, "Inlined functions get rows of their own (default: rows are ELF functions, as perf diff's)", 1 },
 	AP_CLI_NO_INLINE_OPTION(1),
 	AP_CLI_FILTER_OPTIONS(2),
 	AP_CLI_HELP_OPTIONS,
@@ -35,8 +37,9 @@ static const struct argp_option options[] = {
 };
 
 static const char doc[] =
-	"Compare two record files: per symbol, the share of self time in the "
-	"old and the new recording and the change, sorted by the size of the "
+	"Compare two record files: per function (as the ELF symbol table names "
+	"it: inlined code counts for the function it was inlined into), the "
+	"share of self time in the old and the new recording and the change, sorted by the size of the "
 	"change, as perf diff prints; or both recordings' stacks side by side "
 	"for difffolded.pl, or a differential flame graph.  As perf diff, OLD "
 	"defaults to aperture.data.old (what record kept of the previous "
@@ -69,6 +72,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_FORMAT:
 		o->r.format = ap_cli_choose(state, "format", arg, formats);
+		break;
+	case OPT_INLINE:
+		o->r.inline_rows = 1;
 		break;
 	case ARGP_KEY_ARG:
 		if (o->nr_files == 2)

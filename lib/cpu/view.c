@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "event/event.h"
+#include "export/export.h"
 #include "report/ctxtab.h"
 #include "util/hmap.h"
 #include "export/profile.h"
@@ -70,6 +71,7 @@ struct view_cpu {
 					 * --dsos and --symbols */
 	struct cg_node *nodes;		/* -g: the call graphs of the rows */
 	size_t nr_nodes, cap_nodes;
+	struct ap_prof_times times;	/* speedscope: each sample's */
 };
 
 static void *cpu_new(const struct ap_report_opts *o, struct ap_session *s)
@@ -98,6 +100,7 @@ static void cpu_free(void *p)
 	ap_hmap__free(&v->agg_by_key);
 	free(v->aggs);
 	free(v->nodes);
+	ap_prof_times__free(&v->times);
 	free(v);
 }
 
@@ -163,6 +166,11 @@ static int cpu_event(void *p, const struct ap_frame *f)
 	v->total += 1;
 	if (!e.stack_id)
 		v->no_stack++;
+	/* a sample stands for the period before it */
+	if (ap_format__is_timed(v->o->format) && v->o->freq &&
+	    ap_prof_times__add(&v->times, e.ts, 1000000000ull / v->o->freq,
+			       (uint32_t)(a - v->aggs)))
+		return -ENOMEM;
 	return 0;
 }
 
@@ -1142,6 +1150,7 @@ static int cpu_profile(void *p, struct ap_profile *pr)
 		struct ap_prof_sample smp = {
 			.view = idx, .pid = c->pid, .tid = c->tid,
 			.comm = c->comm, .as = c->as, .stack_id = a->stack_id,
+			.ref = (uint32_t)i,
 		};
 
 		if (a->count <= 0)
@@ -1152,7 +1161,7 @@ static int cpu_profile(void *p, struct ap_profile *pr)
 		if (err)
 			return err;
 	}
-	return 0;
+	return ap_profile__take_times(pr, idx, &v->times);
 }
 
 /* a table's rows and call graphs are ELF functions, its srcline key the

@@ -48,6 +48,11 @@ int ap_format__is_export(int format)
 	       format == AP_FMT_SVG;
 }
 
+int ap_format__is_timed(int format)
+{
+	return format == AP_FMT_SPEEDSCOPE;
+}
+
 int ap_format__is_dump(int format)
 {
 	return format == AP_FMT_TRACE || format == AP_FMT_EVENTS ||

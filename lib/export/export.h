@@ -18,6 +18,9 @@ extern const char ap_format__names[];
 int ap_format__one_unit(int format);
 /* the format is written from a profile (ap_view_ops.profile) */
 int ap_format__is_export(int format);
+/* places each event in time (speedscope's time order): the views keep
+ * their events' times (ap_prof_times) */
+int ap_format__is_timed(int format);
 /* written event by event (lib/report/evdump.h) */
 int ap_format__is_dump(int format);
 /* binary output that a terminal should not get */
@@ -44,8 +47,9 @@ void ap_export__no_common_unit(const char *fmt, const char *const *names,
 /* pprof: a gzipped perftools.profiles.Profile (proto/profile.proto) */
 int ap_export_pprof(const struct ap_profile *p, FILE *out);
 
-/* speedscope's JSON file format: a sampled profile per view and thread;
- * name: the file's name as speedscope shows it */
+/* speedscope's JSON file format: a sampled profile per view and thread,
+ * in time order for timed views (ap_prof_view.timed); name: the file's
+ * name as speedscope shows it */
 int ap_export_speedscope(const struct ap_profile *p, const char *name,
 			 FILE *out);
 
@@ -56,6 +60,7 @@ struct ap_svg_opts {
 	int off_cpu;			/* blue: time off the CPU */
 	/* set by ap_export_svg */
 	const char *unit;
+	const char *counts;		/* unit "count": of what ("samples") */
 	int diff;
 };
 

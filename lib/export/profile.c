@@ -24,6 +24,9 @@ void ap_profile__free(struct ap_profile *p)
 	free(p->samples);
 	p->samples = NULL;
 	p->nr = p->cap = 0;
+	free(p->times);
+	p->times = NULL;
+	p->nr_times = 0;
 }
 
 int ap_profile__add_view(struct ap_profile *p, const struct ap_prof_view *v)
@@ -57,6 +60,78 @@ int ap_profile__add(struct ap_profile *p, const struct ap_prof_sample *smp)
 		    1024))
 		return -ENOMEM;
 	p->samples[p->nr++] = *smp;
+	return 0;
+}
+
+int ap_prof_times__add(struct ap_prof_times *t, uint64_t end_ns,
+		       uint64_t ns, uint32_t ref)
+{
+	if (t->over)
+		return 0;
+	if (t->nr == (t->max ? t->max : AP_PROF_MAX_TIMES)) {
+		ap_prof_times__free(t);
+		t->over = 1;
+		return 0;
+	}
+	if (ap_grow((void **)&t->t, &t->cap, t->nr, sizeof(*t->t), 4096))
+		return -ENOMEM;
+	t->t[t->nr++] = (struct ap_prof_time){ end_ns, ns, ref };
+	return 0;
+}
+
+void ap_prof_times__free(struct ap_prof_times *t)
+{
+	free(t->t);
+	t->t = NULL;
+	t->nr = t->cap = 0;
+}
+
+int ap_profile__take_times(struct ap_profile *p, int view,
+			   struct ap_prof_times *t)
+{
+	struct ap_prof_time *dst;
+	uint32_t *map, max = 0;
+	size_t i, n = 0;
+
+	if (!t->nr && !t->over)
+		return 0;	/* no times kept: by stack */
+	p->views[view].timed = t->over ? -1 : 1;
+	for (i = 0; i < p->nr; i++)
+		if (p->samples[i].view == view && p->samples[i].ref > max)
+			max = p->samples[i].ref;
+	map = malloc(((size_t)max + 1) * sizeof(*map));
+	if (!map)
+		return -ENOMEM;
+	memset(map, 0xff, ((size_t)max + 1) * sizeof(*map));
+	for (i = 0; i < p->nr; i++)
+		if (p->samples[i].view == view)
+			map[p->samples[i].ref] = (uint32_t)i;
+	/* the view's rows become the profile's samples, in place */
+	for (i = 0; i < t->nr; i++) {
+		uint32_t ref = t->t[i].ref;
+
+		if (ref > max || map[ref] == UINT32_MAX)
+			continue;
+		t->t[n] = t->t[i];
+		t->t[n++].ref = map[ref];
+	}
+	free(map);
+	t->nr = n;
+	if (!p->nr_times) {
+		free(p->times);
+		p->times = t->t;
+		p->nr_times = t->nr;
+		t->t = NULL;
+		ap_prof_times__free(t);
+		return 0;
+	}
+	dst = realloc(p->times, (p->nr_times + n + 1) * sizeof(*dst));
+	if (!dst)
+		return -ENOMEM;
+	memcpy(dst + p->nr_times, t->t, n * sizeof(*dst));
+	p->times = dst;
+	p->nr_times += n;
+	ap_prof_times__free(t);
 	return 0;
 }
 

@@ -5,6 +5,10 @@
  * value types and units.  Stacks stay ids with the address space they
  * were taken in, so an exporter symbolizes them the way its format needs:
  * names for flame graphs, addresses, mappings and source lines for pprof.
+ *
+ * Views that know when their events happened (cpu, sched) add, for the
+ * exports in time order (speedscope's), each event's place in time
+ * (ap_prof_time): a sample is a sum, its events are the timeline.
  */
 #ifndef APERTURE_PROFILE_H
 #define APERTURE_PROFILE_H
@@ -35,6 +39,9 @@ struct ap_prof_view {
 	int main;			/* the type a flame graph weighs by */
 	struct ap_prof_type period_type;	/* type NULL: none */
 	int64_t period;
+	/* p->times places this view's samples in time: 1; 0: it has no
+	 * times; -1: more events than AP_PROF_MAX_TIMES, none kept */
+	int timed;
 };
 
 struct ap_prof_sample {
@@ -47,6 +54,30 @@ struct ap_prof_sample {
 	const char *root;		/* a frame above the stack, or NULL */
 	const char *leaf;		/* a frame below the leaf, or NULL */
 	int64_t v[AP_PROF_MAX_TYPES];	/* in the view's types */
+	uint32_t ref;			/* the view's index of it, which
+					 * its ap_prof_time entries name */
+};
+
+/* one event in time, ending at end_ns (CLOCK_MONOTONIC) after ns */
+struct ap_prof_time {
+	uint64_t end_ns;
+	uint64_t ns;
+	uint32_t ref;			/* as the view keeps them: its
+					 * ap_prof_sample.ref; in
+					 * ap_profile.times: the sample */
+};
+
+/* A time order needs an entry per event (speedscope's format has no
+ * other way): 24 bytes each, up to this many per view (96 MiB, some
+ * 70 minutes of 999 Hz samples on one CPU); past it the view keeps none
+ * and is exported by stack, as views without times are */
+#define AP_PROF_MAX_TIMES	(1u << 22)
+
+struct ap_prof_times {
+	struct ap_prof_time *t;
+	size_t nr, cap;
+	size_t max;			/* 0: AP_PROF_MAX_TIMES */
+	int over;			/* past max: emptied */
 };
 
 struct ap_profile {
@@ -62,6 +93,8 @@ struct ap_profile {
 	int nr_views;
 	struct ap_prof_sample *samples;
 	size_t nr, cap;
+	struct ap_prof_time *times;	/* the timed views' events */
+	size_t nr_times;
 };
 
 void ap_profile__init(struct ap_profile *p, struct ap_session *s);
@@ -73,6 +106,17 @@ int ap_profile__add_view(struct ap_profile *p, const struct ap_prof_view *v);
  * type a flame graph weighs by.  Returns its index or -errno */
 int ap_profile__add_kind(struct ap_profile *p, uint32_t tag, int main);
 int ap_profile__add(struct ap_profile *p, const struct ap_prof_sample *smp);
+
+/* an event of the view's row ref in t: 0 or -ENOMEM (past its max, t
+ * is emptied and marked over: 0) */
+int ap_prof_times__add(struct ap_prof_times *t, uint64_t end_ns,
+		       uint64_t ns, uint32_t ref);
+void ap_prof_times__free(struct ap_prof_times *t);
+/* view's samples (added, with their refs, before) placed in time by t's
+ * events, which move into p (t is left empty); an event of a row with no
+ * sample is dropped; nothing when t kept no times.  0 or -ENOMEM */
+int ap_profile__take_times(struct ap_profile *p, int view,
+			   struct ap_prof_times *t);
 
 /* The frames of a sample, leaf first, into r: its leaf label, the stack
  * (kernel frames unless user_only, then user frames with inlined

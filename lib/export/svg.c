@@ -290,11 +290,12 @@ static void frame_colour(const struct node *n, int off_cpu, char *buf,
 	}
 }
 
-/* differential: red grew, blue shrank, white unchanged */
-static void diff_colour(const struct node *n, double max, char *buf,
-			size_t len)
+/* differential: red grew, blue shrank, white unchanged; k scales the
+ * old weights to the new total (a change in share) */
+static void diff_colour(const struct node *n, double k, double max,
+			char *buf, size_t len)
 {
-	double d = n->value - n->old;
+	double d = n->value - k * n->old;
 	int c = max > 0 ? (int)(200 * fabs(d) / max) : 0;
 
 	if (c > 200)
@@ -305,14 +306,16 @@ static void diff_colour(const struct node *n, double max, char *buf,
 		snprintf(buf, len, "rgb(%d,%d,255)", 255 - c, 255 - c);
 }
 
-static void fmt_value(char *buf, size_t len, double v, const char *unit)
+/* "1.23 ms", "12 bytes", "34 samples": counts by what they count */
+static void fmt_value(char *buf, size_t len, double v,
+		      const struct ap_svg_opts *o)
 {
-	if (!strcmp(unit, "nanoseconds"))
+	if (!strcmp(o->unit, "nanoseconds"))
 		ap_fmt_ns(buf, len, v);
-	else if (!strcmp(unit, "bytes"))
+	else if (!strcmp(o->unit, "bytes"))
 		snprintf(buf, len, "%.0f bytes", v);
 	else
-		snprintf(buf, len, "%.0f samples", v);
+		snprintf(buf, len, "%.0f %s", v, o->counts);
 }
 
 struct svg_ctx {
@@ -320,7 +323,8 @@ struct svg_ctx {
 	struct fg *g;
 	double scale;			/* pixels per unit of value */
 	int height;
-	double max_delta;		/* differential */
+	double k;			/* differential: new total / old */
+	double max_delta;		/* ... the largest change, scaled */
 };
 
 static void write_frame(struct svg_ctx *c, uint32_t i, FILE *out)
@@ -337,10 +341,10 @@ static void write_frame(struct svg_ctx *c, uint32_t i, FILE *out)
 	y = c->o->icicle ? TOP + (double)n->depth * FRAME_H :
 			   c->height - BOTTOM - (n->depth + 1.0) * FRAME_H;
 	if (c->o->diff)
-		diff_colour(n, c->max_delta, fill, sizeof(fill));
+		diff_colour(n, c->k, c->max_delta, fill, sizeof(fill));
 	else
 		frame_colour(n, c->o->off_cpu, fill, sizeof(fill));
-	fmt_value(val, sizeof(val), n->value, c->o->unit);
+	fmt_value(val, sizeof(val), n->value, c->o);
 	fprintf(out, "<g class=\"f\" data-d=\"%u\" data-n=\"", n->depth);
 	xml_str(out, n->name);
 	fputs("\"><title>", out);
@@ -351,12 +355,13 @@ static void write_frame(struct svg_ctx *c, uint32_t i, FILE *out)
 		fputc(']', out);
 	}
 	if (c->o->diff) {
-		fmt_value(oldv, sizeof(oldv), n->old, c->o->unit);
+		/* the old recording's own weight: its share is the change */
+		double now = root->value ? 100 * n->value / root->value : 0;
+		double then = root->old ? 100 * n->old / root->old : 0;
+
+		fmt_value(oldv, sizeof(oldv), n->old, c->o);
 		fprintf(out, " (%s, %.2f%%; before %s, %.2f%%; %+.2f points)",
-			val, root->value ? 100 * n->value / root->value : 0,
-			oldv, root->value ? 100 * n->old / root->value : 0,
-			root->value ? 100 * (n->value - n->old) / root->value :
-				      0);
+			val, now, oldv, then, now - then);
 	} else {
 		fprintf(out, " (%s, %.2f%%)", val,
 			root->value ? 100 * n->value / root->value : 0);
@@ -533,9 +538,11 @@ static int time_type(const struct ap_prof_view *pv)
 }
 
 /* the value each sample of p weighs: one unit for the whole graph, by
- * the rule folded stacks follow (ap_unit__common); -EDOM: none */
+ * the rule folded stacks follow (ap_unit__common), and for a count what
+ * it counts (the views' type where they share it: "samples",
+ * "launches"); -EDOM: none */
 static int pick_types(const struct ap_profile *p, int *type,
-		      const char **unit)
+		      const char **unit, const char **counts)
 {
 	struct ap_unit_pick pk[AP_PROF_MAX_VIEWS];
 	int v, u;
@@ -556,9 +563,18 @@ static int pick_types(const struct ap_profile *p, int *type,
 			      "count";
 	if (u == AP_UNIT_TIME)
 		*unit = "nanoseconds";
-	for (v = 0; v < p->nr_views; v++)
-		type[v] = u == AP_UNIT_TIME ? time_type(&p->views[v]) :
-			  p->views[v].main;
+	*counts = NULL;
+	for (v = 0; v < p->nr_views; v++) {
+		const struct ap_prof_view *pv = &p->views[v];
+
+		type[v] = u == AP_UNIT_TIME ? time_type(pv) : pv->main;
+		if (!*counts || !strcmp(*counts, pv->types[type[v]].type))
+			*counts = pv->types[type[v]].type;
+		else
+			*counts = "events";
+	}
+	if (!*counts)
+		*counts = "events";
 	return 0;
 }
 
@@ -592,16 +608,17 @@ int ap_export_svg(const struct ap_profile *p, const struct ap_profile *old,
 	struct ap_svg_opts so = *o;
 	struct svg_ctx c = { .o = &so };
 	struct ap_stackres res;
-	const char *unit, *old_unit;
+	const char *unit, *old_unit, *counts, *old_counts;
 	struct fg g;
 	size_t i;
 	int err;
 
-	if (pick_types(p, type, &unit) ||
-	    (old && (pick_types(old, old_type, &old_unit) ||
+	if (pick_types(p, type, &unit, &counts) ||
+	    (old && (pick_types(old, old_type, &old_unit, &old_counts) ||
 		     strcmp(unit, old_unit))))
 		return -EDOM;
 	so.unit = unit;
+	so.counts = counts;
 	so.diff = !!old;
 	err = fg_init(&g);
 	if (err)
@@ -614,16 +631,13 @@ int ap_export_svg(const struct ap_profile *p, const struct ap_profile *old,
 	if (err)
 		goto out_free;
 	if (old && g.nodes[0].old > 0) {
-		/* the old profile scaled to the new one's total: shares */
-		double k = g.nodes[0].value / g.nodes[0].old;
-
-		for (i = 0; i < g.nr; i++) {
-			g.nodes[i].old *= k;
-			if (fabs(g.nodes[i].value - g.nodes[i].old) >
+		/* colours by share: the old profile scaled to the new total */
+		c.k = g.nodes[0].value / g.nodes[0].old;
+		for (i = 0; i < g.nr; i++)
+			if (fabs(g.nodes[i].value - c.k * g.nodes[i].old) >
 			    c.max_delta)
 				c.max_delta = fabs(g.nodes[i].value -
-						   g.nodes[i].old);
-		}
+						   c.k * g.nodes[i].old);
 	}
 	err = fg_order(&g);
 	if (err)

@@ -44,12 +44,23 @@ const char *ap_diff_side__view(const struct ap_diff_side *d)
 	return d->ops->name;
 }
 
+/* rows are ELF functions, as report's table and perf diff's: a sample
+ * of code inlined into two callers counts for each caller, not for the
+ * helper they share.  Inline frames (and the DWARF that finds them) only
+ * where the output shows them: stacks, and rows with --inline */
+static int shows_inline(const struct ap_report_opts *o)
+{
+	return o->inline_rows || o->format == AP_FMT_FOLDED ||
+	       o->format == AP_FMT_SVG;
+}
+
 struct ap_diff_side *ap_diff_side__load(const char *path, const char *view,
 					const struct ap_report_opts *o,
 					int no_inline)
 {
-	struct ap_symbolizer_opts so = { .no_srcline = 1,
-					 .no_inline = no_inline };
+	struct ap_symbolizer_opts so = {
+		.no_srcline = 1, .no_inline = no_inline || !shows_inline(o),
+	};
 	struct ap_diff_side *d = calloc(1, sizeof(*d));
 	const struct ap_header *h;
 	struct ap_frame f;

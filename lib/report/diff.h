@@ -15,7 +15,9 @@
 struct ap_diff_side;
 
 /* path's view (NULL: cpu if the file holds it, else its first view) as a
- * profile; NULL after printing why.  o: filters and --user-only. */
+ * profile; NULL after printing why.  o: filters, --user-only, the format
+ * and --inline (o->inline_rows: rows of inlined functions; else rows are
+ * ELF functions). */
 struct ap_diff_side *ap_diff_side__load(const char *path, const char *view,
 					const struct ap_report_opts *o,
 					int no_inline);

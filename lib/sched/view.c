@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export/export.h"
 #include "report/ctxtab.h"
 #include "sched/codec.h"
 #include "util/hmap.h"
@@ -66,6 +67,7 @@ struct view_sched {
 	uint64_t iv_nr, iv_open;
 	double iv_ns;
 	struct ap_stackres res;		/* print-time scratch */
+	struct ap_prof_times times;	/* speedscope: each interval's */
 };
 
 static void *sched_new(const struct ap_report_opts *o, struct ap_session *s)
@@ -96,6 +98,7 @@ static void sched_free(void *p)
 	ap_hmap__free(&v->agg_by_key);
 	free(v->thrs);
 	free(v->aggs);
+	ap_prof_times__free(&v->times);
 	free(v);
 }
 
@@ -235,6 +238,9 @@ static int on_iv(struct view_sched *v, const struct ap_sched_iv *e)
 	}
 	v->aggs[*slot].ns += e->off_ns;
 	v->aggs[*slot].count += 1;
+	if (ap_format__is_timed(v->o->format) &&
+	    ap_prof_times__add(&v->times, e->ts, e->off_ns, (uint32_t)*slot))
+		return -ENOMEM;
 	return 0;
 }
 
@@ -721,7 +727,7 @@ static int sched_profile(void *p, struct ap_profile *pr)
 		struct ap_prof_sample smp = {
 			.view = idx, .pid = c->pid, .tid = c->tid,
 			.comm = c->comm, .as = c->as, .stack_id = a->stack_id,
-			.root = state_root(a->state),
+			.root = state_root(a->state), .ref = (uint32_t)i,
 		};
 
 		if (a->ns <= 0)
@@ -732,7 +738,7 @@ static int sched_profile(void *p, struct ap_profile *pr)
 		if (err)
 			return err;
 	}
-	return 0;
+	return ap_profile__take_times(pr, idx, &v->times);
 }
 
 const struct ap_view_ops ap_view_sched = {

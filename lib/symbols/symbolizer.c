@@ -930,6 +930,11 @@ uint64_t ap_addrspace__stamp(const struct ap_addrspace *as)
 	return as ? as->stamp : 0;
 }
 
+uint32_t ap_addrspace__pid(const struct ap_addrspace *as)
+{
+	return as ? as->pid : 0;
+}
+
 /* dst takes src's mappings, shared */
 static int addrspace__assign(struct ap_addrspace *dst,
 			     const struct ap_addrspace *src)

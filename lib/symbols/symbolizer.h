@@ -81,6 +81,8 @@ void ap_addrspace__reset(struct ap_addrspace *as);
 /* unique to as and its mappings now: changes whenever they change, and
  * no other address space, even one allocated where as was, shares it */
 uint64_t ap_addrspace__stamp(const struct ap_addrspace *as);
+/* the process it is of (0: NULL) */
+uint32_t ap_addrspace__pid(const struct ap_addrspace *as);
 /* Frees the address space of a process that is gone, its mappings with
  * it (a recorder keeps nothing of exited processes); as is not valid
  * afterwards, and the next ap_symbolizer__addrspace of its identity

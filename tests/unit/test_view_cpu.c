@@ -4,7 +4,7 @@
  * (root first, kernel frames suffixed _[k], unresolved frames as
  * dso+0xOFF or [unknown]), self and children in the table, filters;
  * the pprof export of its profile (which mapping pprof calls the main
- * binary).
+ * binary); the speedscope export's time order.
  */
 #include <check.h>
 #include <stdio.h>
@@ -499,6 +499,120 @@ START_TEST(test_pprof_main_mapping_by_samples)
 }
 END_TEST
 
+/* the speedscope text of the cpu view of samples at ts (ms, the period's
+ * end, in file order) on stack ids: 1 "schedule", 2 "do_syscall_64",
+ * recorded from 0 for 10 ms at 1000 Hz */
+static char *speedscope_of(int format, const int *ms, const int *ids, int n,
+			   size_t *nr_times)
+{
+	struct ap_symbolizer_opts so = { .warn = quiet };
+	struct ap_task t = { .ts = 0, .pid = 10, .start_ticks = 5,
+			     .kind = AP_TASK_SNAPSHOT };
+	struct ap_ksym k1 = { .addr = 0xffffffff81000000ull, .size = 0x100 };
+	struct ap_ksym k2 = { .addr = 0xffffffff81001000ull, .size = 0x100 };
+	uint64_t ip1 = 0xffffffff81001010ull, ip2 = 0xffffffff81000020ull;
+	struct ap_stack s1 = { .id = 1, .nr_kernel = 1, .ips = &ip1 };
+	struct ap_stack s2 = { .id = 2, .nr_kernel = 1, .ips = &ip2 };
+	const struct ap_view_ops *ops;
+	struct ap_report_opts o;
+	struct ap_profile pr;
+	struct fixture fx;
+	char *out = NULL;
+	size_t len;
+	FILE *f;
+	void *v;
+	int i;
+
+	fx.sym = ap_symbolizer__new(&so);
+	fx.s = ap_session__new(fx.sym);
+	ap_buf__init(&fx.b);
+	strcpy(t.comm, "prog");
+	strcpy(k1.name, "do_syscall_64");
+	strcpy(k2.name, "schedule");
+	ap_task__encode(&t, &fx.b);
+	ap_ksym__encode(&k1, &fx.b);
+	ap_ksym__encode(&k2, &fx.b);
+	ap_stack__encode(&s1, &fx.b);
+	ap_stack__encode(&s2, &fx.b);
+	for (i = 0; i < n; i++) {
+		struct ap_cpu_sample e = { .ts = ms[i] * 1000000ull, .pid = 10,
+					   .tid = 10, .stack_id = ids[i] };
+
+		ap_cpu_sample__encode(&e, &fx.b);
+	}
+	ck_assert_int_eq(fx.b.err, 0);
+	feed(&fx);
+	default_keys(&o);
+	o.format = format;
+	o.freq = 1000;
+	v = fed_view(&fx, &o, &ops);
+	ap_profile__init(&pr, fx.s);
+	pr.duration_ns = 10000000;
+	ck_assert_int_eq(ops->profile(v, &pr), 0);
+	*nr_times = pr.nr_times;
+	f = open_memstream(&out, &len);
+	ck_assert_int_eq(ap_export_speedscope(&pr, "t", f), 0);
+	fclose(f);
+	ap_profile__free(&pr);
+	ops->free(v);
+	teardown_fixture(&fx);
+	return out;
+}
+
+/*
+ * speedscope's time order is the samples' own: each where it was taken
+ * (the period before its time), gaps where the thread was elsewhere, the
+ * whole recording in nanoseconds; not one entry per stack.  The file's
+ * order is not time order.
+ */
+START_TEST(test_speedscope_time_order)
+{
+	static const int ms[] = { 7, 2, 6, 3 }, ids[] = { 2, 1, 2, 1 };
+	size_t nr_times;
+	char *out;
+
+	out = speedscope_of(AP_FMT_SPEEDSCOPE, ms, ids, 4, &nr_times);
+	ck_assert_uint_eq(nr_times, 4);
+	ck_assert_ptr_nonnull(strstr(out, "\"name\": \"cpu prog 10/10\", \"unit\": \"nanoseconds\", \"startValue\": 0, \"endValue\": 10000000,"));
+	/* [1, 3) schedule, [5, 7) do_syscall_64 */
+	ck_assert_ptr_nonnull(strstr(out, "\"samples\": [[], [0], [], [1], []],"));
+	ck_assert_ptr_nonnull(strstr(out, "\"weights\": [1000000, 2000000, 2000000, 2000000, 3000000]}"));
+	ck_assert_ptr_nonnull(strstr(out, "{\"name\": \"schedule\", \"file\": \"[kernel.kallsyms]\"},\n    {\"name\": \"do_syscall_64\""));
+	free(out);
+	/* other formats keep no times */
+	out = speedscope_of(AP_FMT_TABLE, ms, ids, 4, &nr_times);
+	ck_assert_uint_eq(nr_times, 0);
+	ck_assert_ptr_nonnull(strstr(out, "\"unit\": \"none\", \"startValue\": 0, \"endValue\": 4,"));
+	free(out);
+}
+END_TEST
+
+/* past its cap (AP_PROF_MAX_TIMES) a view keeps no times and is exported
+ * by stack */
+START_TEST(test_prof_times_cap)
+{
+	struct ap_prof_sample smp = { .comm = "prog", .ref = 0 };
+	struct ap_prof_times t = { .max = 1000 };
+	struct ap_profile p;
+	uint32_t i;
+
+	for (i = 0; i <= 1000; i++)
+		ck_assert_int_eq(ap_prof_times__add(&t, i, 1, 0), 0);
+	ck_assert_int_eq(t.over, 1);
+	ck_assert_ptr_null(t.t);
+	ck_assert_int_eq(ap_prof_times__add(&t, i, 1, 0), 0);
+	ck_assert_uint_eq(t.nr, 0);
+	ap_profile__init(&p, NULL);
+	smp.view = ap_profile__add_kind(&p, AP_TAG_CPU, 0);
+	ck_assert_int_eq(smp.view, 0);
+	ck_assert_int_eq(ap_profile__add(&p, &smp), 0);
+	ck_assert_int_eq(ap_profile__take_times(&p, 0, &t), 0);
+	ck_assert_int_eq(p.views[0].timed, -1);
+	ck_assert_uint_eq(p.nr_times, 0);
+	ap_profile__free(&p);
+}
+END_TEST
+
 static Suite *view_cpu_suite(void)
 {
 	Suite *s = suite_create("view_cpu");
@@ -519,6 +633,8 @@ static Suite *view_cpu_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("export");
 	tcase_add_test(tc, test_pprof_main_mapping_by_samples);
+	tcase_add_test(tc, test_speedscope_time_order);
+	tcase_add_test(tc, test_prof_times_cap);
 	suite_add_tcase(s, tc);
 	return s;
 }
