@@ -40,7 +40,9 @@
 					 * version */			\
 	X(LOST_PROC,		6)	/* losses by process */		\
 	X(SCHED_START,		7)	/* sched frames say the		\
-					 * process's start time */
+					 * process's start time */	\
+	X(SCHED_RUNTIME,	8)	/* sched on_ns is the kernel's	\
+					 * run time, flag 0x40 */
 
 /* for the checks of the lists: X(NAME, value, ...) */
 #define AP__COUNT(name, ...)	+ 1
