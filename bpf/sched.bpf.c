@@ -72,6 +72,9 @@ new_thread(struct task_struct *task, __u32 tid, __u32 tgid, __u32 flags,
 	/* a pid taken again by another process: user space tells the two
 	 * apart by start time */
 	z.start_ns = BPF_CORE_READ(task, group_leader, start_boottime);
+	/* on-CPU time is what the kernel measured from here on; off the
+	 * CPU until now, or new, nothing is missed */
+	z.rt_base = BPF_CORE_READ(task, se.sum_exec_runtime);
 	z.flags = flags;
 	z.in_ts = in_ts;
 	z.wake_ts = wake_ts;
@@ -83,6 +86,17 @@ new_thread(struct task_struct *task, __u32 tid, __u32 tgid, __u32 flags,
 		return NULL;
 	}
 	return bpf_map_lookup_elem(&sched_thr, &tid);
+}
+
+/* on-CPU time is the kernel's own count (what /proc/TID/schedstat shows),
+ * right even when switches went unreported */
+static __always_inline void set_on(struct task_struct *task,
+				   struct ap_sched_thread *t)
+{
+	__u64 rt = BPF_CORE_READ(task, se.sum_exec_runtime);
+
+	if (rt >= t->rt_base)
+		t->on_ns = rt - t->rt_base;
 }
 
 /* a switch no tracepoint reported, found from the state the previous one
@@ -121,13 +135,14 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev,
 		if ((prev_state & TASK_DEAD_STATE) ||
 		    (BPF_CORE_READ(prev, flags) & PF_EXITING_FLAG))
 			return;
-		t = new_thread(prev, tid, tgid, AP_SCHED_T_ON, ap_sched_t0, 0,
-			       cpu);
+		/* how long it ran before is not known */
+		t = new_thread(prev, tid, tgid,
+			       AP_SCHED_T_ON | AP_SCHED_T_RT_PARTIAL,
+			       ap_sched_t0, 0, cpu);
 		if (!t)
 			return;
 	}
-	if ((t->flags & AP_SCHED_T_ON) && t->in_ts && now > t->in_ts)
-		t->on_ns += now - t->in_ts;
+	set_on(prev, t);
 	/* off-CPU again with no switch-in seen since: the kernel ran the
 	 * thread without reporting it (bpftrace sees the same) */
 	if (!(t->flags & AP_SCHED_T_ON))
@@ -356,8 +371,7 @@ int BPF_PROG(ap_sched_exit, struct task_struct *p)
 	if (!t)
 		return 0;
 	now = bpf_ktime_get_ns();
-	if ((t->flags & AP_SCHED_T_ON) && t->in_ts && now > t->in_ts)
-		t->on_ns += now - t->in_ts;
+	set_on(p, t);
 	/* it runs this program, so it was switched in since it left */
 	if (!(t->flags & AP_SCHED_T_ON))
 		unseen_switch_in(p, t);

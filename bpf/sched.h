@@ -36,6 +36,9 @@
 #define AP_SCHED_T_FINAL	0x20	/* final totals: recording ended */
 #define AP_SCHED_T_CLIPPED	0x40	/* off since before recording began:
 					 * out_ts is the start, no stacks */
+#define AP_SCHED_T_RT_PARTIAL	0x80	/* on_ns misses run time: first seen
+					 * leaving a CPU, or its run time at
+					 * the end could not be read */
 
 /* ap_ev_sched_off.flags */
 #define AP_SCHED_F_OPEN		0x1	/* still off-CPU when recording ended */
@@ -56,7 +59,9 @@ struct ap_sched_thread {
 	__u32 last_cpu;		/* CPU of the last switch-in */
 	__u32 waker_pid;
 	__u32 waker_tid;
-	__u64 on_ns;		/* time on a CPU */
+	__u64 on_ns;		/* time on a CPU: the kernel's run time
+				 * (se.sum_exec_runtime) at the last
+				 * switch-out or exit, less rt_base */
 	__u64 blocked_ns;	/* asleep: switch-out to wakeup */
 	__u64 runnable_ns;	/* waiting for a CPU: preempted, or woken */
 	__u64 vol;		/* switch-outs while blocking */
@@ -70,6 +75,7 @@ struct ap_sched_thread {
 	__u64 cpus[AP_SCHED_CPU_WORDS];
 	__u64 start_ns;		/* the process's group_leader->start_boottime:
 				 * with pid, whose thread this is; 0 unknown */
+	__u64 rt_base;		/* se.sum_exec_runtime when first seen */
 };
 
 /*

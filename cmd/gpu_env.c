@@ -47,7 +47,7 @@ static const struct argp argp = {
 
 int cmd_gpu_env(int argc, char **argv)
 {
-	char lib[PATH_MAX], **cmd = NULL;
+	char lib[PATH_MAX], exe[PATH_MAX], why[160], **cmd = NULL;
 	const char *cur;
 
 	argp_parse(&argp, argc, argv, AP_ARGP_FLAGS | ARGP_IN_ORDER, NULL,
@@ -57,6 +57,14 @@ int cmd_gpu_env(int argc, char **argv)
 		       AP_CUPTI_LIB, APERTURE_LIBDIR);
 		return 1;
 	}
+	/* the CUDA driver is what loads the library: without it, or
+	 * without a device, no kernel reaches it */
+	if (cmd && ap_gpu_which(cmd[0], getenv("PATH"), exe, sizeof(exe)))
+		exe[0] = '\0';
+	if (ap_gpu_driver_status(cmd && exe[0] ? exe : NULL,
+				 getenv("LD_LIBRARY_PATH"), why, sizeof(why)))
+		ap_warn("this machine has %s: CUDA calls fail, no device times",
+			why);
 	if (!cmd) {
 		printf("CUDA_INJECTION64_PATH=%s\n", lib);
 		return 0;

@@ -41,7 +41,9 @@
 	X(LOST_PROC,		6)	/* losses by process */		\
 	X(SCHED_START,		7)	/* sched frames say the		\
 					 * process's start time */	\
-	X(KERNEL_BUILD_ID,	8)	/* the header's kernel_build_id */
+	X(KERNEL_BUILD_ID,	8)	/* the header's kernel_build_id */ \
+	X(SCHED_RUNTIME,	9)	/* sched on_ns is the kernel's	\
+					 * run time, flag 0x40 */
 
 /* for the checks of the lists: X(NAME, value, ...) */
 #define AP__COUNT(name, ...)	+ 1

@@ -181,16 +181,21 @@ static int each_dir(const char *list, const char *origin, ap_gpu_dir_fn fn,
 	return 0;
 }
 
-/* DT_RPATH and DT_RUNPATH of exe, copied into rpath and runpath */
+/* DT_RPATH and DT_RUNPATH of exe, copied into rpath and runpath; into
+ * needed (when not NULL), its DT_NEEDED CUDA libraries, ':' between */
 static void read_paths(const char *exe, char *rpath, char *runpath,
-		       size_t len)
+		       char *needed, size_t len)
 {
+	size_t nlen = 0;
+
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	Elf *elf;
 	int fd;
 
 	rpath[0] = runpath[0] = '\0';
+	if (needed)
+		needed[0] = '\0';
 	if (ap_elf__open(exe, &fd, &elf))
 		return;
 	while ((scn = elf_nextscn(elf, scn))) {
@@ -207,10 +212,16 @@ static void read_paths(const char *exe, char *rpath, char *runpath,
 
 			if (!gelf_getdyn(data, i, &dyn))
 				break;
-			if (dyn.d_tag != DT_RPATH && dyn.d_tag != DT_RUNPATH)
+			if (dyn.d_tag != DT_RPATH && dyn.d_tag != DT_RUNPATH &&
+			    (dyn.d_tag != DT_NEEDED || !needed))
 				continue;
 			s = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
-			if (s)
+			if (s && dyn.d_tag == DT_NEEDED) {
+				if (ap_gpu_is_cuda_name(s) && nlen < len)
+					nlen += snprintf(needed + nlen,
+							 len - nlen, "%s%s",
+							 nlen ? ":" : "", s);
+			} else if (s)
 				snprintf(dyn.d_tag == DT_RPATH ? rpath : runpath,
 					 len, "%s", s);
 		}
@@ -303,7 +314,7 @@ int ap_gpu_search_dirs(const char *exe, const char *ld_library_path,
 	if (exe) {
 		char *slash;
 
-		read_paths(exe, rpath, runpath, sizeof(rpath));
+		read_paths(exe, rpath, runpath, NULL, sizeof(rpath));
 		if (realpath(exe, origin)) {
 			slash = strrchr(origin, '/');
 			if (slash)
@@ -334,6 +345,72 @@ int ap_gpu_search_dirs(const char *exe, const char *ld_library_path,
 			return err;
 	}
 	return 0;
+}
+
+struct find_ctx {
+	const char *name;
+	char *buf;
+	size_t len;
+};
+
+static int find_in(void *ctx, const char *dir)
+{
+	struct find_ctx *f = ctx;
+	struct stat st;
+
+	snprintf(f->buf, f->len, "%s/%s", dir, f->name);
+	return !stat(f->buf, &st) && S_ISREG(st.st_mode);
+}
+
+int ap_gpu_find_lib(const char *exe, const char *ld_library_path,
+		    const char *name, char *buf, size_t len)
+{
+	struct find_ctx f = { name, buf, len };
+
+	if (ap_gpu_search_dirs(exe, ld_library_path, AP_LD_SO_CONF, 1,
+			       find_in, &f) == 1)
+		return 0;
+	buf[0] = '\0';
+	return -ENOENT;
+}
+
+int ap_gpu_needed_libs(const char *exe, const char *ld_library_path,
+		       ap_gpu_dir_fn fn, void *ctx)
+{
+	char rpath[PATH_MAX], runpath[PATH_MAX], needed[PATH_MAX];
+	char path[PATH_MAX], *name, *save = NULL;
+	int err = 0;
+
+	read_paths(exe, rpath, runpath, needed, sizeof(needed));
+	for (name = strtok_r(needed, ":", &save); name && !err;
+	     name = strtok_r(NULL, ":", &save))
+		if (!ap_gpu_find_lib(exe, ld_library_path, name, path,
+				     sizeof(path)))
+			err = fn(ctx, path);
+	return err;
+}
+
+int ap_gpu_driver_status(const char *exe, const char *ld_library_path,
+			 char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	int status = 0;
+	glob_t g;
+
+	if (ap_gpu_find_lib(exe, ld_library_path, "libcuda.so.1", path,
+			    sizeof(path)))
+		status |= AP_GPU_NO_DRIVER;
+	if (glob("/dev/nvidia[0-9]*", 0, NULL, &g))
+		status |= AP_GPU_NO_DEVICE;
+	else
+		globfree(&g);
+	snprintf(buf, len, "%s%s%s",
+		 status & AP_GPU_NO_DRIVER ?
+		 "no CUDA driver (libcuda.so.1 is not where the dynamic linker looks)" : "",
+		 status == (AP_GPU_NO_DRIVER | AP_GPU_NO_DEVICE) ? ", " : "",
+		 status & AP_GPU_NO_DEVICE ?
+		 "no NVIDIA GPU (no /dev/nvidiaN device)" : "");
+	return status;
 }
 
 int ap_gpu_dir_libs(const char *dir, ap_gpu_dir_fn fn, void *ctx)

@@ -46,6 +46,29 @@ int ap_gpu_search_dirs(const char *exe, const char *ld_library_path,
 		       const char *ld_so_conf, int defaults,
 		       ap_gpu_dir_fn fn, void *ctx);
 
+/* what ld.so reads besides the program's own paths */
+#define AP_LD_SO_CONF		"/etc/ld.so.conf"
+
+/* The file the dynamic linker of exe would load for the library name:
+ * the first of ap_gpu_search_dirs (with AP_LD_SO_CONF and the defaults)
+ * that holds it.  0 with its path in buf, or -ENOENT. */
+int ap_gpu_find_lib(const char *exe, const char *ld_library_path,
+		    const char *name, char *buf, size_t len);
+
+/* Calls fn with the path of each CUDA library exe needs (DT_NEEDED), as
+ * ap_gpu_find_lib finds it; those not found are skipped. */
+int ap_gpu_needed_libs(const char *exe, const char *ld_library_path,
+		       ap_gpu_dir_fn fn, void *ctx);
+
+/* Whether a CUDA program exe could reach a GPU: AP_GPU_NO_DRIVER when
+ * its dynamic linker would find no libcuda.so.1, AP_GPU_NO_DEVICE when
+ * there is no /dev/nvidiaN; what is missing, in words, into buf ("" for
+ * nothing).  exe and ld_library_path may be NULL (the system's view). */
+#define AP_GPU_NO_DRIVER	0x1
+#define AP_GPU_NO_DEVICE	0x2
+int ap_gpu_driver_status(const char *exe, const char *ld_library_path,
+			 char *buf, size_t len);
+
 /* Calls fn with the path of each CUDA library file (by name) in dir. */
 int ap_gpu_dir_libs(const char *dir, ap_gpu_dir_fn fn, void *ctx);
 

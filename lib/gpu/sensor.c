@@ -70,6 +70,8 @@ struct gpu_priv {
 	int cupti_armed;		/* files with the USDT probes armed */
 	int attach_errs;
 	char missing[128];		/* "PID 12, 13": targets without CUDA */
+	char driver[160];		/* no driver, no device: in words */
+	int driver_noted;		/* ... said for a target using CUDA */
 };
 
 static struct gpu_priv *priv_of(struct ap_collector *c)
@@ -143,7 +145,32 @@ static void update_status(struct gpu_priv *p)
 		snprintf(st->source + off, sizeof(st->source) - off,
 			 "; usdt: cupti");
 	if (p->mapped)
-		st->reason[0] = '\0';
+		snprintf(st->reason, sizeof(st->reason), "%s", p->driver);
+}
+
+/* the reason set, with what this machine lacks for CUDA after it */
+static void add_driver(struct gpu_priv *p)
+{
+	size_t off = strlen(p->st->reason);
+
+	if (p->driver[0] && off < sizeof(p->st->reason))
+		snprintf(p->st->reason + off, sizeof(p->st->reason) - off,
+			 "%s%s", off ? "; " : "", p->driver);
+}
+
+/* a target uses CUDA (exe, as its dynamic linker sees it): what it
+ * cannot reach is said once, and kept in the sensor's status */
+static void cuda_in_use(struct ap_collector *c, struct gpu_priv *p,
+			const char *exe, const char *ld_library_path,
+			const char *who)
+{
+	if (p->driver_noted++)
+		return;
+	if (ap_gpu_driver_status(exe, ld_library_path, p->driver,
+				 sizeof(p->driver)))
+		ap_collector__notef(c, "gpu: %s uses CUDA, but this machine has %s: its CUDA calls fail",
+				    who, p->driver);
+	update_status(p);
 }
 
 static int is_cupti_lib(const char *path)
@@ -324,6 +351,11 @@ static void search_for(struct ap_collector *c, struct gpu_priv *p,
 	if (exe)
 		arm_file(c, p, exe, &err);
 	ap_gpu_search_dirs(exe, ld_library_path, NULL, 0, on_dir, &a);
+	/* and what it needs from the system directories: the dynamic
+	 * linker maps those before main(), and the first launches come
+	 * before the mapping is seen */
+	if (exe)
+		ap_gpu_needed_libs(exe, ld_library_path, on_lib, &a);
 }
 
 /* LD_LIBRARY_PATH of a process, into buf; NULL when unset or unreadable */
@@ -427,8 +459,14 @@ static int scan_pid(struct ap_collector *c, struct gpu_priv *p, pid_t pid)
 	fclose(f);
 	free(m);
 	if (found && !p->mapped) {
+		char who[32];
+
 		p->mapped = 1;
 		update_status(p);
+		snprintf(who, sizeof(who), "PID %d", (int)pid);
+		snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+		cuda_in_use(c, p, path,
+			    proc_ld_library_path(pid, file, sizeof(file)), who);
 	}
 	return found;
 }
@@ -525,9 +563,22 @@ static int gpu_attach(struct ap_collector *c, struct aperture_bpf *skel,
 				    "gpu: attaching to syscalls:sys_*_mmap: %s; CUDA libraries loaded later are probed only when a sample or exec reveals them",
 				    strerror(errno));
 
+	/* what a CUDA program here could not reach: the command's view, or
+	 * the system's */
+	exe[0] = '\0';
 	if (c->opts.cmd && c->opts.cmd[0] &&
-	    !ap_gpu_which(c->opts.cmd[0], getenv("PATH"), exe, sizeof(exe)))
+	    !ap_gpu_which(c->opts.cmd[0], getenv("PATH"), exe, sizeof(exe))) {
+		size_t armed = p->nr_armed;
+
 		search_for(c, p, exe, getenv("LD_LIBRARY_PATH"));
+		if (p->nr_armed > armed)
+			cuda_in_use(c, p, exe, getenv("LD_LIBRARY_PATH"),
+				    c->opts.cmd[0]);
+	}
+	if (!p->driver_noted)
+		ap_gpu_driver_status(exe[0] ? exe : NULL,
+				     getenv("LD_LIBRARY_PATH"), p->driver,
+				     sizeof(p->driver));
 	if (c->opts.system_wide) {
 		scan_system(c, p);
 		if (!p->mapped)
@@ -539,6 +590,7 @@ static int gpu_attach(struct ap_collector *c, struct aperture_bpf *skel,
 		snprintf(st->reason, sizeof(st->reason),
 			 "no CUDA runtime or driver library mapped in %s",
 			 p->missing);
+		add_driver(p);
 		ap_collector__notef(c,
 				    "gpu: no CUDA runtime or driver library mapped in %s; launches are recorded if one is loaded later",
 				    p->missing);
@@ -548,6 +600,7 @@ static int gpu_attach(struct ap_collector *c, struct aperture_bpf *skel,
 		snprintf(st->reason, sizeof(st->reason),
 			 "no CUDA runtime or driver library mapped by %s",
 			 c->opts.cmd[0]);
+		add_driver(p);
 	}
 	return 0;
 }
@@ -587,6 +640,7 @@ static void check_sent(struct ap_collector *c, struct gpu_priv *p)
 		return;
 	p->mapped = 1;
 	update_status(p);
+	cuda_in_use(c, p, NULL, NULL, "a target");
 }
 
 /* Launches are sent without waking the reader (bpf/gpu.bpf.c): the
@@ -617,7 +671,13 @@ static void gpu_close(struct ap_collector *c)
 				    p->missing, c->opts.cmd[0]);
 	/* the command launched kernels with the injection library set, and
 	 * none reached the device side */
-	if (p->cupti_armed && c->opts.cupti_lib && sent(c, 0) && !sent(c, 1))
+	if (p->cupti_armed && c->opts.cupti_lib && sent(c, 0) && !sent(c, 1) &&
+	    p->driver[0])
+		ap_collector__notef(c,
+				    "gpu: no device records: %s; launch times are host-side only",
+				    p->driver);
+	else if (p->cupti_armed && c->opts.cupti_lib && sent(c, 0) &&
+		 !sent(c, 1))
 		ap_collector__notef(c,
 				    "gpu: no device records from %s: the CUDA driver did not load it (no GPU or driver) or CUPTI failed in the program (its stderr says so); launch times are host-side only",
 				    CUPTI_LIB_NAME);

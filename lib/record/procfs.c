@@ -270,14 +270,14 @@ out_free:
 	return err;
 }
 
-int ap_proc_threads(pid_t pid, int (*fn)(void *ctx, pid_t tid), void *ctx)
+/* fn for each numeric entry of dir */
+static int each_number(const char *path, int (*fn)(void *ctx, pid_t id),
+		       void *ctx)
 {
-	char path[64];
 	struct dirent *d;
 	DIR *dir;
 	int err = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	dir = opendir(path);
 	if (!dir)
 		return errno == ENOENT ? -ESRCH : -errno;
@@ -290,4 +290,37 @@ int ap_proc_threads(pid_t pid, int (*fn)(void *ctx, pid_t tid), void *ctx)
 	}
 	closedir(dir);
 	return err;
+}
+
+int ap_proc_threads(pid_t pid, int (*fn)(void *ctx, pid_t tid), void *ctx)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	return each_number(path, fn, ctx);
+}
+
+int ap_proc_pids(int (*fn)(void *ctx, pid_t pid), void *ctx)
+{
+	return each_number("/proc", fn, ctx);
+}
+
+int ap_proc_thread_runtime(pid_t pid, pid_t tid, uint64_t *ns)
+{
+	char path[96];
+	unsigned long long v;
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid,
+		 (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	n = fscanf(f, "%llu", &v);
+	fclose(f);
+	if (n != 1)
+		return -EINVAL;
+	*ns = v;
+	return 0;
 }

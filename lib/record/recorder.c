@@ -1271,7 +1271,10 @@ static void on_loss(void *ctx, uint32_t pid, uint64_t start_ns,
 		l.source = loss_map[i].source;
 		l.tag = loss_map[i].tag;
 		l.count = n[loss_map[i].stat];
-		total += l.count;
+		/* switches not reported are no records lost: the summary
+		 * counts them apart */
+		if (loss_map[i].stat != AP_STAT_SCHED_UNSEEN)
+			total += l.count;
 		ap_lost_proc__encode(&l, &r->buf);
 	}
 	if (others || !total)

@@ -245,6 +245,8 @@ static int rec_thread(struct ap_recorder *r,
 	s.cpu = e->hdr.cpu;
 	s.flags = t->flags & (AP_SCHED_T_CPU_OVER | AP_SCHED_T_EXITED |
 			      AP_SCHED_T_FINAL);
+	if (t->flags & AP_SCHED_T_RT_PARTIAL)
+		s.flags |= AP_SCHED_THR_ON_PARTIAL;
 	s.on_ns = t->on_ns;
 	s.blocked_ns = t->blocked_ns;
 	s.runnable_ns = t->runnable_ns;

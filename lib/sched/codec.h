@@ -34,6 +34,8 @@ struct ap_recorder;
 #define AP_SCHED_THR_CPU_OVER	0x8	/* ran on CPUs beyond the mask */
 #define AP_SCHED_THR_EXITED	0x10	/* final: the thread exited */
 #define AP_SCHED_THR_FINAL	0x20	/* final: recording ended */
+#define AP_SCHED_THR_ON_PARTIAL	0x40	/* on_ns misses run time that could
+					 * not be measured (1.8) */
 
 #define AP_SCHED_MASK_WORDS	4	/* cpus[]: CPUs 0..255 */
 
@@ -60,7 +62,8 @@ struct ap_sched_thr {
 	uint32_t tid;
 	uint32_t cpu;			/* last CPU */
 	uint32_t flags;			/* AP_SCHED_THR_* */
-	uint64_t on_ns;
+	uint64_t on_ns;			/* the kernel's run time (1.8);
+					 * before, switch-in to switch-out */
 	uint64_t blocked_ns;
 	uint64_t runnable_ns;
 	uint64_t vol;			/* voluntary switches (blocked) */

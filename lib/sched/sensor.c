@@ -74,6 +74,7 @@ struct seed_ctx {
 	int fd;
 	pid_t pid;
 	uint64_t t0;
+	int running_only;	/* -a: only the threads on a CPU */
 };
 
 /* one thread of a target as /proc shows it when recording begins */
@@ -82,6 +83,7 @@ static int seed_thread(void *ctx, pid_t tid)
 	struct seed_ctx *sc = ctx;
 	struct ap_sched_thread t;
 	char path[64], buf[512], *p;
+	uint64_t rt = 0;
 	__u32 key = tid;
 	FILE *f;
 
@@ -93,15 +95,21 @@ static int seed_thread(void *ctx, pid_t tid)
 	fclose(f);
 	if (!p || p[1] != ' ')
 		return 0;
+	if (sc->running_only && p[2] != 'R')
+		return 0;
 	memset(&t, 0, sizeof(t));
 	t.pid = sc->pid;
 	t.last_cpu = (__u32)-1;
+	/* on-CPU time counts from here; unreadable, it is not known */
+	if (ap_proc_thread_runtime(sc->pid, tid, &rt))
+		t.flags |= AP_SCHED_T_RT_PARTIAL;
+	t.rt_base = rt;
 	if (p[2] == 'R') {
 		/* running or runnable: taken as on a CPU since the start */
-		t.flags = AP_SCHED_T_ON | AP_SCHED_T_CLIPPED;
+		t.flags |= AP_SCHED_T_ON | AP_SCHED_T_CLIPPED;
 		t.in_ts = sc->t0;
 	} else {
-		t.flags = AP_SCHED_T_OFF | AP_SCHED_T_CLIPPED;
+		t.flags |= AP_SCHED_T_OFF | AP_SCHED_T_CLIPPED;
 		t.out_ts = sc->t0;
 		t.out_state = AP_SCHED_BLOCKED;
 	}
@@ -110,25 +118,43 @@ static int seed_thread(void *ctx, pid_t tid)
 	return 0;
 }
 
+static int seed_process(void *ctx, pid_t pid)
+{
+	struct seed_ctx *sc = ctx;
+
+	sc->pid = pid;
+	ap_proc_threads(pid, seed_thread, sc);
+	return 0;
+}
+
 /*
  * Threads of the targets that will not switch for a while (asleep for
  * the whole recording) would otherwise be invisible: an entry for each,
- * from /proc, before the programs attach.  -a does not seed: the whole
- * system's threads would fill the table.
+ * from /proc, before the programs attach.  -a seeds only the threads on
+ * a CPU (the whole system's would fill the table): the others are first
+ * seen at a switch-in, when their run time so far is known.  A thread
+ * first seen leaving a CPU ran for a time not known.
  */
 static void seed_targets(struct ap_collector *c, uint64_t t0)
 {
 	int tfd = bpf_map__fd(c->skel->maps.targets);
-	struct seed_ctx sc = { bpf_map__fd(c->skel->maps.sched_thr), 0, t0 };
+	struct seed_ctx sc = { bpf_map__fd(c->skel->maps.sched_thr), 0, t0,
+			       0 };
+	const struct ap_collect_opts *o = &c->opts;
 	__u32 key, next, *prev = NULL;
 
-	if (c->opts.system_wide)
+	if (o->system_wide) {
+		/* with filters, a seeded thread might not be a target */
+		sc.running_only = 1;
+		if (!o->nr_tids && !o->cpu_mask && !o->filter_uid &&
+		    !o->cgroup_id)
+			ap_proc_pids(seed_process, &sc);
 		return;
+	}
 	while (!bpf_map_get_next_key(tfd, prev, &next)) {
 		key = next;
 		prev = &key;
-		sc.pid = key;
-		ap_proc_threads(sc.pid, seed_thread, &sc);
+		seed_process(&sc, key);
 	}
 }
 
@@ -167,11 +193,17 @@ static int sched_attach(struct ap_collector *c, struct aperture_bpf *skel,
 	return 0;
 }
 
-/* the current stretch counted up to now, as if the thread switched now */
-static void add_pending(struct ap_sched_thread *t, uint64_t now)
+/* the current stretch counted up to now, as if the thread switched now;
+ * on-CPU time from the kernel's count, which needs no switch seen */
+static void add_pending(struct ap_sched_thread *t, uint32_t tid,
+			uint64_t now)
 {
-	if ((t->flags & AP_SCHED_T_ON) && t->in_ts && now > t->in_ts)
-		t->on_ns += now - t->in_ts;
+	uint64_t rt;
+
+	if (!ap_proc_thread_runtime(t->pid, tid, &rt) && rt >= t->rt_base)
+		t->on_ns = rt - t->rt_base;
+	else if (t->flags & AP_SCHED_T_ON)
+		t->flags |= AP_SCHED_T_RT_PARTIAL;
 	if (!(t->flags & AP_SCHED_T_OFF) || now < t->out_ts)
 		return;
 	if (t->out_state == AP_SCHED_PREEMPTED) {
@@ -272,7 +304,7 @@ static int snapshot(struct ap_collector *c, struct sched_priv *p, int final)
 			if (err)
 				return err;
 		}
-		add_pending(&e.t, now);
+		add_pending(&e.t, key, now);
 		if (final)
 			e.t.flags |= AP_SCHED_T_FINAL;
 		err = ap_collector__deliver(c, &e, sizeof(e));

@@ -331,6 +331,19 @@ static uint64_t lost_table(struct view_sched *v)
 	return ap_session__lost_tag(v->s, AP_LOST_TABLE, AP_TAG_SCHED);
 }
 
+/* threads whose on-CPU time misses run time not measured */
+static size_t on_partial(struct view_sched *v)
+{
+	struct ap_sched_thr one;
+	size_t i, n = 0;
+
+	for (i = 0; i < v->nr_thrs; i++) {
+		thr_total(&v->thrs[i], &one);
+		n += !!(one.flags & AP_SCHED_THR_ON_PARTIAL);
+	}
+	return n;
+}
+
 static int same_proc(const struct thr *a, const struct thr *b)
 {
 	return a->pid == b->pid && a->start_ticks == b->start_ticks;
@@ -369,6 +382,9 @@ static void print_row(FILE *out, const char *pid, const char *tid,
 	char on[16], off[16], bl[16], rn[16], wa[16], wm[16], cpus[64];
 
 	ap_fmt_ns(on, sizeof(on), s->on_ns);
+	/* at least this much */
+	if (s->flags & AP_SCHED_THR_ON_PARTIAL)
+		strncat(on, "+", sizeof(on) - strlen(on) - 1);
 	ap_fmt_ns(off, sizeof(off), s->blocked_ns + s->runnable_ns);
 	ap_fmt_ns(bl, sizeof(bl), s->blocked_ns);
 	ap_fmt_ns(rn, sizeof(rn), s->runnable_ns);
@@ -505,6 +521,9 @@ static int print_table(struct view_sched *v, FILE *out)
 		fprintf(out, "# lost: %" PRIu64
 			" switches or threads not accounted (sched table full)\n",
 			lost_table(v));
+	if (on_partial(v))
+		fprintf(out, "# on-CPU: %zu threads ran for a time not measured (first seen leaving a CPU, or run time unreadable at the end): their On-CPU, marked +, is a lower bound\n",
+			on_partial(v));
 	fprintf(out, "#\n#  %7s %7s  %-16s %10s %10s %10s %10s %7s %7s %6s %10s %10s  %s\n",
 		"Pid", "Tid", "Command", "On-CPU", "Off-CPU", "Blocked",
 		"Runnable", "Vol", "Invol", "Migr", "Wake avg", "Wake max",
@@ -574,8 +593,9 @@ static void json_thr(FILE *out, const struct ap_sched_thr *s)
 		fprintf(out, "%s%d", first ? "" : ", ", cpu);
 		first = 0;
 	}
-	fprintf(out, "], \"more_cpus\": %s",
-		s->flags & AP_SCHED_THR_CPU_OVER ? "true" : "false");
+	fprintf(out, "], \"more_cpus\": %s, \"on_cpu_partial\": %s",
+		s->flags & AP_SCHED_THR_CPU_OVER ? "true" : "false",
+		s->flags & AP_SCHED_THR_ON_PARTIAL ? "true" : "false");
 }
 
 static int print_json(struct view_sched *v, FILE *out)
@@ -592,8 +612,9 @@ static int print_json(struct view_sched *v, FILE *out)
 	}
 	fprintf(out, "{\"unit\": \"ns\", \"intervals\": %" PRIu64
 		", \"interval_ns\": %.0f, \"open_intervals\": %" PRIu64
-		", \"lost\": %" PRIu64 ", \"processes\": [",
-		v->iv_nr, v->iv_ns, v->iv_open, lost_table(v));
+		", \"lost\": %" PRIu64 ", \"on_cpu_partial_threads\": %zu"
+		", \"processes\": [",
+		v->iv_nr, v->iv_ns, v->iv_open, lost_table(v), on_partial(v));
 	for (i = 0; i < v->nr_thrs; i = j) {
 		struct ap_sched_thr sum, one;
 

@@ -27,6 +27,13 @@ trap 'kill $wl 2>/dev/null; rm -rf "$T"' EXIT INT TERM
 grep -q "^aperture: gpu: no CUDA runtime or driver library mapped in PID $wl;" "$T/pid.err" ||
 	fail "-p: $(cat "$T/pid.err")"
 
+# list: the gpu sensor says when this machine has no device
+if ! ls /dev/nvidia[0-9]* >/dev/null 2>&1; then
+	"$APERTURE" list >"$T/list" 2>&1 || fail "list: $(cat "$T/list")"
+	grep -q '^  gpu  .*no NVIDIA GPU (no /dev/nvidiaN device)' "$T/list" ||
+		fail "list: $(grep gpu "$T/list")"
+fi
+
 # --cuda-lib naming a file without the launch functions
 "$APERTURE" record -e cpu,gpu --cuda-lib "$WL/cpu_split" -o "$T/bad.data" -- \
 	"$WL/cpu_split" 1 2>"$T/bad.err" || fail "record: $(cat "$T/bad.err")"
