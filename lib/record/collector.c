@@ -22,6 +22,7 @@
 #include "record/kmaps.h"
 #include "record/procfs.h"
 #include "record/sensor.h"
+#include "tracepoint/tpformat.h"
 #include "unwind/unwind.h"
 
 const struct ap_cpu_event ap_cpu_events[] = {
@@ -115,6 +116,12 @@ int ap_events__parse(const char *list, uint32_t *mask,
 			cpu_named = 1;
 			tok = "cpu";
 		}
+		/* the tracepoint kind alone names none of them */
+		if (!strcmp(tok, "tracepoint")) {
+			snprintf(bad, badlen, "%s", tok);
+			err = -ENOENT;
+			break;
+		}
 
 		for (i = 0; i < ap_nr_event_kinds && !found; i++) {
 			const struct ap_event_kind *k = ap_event_kinds[i];
@@ -133,9 +140,18 @@ int ap_events__parse(const char *list, uint32_t *mask,
 				found = 1;
 			}
 		}
+		/* a tracepoint, after the kinds' variants (lock:pthread is
+		 * none; lock:contention_begin is one) */
+		if (!found) {
+			err = ap_tp__parse_event(tok, o);
+			if (!err)
+				*mask |= AP_EVMASK(AP_TAG_TRACEPOINT);
+			found = !err;
+			if (err > 0)
+				err = -EINVAL;
+		}
 		if (!found) {
 			snprintf(bad, badlen, "%s", tok);
-			err = -EINVAL;
 			break;
 		}
 	}
@@ -186,7 +202,7 @@ uint64_t ap_collect_opts__ring_bytes(const struct ap_collect_opts *o,
 
 const char *ap_events__valid(void)
 {
-	static char buf[256];	/* built once from the constant table */
+	static char buf[512];	/* built once from the constant table */
 	size_t i, off = 0;
 
 	if (buf[0])
@@ -207,7 +223,7 @@ const char *ap_events__valid(void)
 				ap_cpu_events[i].name);
 	if (off < sizeof(buf))
 		snprintf(buf + off, sizeof(buf) - off,
-			 " (CPU sampling events take :u or :k)");
+			 " (CPU sampling events take :u or :k), and tracepoints CATEGORY:NAME ('aperture list tracepoint')");
 	return buf;
 }
 
