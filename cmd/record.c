@@ -123,13 +123,17 @@ static const char doc[] =
 	"  sched         on/off-CPU time, switches, off-CPU stacks\n"
 	"  io            bytes per file, pipe and socket (summed in BPF)\n"
 	"  io:calls      + a record per call\n"
+	"  CAT:NAME      a tracepoint (sched:sched_switch; a glob names\n"
+	"                several): counts, fields and stacks; --filter\n"
+	"                keeps those that pass ('aperture list tracepoint')\n"
 	"A sensor the machine cannot run is named on standard error with the "
 	"reason, and the others go on."
 "\v"
 	"Examples:\n"
 	"  aperture record -F 999 -- ./prog args\n"
 	"  aperture record -p 1234,1240 -d 10\n"
-	"  aperture record -a -d 5 -o system.data\n";
+	"  aperture record -a -d 5 -o system.data\n"
+	"  aperture record -e syscalls:sys_enter_openat -- ./prog\n";
 
 /* --filter: for each tracepoint of the last -e, checked against its
  * fields now, so that a typo is one line here and not a failed record */

@@ -185,6 +185,7 @@ static const struct ap_event_kind kind_tracepoint = {
 	.tag = AP_TAG_TRACEPOINT,
 	.sensor = &ap_sensor_tracepoint,
 	.view = &ap_view_tracepoint,
+	.named_only = 1,
 	.rec = (const struct ap_rec_handler[]){
 		/* counted by the handler: the filter drops some */
 		{ AP_EV_TP, ap_rec_tp, NOT_EVENT },

@@ -40,6 +40,26 @@ const struct ap_cpu_event ap_cpu_events[] = {
 const size_t ap_nr_cpu_events = sizeof(ap_cpu_events) /
 				sizeof(ap_cpu_events[0]);
 
+/* does tok's part before ':' name a kind or a CPU event (cycles:x,
+ * syscall:nope)?  Then it is no tracepoint, whatever tracefs has */
+static int kind_prefix(const char *tok)
+{
+	size_t n = strcspn(tok, ":"), i;
+
+	for (i = 0; i < ap_nr_event_kinds; i++)
+		if (strlen(ap_event_kinds[i]->name) == n &&
+		    !strncmp(tok, ap_event_kinds[i]->name, n))
+			return 1;
+	for (i = 0; i < ap_nr_cpu_events; i++)
+		if ((strlen(ap_cpu_events[i].name) == n &&
+		     !strncmp(tok, ap_cpu_events[i].name, n)) ||
+		    (ap_cpu_events[i].alias &&
+		     strlen(ap_cpu_events[i].alias) == n &&
+		     !strncmp(tok, ap_cpu_events[i].alias, n)))
+			return 1;
+	return 0;
+}
+
 /*
  * perf's spellings of a CPU sampling event: NAME[:u|:k|:uk], or cpu with
  * a modifier.  Returns 1 + its index in ap_cpu_events (0 for cpu) and
@@ -116,13 +136,6 @@ int ap_events__parse(const char *list, uint32_t *mask,
 			cpu_named = 1;
 			tok = "cpu";
 		}
-		/* the tracepoint kind alone names none of them */
-		if (!strcmp(tok, "tracepoint")) {
-			snprintf(bad, badlen, "%s", tok);
-			err = -ENOENT;
-			break;
-		}
-
 		for (i = 0; i < ap_nr_event_kinds && !found; i++) {
 			const struct ap_event_kind *k = ap_event_kinds[i];
 			const struct ap_event_variant *va;
@@ -138,7 +151,14 @@ int ap_events__parse(const char *list, uint32_t *mask,
 			if (!strcmp(tok, k->name)) {
 				*mask |= AP_EVMASK(k->tag);
 				found = 1;
+				/* "tracepoint" alone names none */
+				if (k->named_only)
+					err = -ENOENT;
 			}
+		}
+		if (err) {
+			snprintf(bad, badlen, "%s", tok);
+			break;
 		}
 		/* a tracepoint, after the kinds' variants (lock:pthread is
 		 * none; lock:contention_begin is one) */
@@ -147,7 +167,7 @@ int ap_events__parse(const char *list, uint32_t *mask,
 			if (!err)
 				*mask |= AP_EVMASK(AP_TAG_TRACEPOINT);
 			found = !err;
-			if (err > 0)
+			if (err > 0 || (err && kind_prefix(tok)))
 				err = -EINVAL;
 		}
 		if (!found) {
@@ -208,8 +228,10 @@ const char *ap_events__valid(void)
 	if (buf[0])
 		return buf;
 	for (i = 0; i < ap_nr_event_kinds && off < sizeof(buf); i++)
-		off += snprintf(buf + off, sizeof(buf) - off, "%s%s",
-				i ? ", " : "", ap_event_kinds[i]->name);
+		if (!ap_event_kinds[i]->named_only)
+			off += snprintf(buf + off, sizeof(buf) - off, "%s%s",
+					i ? ", " : "",
+					ap_event_kinds[i]->name);
 	for (i = 0; i < ap_nr_event_kinds && off < sizeof(buf); i++) {
 		const struct ap_event_variant *va;
 

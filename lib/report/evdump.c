@@ -213,10 +213,28 @@ void ap_evrec__print_text(const struct ap_evrec *r, const struct ap_evline *l,
 	fputc('\n', out);
 }
 
+/* a field named as one of the line's own keys (a tracepoint's "pid")
+ * is written "field.pid": JSON keys are unique */
+static int own_key(const char *key)
+{
+	static const char *const own[] = {
+		"ts", "dur_ns", "pid", "tid", "cpu", "comm", "event", "name",
+		"stack",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		if (!strcmp(key, own[i]))
+			return 1;
+	return 0;
+}
+
 void ap_evrec__print_jsonl(const struct ap_evrec *r, const char *comm,
 			   const struct ap_stackres *res, long nr_frames,
 			   FILE *out)
 {
+	char key[96];
+
 	long j;
 	int i;
 
@@ -233,8 +251,10 @@ void ap_evrec__print_jsonl(const struct ap_evrec *r, const char *comm,
 	fputs(", \"name\": ", out);
 	ap_json_str(out, r->name);
 	for (i = 0; i < r->nr; i++) {
+		snprintf(key, sizeof(key), "%s%s",
+			 own_key(r->f[i].key) ? "field." : "", r->f[i].key);
 		fputs(", ", out);
-		ap_json_str(out, r->f[i].key);
+		ap_json_str(out, key);
 		fputs(": ", out);
 		if (r->f[i].num)
 			fputs(r->f[i].val, out);
