@@ -82,6 +82,11 @@ _aperture()
 	case $prev in
 	-e | --events)
 		if [ "$cmd" = record ] || [ "$cmd" = top ]; then
+			# tracepoints once a category is typed (sched:...):
+			# thousands of them, asked for only then
+			case ${cur##*,} in
+			*:*) events="$events $("$_aperture_bin" list --raw-dump=tracepoints 2>/dev/null)" ;;
+			esac
 			_aperture_list "$cur" "$events"
 		elif [ "$cmd" = diff ]; then
 			COMPREPLY=($(compgen -W "$views" -- "$cur"))

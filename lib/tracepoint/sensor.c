@@ -25,10 +25,24 @@ struct tp_priv {
 static int tp_prepare(struct ap_collector *c, struct aperture_bpf *skel,
 		      int enabled)
 {
+	struct ap_tp_format *f;
+	int i;
+
 	/* without tracepoints (aperture list) the program is not loaded:
 	 * an older kernel's refusal of the cookie then costs nothing */
 	bpf_program__set_autoload(skel->progs.ap_tp,
 				  enabled && c->opts.nr_tracepoints > 0);
+	if (!enabled || !c->opts.nr_tracepoints)
+		return 0;
+	f = malloc(sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	/* a format that cannot be read now fails at attach, said there */
+	for (i = 0; i < c->opts.nr_tracepoints; i++)
+		if (!ap_tp_format__read(c->opts.tracepoints[i], f))
+			skel->rodata->ap_tp_size[i] =
+				(uint32_t)ap_tp_format__fixed_size(f);
+	free(f);
 	return 0;
 }
 

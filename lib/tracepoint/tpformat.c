@@ -268,6 +268,17 @@ static uint64_t get_uint(const uint8_t *p, uint32_t size)
 	return v;
 }
 
+size_t ap_tp_format__fixed_size(const struct ap_tp_format *f)
+{
+	size_t end = 8;			/* the common fields */
+	uint32_t i;
+
+	for (i = 0; i < f->nr_fields; i++)
+		if ((size_t)f->fields[i].offset + f->fields[i].size > end)
+			end = (size_t)f->fields[i].offset + f->fields[i].size;
+	return end;
+}
+
 size_t ap_tp_format__extent(const struct ap_tp_format *f, const uint8_t *data,
 			    size_t len)
 {

@@ -63,6 +63,8 @@ int ap_tp_format__parse(const char *text, struct ap_tp_format *f);
 /* the field called name, or NULL */
 const struct ap_tp_field *ap_tp_format__field(const struct ap_tp_format *f,
 					      const char *name);
+/* the bytes of a record's fixed fields, the common ones included */
+size_t ap_tp_format__fixed_size(const struct ap_tp_format *f);
 /* the bytes of data (len of them) that the record holds: its fixed fields
  * and its dynamic ones, at most len */
 size_t ap_tp_format__extent(const struct ap_tp_format *f, const uint8_t *data,
