@@ -75,7 +75,8 @@ static int attach_one(struct ap_collector *c, struct aperture_bpf *skel,
 		return -ENOMEM;
 	rd->hdr.type = AP_REC_TP_DESC;
 	rd->d.idx = (uint32_t)i;
-	snprintf(rd->d.filter, sizeof(rd->d.filter), "%s", filter ? filter : "");
+	snprintf(rd->d.filter, sizeof(rd->d.filter), "%s",
+		 filter ? filter : "");
 	err = ap_tp_format__read(spec, &rd->d.fmt);
 	if (!err)
 		err = ap_tp__split(spec, cat, sizeof(cat), name, sizeof(name));

@@ -18,14 +18,15 @@ struct ap_collect_opts;
 
 /* ap_tp_field.flags */
 #define AP_TP_F_SIGNED		(1u << 0)
-#define AP_TP_F_DYN		(1u << 1)	/* __data_loc: u32 offset | len << 16 */
+/* __data_loc: a u32 of offset | len << 16 */
+#define AP_TP_F_DYN		(1u << 1)
 #define AP_TP_F_STR		(1u << 2)	/* char[N], __data_loc char[] */
 #define AP_TP_F_ARRAY		(1u << 3)	/* another array: bytes */
 #define AP_TP_F_PTR		(1u << 4)	/* a pointer: shown in hex */
 
 struct ap_tp_field {
 	char name[64];
-	char type[64];			/* "pid_t", "char[16]", "const char *" */
+	char type[64];			/* "pid_t", "char [16]" */
 	uint32_t offset;
 	uint32_t size;
 	uint32_t flags;			/* AP_TP_F_* */
@@ -74,7 +75,7 @@ size_t ap_tp_format__extent(const struct ap_tp_format *f, const uint8_t *data,
 struct ap_tp_value {
 	int is_str;
 	int missing;			/* past the bytes recorded */
-	uint64_t u;			/* an integer, sign-extended when signed */
+	uint64_t u;			/* an integer (sign-extended) */
 	char s[256];			/* a string; bytes as hex */
 };
 void ap_tp_field__value(const struct ap_tp_field *fl, const uint8_t *data,

@@ -362,8 +362,8 @@ static void print_table(struct view_tp *v, const struct rows *procs,
 			const struct row *r = &procs->v[from + j];
 
 			ap_pct(pct, sizeof(pct), r->n, v->count[i]);
-			fprintf(out, "  %10.0f %8s %8u  %s\n", r->n, pct, r->pid,
-				r->key);
+			fprintf(out, "  %10.0f %8s %8u  %s\n", r->n, pct,
+				r->pid, r->key);
 		}
 		from = si;
 		n = rows_of(stacks, i, &si);
