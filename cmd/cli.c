@@ -12,6 +12,7 @@
 #include "record/collector.h"
 #include "record/procfs.h"
 #include "report/view.h"
+#include "tracepoint/tpformat.h"
 #include "util/num.h"
 
 /* PREFIX MESSAGE, a line on stderr */
@@ -95,6 +96,19 @@ void ap_cli_parse_events(struct argp_state *state, const char *arg,
 		ap_cli_usage_error(state,
 				   "'%s': one CPU sampling event at a time (cpu, cycles, instructions, cpu-clock, page-faults or context-switches, once)",
 				   bad);
+	if (err == -ENOENT)
+		ap_cli_usage_error(state,
+				   "unknown tracepoint '%s': give CATEGORY:NAME (a glob) of %s/events ('aperture list tracepoint' lists them)",
+				   bad, ap_tracefs() ? ap_tracefs() :
+				   "/sys/kernel/tracing");
+	if (err == -ENODEV)
+		ap_cli_usage_error(state,
+				   "tracepoint '%s': tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)",
+				   bad);
+	if (err == -E2BIG)
+		ap_cli_usage_error(state,
+				   "'%s': more than %d tracepoints at once",
+				   bad, AP_COLLECT_TP_MAX);
 	if (err)
 		ap_cli_usage_error(state, "unknown event '%s'; valid events: %s",
 				   bad, ap_events__valid());

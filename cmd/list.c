@@ -4,7 +4,8 @@
  * events: every -e name, whether it works here, and if not, why.  CPU
  * sampling events are tried with perf_event_open on this process; the
  * sensors by loading the BPF object and attaching every one of them, with
- * no target (nothing is recorded).
+ * no target (nothing is recorded).  Tracepoints come from tracefs:
+ * `aperture list tracepoint`, or a glob of CATEGORY:NAME.
  */
 #include <argp.h>
 #include <errno.h>
@@ -19,13 +20,14 @@
 #include "event/event.h"
 #include "record/collector.h"
 #include "format/format.h"
+#include "tracepoint/tpformat.h"
 
 enum {
 	OPT_RAW_DUMP = 0x100,
 };
 
 static const struct argp_option options[] = {
-	{ "raw-dump", OPT_RAW_DUMP, "WHAT", OPTION_ARG_OPTIONAL, "Print names alone, on one line, for shell completion (as perf list --raw-dump): events (default), every -e name; views, the event kinds (the views of report and top)", 1 },
+	{ "raw-dump", OPT_RAW_DUMP, "WHAT", OPTION_ARG_OPTIONAL, "Print names alone, on one line, for shell completion (as perf list --raw-dump): events (default), every -e name but the tracepoints; views, the event kinds (the views of report and top); tracepoints, every CATEGORY:NAME of tracefs", 1 },
 	AP_CLI_HELP_OPTIONS,
 	{ NULL },
 };
@@ -34,29 +36,51 @@ static const char doc[] =
 	"List the events 'aperture record -e' and 'aperture top -e' take, and "
 	"whether each works on this machine; for those that do not, why.  "
 	"Checking the sensors loads aperture's BPF object: run as root (or "
-	"with CAP_BPF and CAP_PERFMON) for their state."
+	"with CAP_BPF and CAP_PERFMON) for their state.\n\n"
+	"With 'tracepoint', list the tracepoints of this machine (tracefs's "
+	"events) instead; with a glob of CATEGORY:NAME, those it matches."
 "\v"
 	"Examples:\n"
 	"  aperture list\n"
-	"  aperture list | grep unavailable\n";
+	"  aperture list | grep unavailable\n"
+	"  aperture list tracepoint\n"
+	"  aperture list 'sched:*'\n";
+
+struct list_opts {
+	int raw_dump;
+	const char *tracepoints;	/* a glob; NULL: the events */
+};
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
-	int *raw_dump = state->input;
+	struct list_opts *o = state->input;
 
 	switch (key) {
 	case OPT_RAW_DUMP:
 		if (!arg || !strcmp(arg, "events"))
-			*raw_dump = 1;
+			o->raw_dump = 1;
 		else if (!strcmp(arg, "views"))
-			*raw_dump = 2;
+			o->raw_dump = 2;
+		else if (!strcmp(arg, "tracepoints"))
+			o->raw_dump = 3;
 		else
 			ap_cli_usage_error(state,
-					   "unknown --raw-dump '%s': give events or views",
+					   "unknown --raw-dump '%s': give events, views or tracepoints",
 					   arg);
 		break;
 	case ARGP_KEY_ARG:
-		ap_cli_usage_error(state, "unexpected argument '%s'", arg);
+		if (o->tracepoints)
+			ap_cli_usage_error(state, "unexpected argument '%s'",
+					   arg);
+		if (!strcmp(arg, "tracepoint") || !strcmp(arg, "tracepoints"))
+			o->tracepoints = "*:*";
+		else if (strchr(arg, ':'))
+			o->tracepoints = arg;
+		else
+			ap_cli_usage_error(state,
+					   "unexpected argument '%s': give tracepoint, or a glob of CATEGORY:NAME ('sched:*')",
+					   arg);
+		break;
 	default:
 		return ap_cli_key(key, arg, state);
 	}
@@ -164,14 +188,61 @@ static int list_sensors(uint32_t all)
 	return 0;
 }
 
+static int print_tp(void *ctx, const char *cat, const char *name)
+{
+	int *n = ctx;
+
+	if (!*n)
+		printf("Tracepoints (-e CATEGORY:NAME, a glob names several; from %s/events):\n",
+		       ap_tracefs());
+	if (*n >= 0)
+		printf("  %s:%s\n", cat, name);
+	else
+		printf("%s%s:%s", *n == -1 ? "" : " ", cat, name);
+	if (*n < 0)
+		*n = -2;
+	else
+		(*n)++;
+	return 0;
+}
+
+/* the tracepoints matching glob, a line each (raw: on one line) */
+static int list_tracepoints(const char *glob, int raw)
+{
+	int n = raw ? -1 : 0, err;
+
+	err = ap_tp__each(glob, print_tp, &n);
+	if (raw) {
+		printf("\n");
+		return 0;
+	}
+	if (err == -ENODEV) {
+		fprintf(stderr, "aperture list: tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)\n");
+		return 1;
+	}
+	if (err < 0) {
+		fprintf(stderr, "aperture list: reading tracefs: %s\n",
+			strerror(-err));
+		return 1;
+	}
+	if (!n) {
+		fprintf(stderr, "aperture list: no tracepoint matches '%s'\n",
+			glob);
+		return 1;
+	}
+	return 0;
+}
+
 /* the kinds' names; events: every name -e takes (with the kinds'
- * variants and perf's CPU events) */
+ * variants and perf's CPU events, but no tracepoint) */
 static void raw_dump(int events)
 {
 	const struct ap_event_variant *va;
 	size_t i;
 
 	for (i = 0; i < ap_nr_event_kinds; i++) {
+		if (events && ap_event_kinds[i]->named_only)
+			continue;
 		printf("%s%s", i ? " " : "", ap_event_kinds[i]->name);
 		for (va = ap_event_kinds[i]->variants;
 		     events && va && va->name; va++)
@@ -187,13 +258,18 @@ int cmd_list(int argc, char **argv)
 	char why[512];
 	uint32_t all = 0;
 	size_t i;
-	int ret = 0, dump = 0;
+	struct list_opts lo = { 0 };
+	int ret = 0;
 
-	argp_parse(&argp, argc, argv, AP_ARGP_FLAGS, NULL, &dump);
-	if (dump) {
-		raw_dump(dump == 1);
+	argp_parse(&argp, argc, argv, AP_ARGP_FLAGS, NULL, &lo);
+	if (lo.raw_dump == 3)
+		return list_tracepoints("*:*", 1);
+	if (lo.raw_dump) {
+		raw_dump(lo.raw_dump == 1);
 		return 0;
 	}
+	if (lo.tracepoints)
+		return list_tracepoints(lo.tracepoints, 0);
 
 	printf("CPU sampling events (-e NAME[:u|:k], at -F HZ or every -c PERIOD):\n");
 	for (i = 0; i < ap_nr_cpu_events; i++) {
@@ -211,7 +287,8 @@ int cmd_list(int argc, char **argv)
 	for (i = 0; i < ap_nr_event_kinds; i++)
 		all |= AP_EVMASK(ap_event_kinds[i]->tag);
 	printf("\nSensors (-e NAME; cpu samples the first of cycles and cpu-clock that works;\n"
-	       "NAME:VARIANT, as lock:pthread or syscall:calls, is a variant of a sensor):\n");
+	       "NAME:VARIANT, as lock:pthread or syscall:calls, is a variant of a sensor;\n"
+	       "tracepoint takes -e CATEGORY:NAME, 'aperture list tracepoint' lists them):\n");
 	if (geteuid() != 0)
 		printf("  (checked as uid %u: loading BPF needs root, or CAP_BPF and CAP_PERFMON)\n",
 		       (unsigned)geteuid());

@@ -22,6 +22,7 @@
 #include "record/targets.h"
 #include "record/workload.h"
 #include "symbols/symbolizer.h"
+#include "tracepoint/codec.h"
 #include "util/num.h"
 
 #define DEFAULT_FREQ	999
@@ -46,6 +47,8 @@ struct record_opts {
 	uint64_t cpu_mask[AP_MAX_CPUS / 64];
 	char filters[512];		/* for the header's target line */
 	char cupti_lib[PATH_MAX];	/* -e gpu -- CMD */
+	/* the tracepoints of the last -e: what --filter applies to */
+	int tp_from, tp_to;
 };
 
 enum {
@@ -60,6 +63,7 @@ enum {
 	OPT_USER,
 	OPT_BUILDID_DIR,
 	OPT_NO_BUILDID_CACHE,
+	OPT_FILTER,
 };
 
 #define AP_CGROUP2_DEFAULT	"/sys/fs/cgroup"
@@ -75,6 +79,7 @@ static const struct argp_option options[] = {
 	{ "cgroup", 'G', "CGROUP", 0, "Record only the threads in this cgroup v2 or below it: a path, or a name under the cgroup2 mount (alone: system-wide)", 1 },
 	{ NULL, 0, NULL, 0, "What to record:", 2 },
 	{ "events", 'e', "LIST", 0, "Comma-separated events to record (default: cpu)", 2 },
+	{ "filter", OPT_FILTER, "EXPR", 0, "Keep only the events of the tracepoints of the -e before it that pass EXPR, as perf's --filter: FIELD OP VALUE (==, !=, <, <=, >, >=, &; strings ==, != and ~ a glob), with &&, ||, ! and ( ); applied by aperture as it records (not in the kernel)", 2 },
 	{ "freq", 'F', "HZ", 0, "CPU sampling frequency, or max (default: 999)", 2 },
 	{ "syscall-stacks", OPT_SYSCALL_STACKS, NULL, 0, "syscall: record the user stack at entry (costly)", 2 },
 	{ "cuda-lib", OPT_CUDA_LIB, "PATH", 0, "gpu: also probe this CUDA runtime or driver library", 2 },
@@ -120,13 +125,54 @@ static const char doc[] =
 	"  sched         on/off-CPU time, switches, off-CPU stacks\n"
 	"  io            bytes per file, pipe and socket (summed in BPF)\n"
 	"  io:calls      + a record per call\n"
+	"  CAT:NAME      a tracepoint (sched:sched_switch; a glob names\n"
+	"                several): counts, fields and stacks; --filter\n"
+	"                keeps those that pass ('aperture list tracepoint')\n"
 	"A sensor the machine cannot run is named on standard error with the "
 	"reason, and the others go on."
 "\v"
 	"Examples:\n"
 	"  aperture record -F 999 -- ./prog args\n"
 	"  aperture record -p 1234,1240 -d 10\n"
-	"  aperture record -a -d 5 -o system.data\n";
+	"  aperture record -a -d 5 -o system.data\n"
+	"  aperture record -e syscalls:sys_enter_openat -- ./prog\n";
+
+/* --filter: for each tracepoint of the last -e, checked against its
+ * fields now, so that a typo is one line here and not a failed record */
+static void set_filter(struct argp_state *state, struct record_opts *o,
+		       const char *expr)
+{
+	struct ap_tp_format *f;
+	struct ap_tp_filter *flt;
+	char why[256];
+	int i, err;
+
+	if (o->tp_from == o->tp_to)
+		ap_cli_usage_error(state,
+				   "--filter '%s': give it after the -e of a tracepoint, as perf: -e sched:sched_switch --filter 'prev_pid == 1'",
+				   expr);
+	if (strlen(expr) >= AP_TP_FILTER_MAX)
+		ap_cli_usage_error(state, "--filter: longer than %d bytes",
+				   AP_TP_FILTER_MAX - 1);
+	f = malloc(sizeof(*f));
+	if (!f)
+		ap_cli_usage_error(state, "--filter: out of memory");
+	for (i = o->tp_from; i < o->tp_to; i++) {
+		const char *tp = o->collect.tracepoints[i];
+
+		err = ap_tp_format__read(tp, f);
+		if (err)
+			ap_cli_usage_error(state,
+					   "--filter: reading the format of %s: %s",
+					   tp, strerror(-err));
+		if (ap_tp_filter__compile(expr, f, &flt, why, sizeof(why)))
+			ap_cli_usage_error(state, "bad --filter '%s' for %s: %s",
+					   expr, tp, why);
+		ap_tp_filter__free(flt);
+		o->collect.tp_filters[i] = expr;
+	}
+	free(f);
+}
 
 static void add_filter_note(struct record_opts *o, const char *fmt,
 			    const char *arg)
@@ -316,6 +362,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			ap_cli_usage_error(state,
 					   "bad duration '%s': give seconds > 0",
 					   arg);
+		break;
+	case 'e':
+		o->tp_from = o->collect.nr_tracepoints;
+		ap_cli_collect_key(key, arg, state, &o->t, &o->collect);
+		o->tp_to = o->collect.nr_tracepoints;
+		break;
+	case OPT_FILTER:
+		set_filter(state, o, arg);
 		break;
 	case ARGP_KEY_ARG:
 		ap_cli_take_command(state, &o->cmd);

@@ -86,6 +86,11 @@ _aperture()
 			# stat's counters: perf's names, not the sensors
 			_aperture_list "$cur" "task-clock cpu-clock context-switches cpu-migrations page-faults minor-faults major-faults cycles instructions branches branch-misses cache-references cache-misses"
 		elif [ "$cmd" = record ] || [ "$cmd" = top ]; then
+			# tracepoints once a category is typed (sched:...):
+			# thousands of them, asked for only then
+			case ${cur##*,} in
+			*:*) events="$events $("$_aperture_bin" list --raw-dump=tracepoints 2>/dev/null)" ;;
+			esac
 			_aperture_list "$cur" "$events"
 		elif [ "$cmd" = diff ]; then
 			COMPREPLY=($(compgen -W "$views" -- "$cur"))

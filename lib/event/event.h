@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The event kinds: one descriptor per kind (cpu, sched, syscall, lock, io,
- * mem, gpu), in one table (lib/event/kinds.c) that every stage reads: the
+ * mem, gpu, tracepoint), in one table (lib/event/kinds.c) that every stage reads: the
  * collector its sensor, the recorder its handlers of BPF records, report
  * and top its view, script and the trace its decoder, the exports its
  * units and sample types, `aperture list` and bash completion its name.
@@ -67,6 +67,9 @@ struct ap_event_kind {
 	 * attach (it would otherwise stall the reader while the ring
 	 * fills) */
 	void (*rec_prepare)(struct ap_recorder *r);
+	/* -e names its events (tracepoints, CAT:NAME), never the kind
+	 * alone; the kind's name is its view's */
+	int named_only;
 	/* NAME:VARIANT spellings; ends with name NULL; may be NULL */
 	const struct ap_event_variant *variants;
 	/* one of its frames (tag or more_tags) as a generic record for the

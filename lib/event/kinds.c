@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The table of event kinds (event.h).  The order is the order of the
- * file's tags (AP_TAG_CPU 0 .. AP_TAG_IO 6), which is the order -e,
+ * file's tags (AP_TAG_CPU 0 .. AP_TAG_IO 6, AP_TAG_TRACEPOINT 8), which is the order -e,
  * `aperture list` and the report print them in.
  */
 #include "event/event.h"
@@ -21,6 +21,7 @@
 #include "mem/codec.h"
 #include "sched/codec.h"
 #include "syscall/codec.h"
+#include "tracepoint/codec.h"
 #include "syscall.h"
 
 #define NOT_EVENT	UINT32_MAX
@@ -177,9 +178,31 @@ static const struct ap_event_kind kind_io = {
 	.table_full_stat = AP_STAT_IO_TABLE_FULL,
 };
 
+/* -e CAT:NAME: any tracepoint, counted, with its stacks */
+static const struct ap_event_kind kind_tracepoint = {
+	.name = "tracepoint",
+	.title = "tracepoint",
+	.tag = AP_TAG_TRACEPOINT,
+	.sensor = &ap_sensor_tracepoint,
+	.view = &ap_view_tracepoint,
+	.named_only = 1,
+	.rec = (const struct ap_rec_handler[]){
+		/* counted by the handler: the filter drops some */
+		{ AP_EV_TP, ap_rec_tp, NOT_EVENT },
+		{ AP_REC_TP_DESC, ap_rec_tp_desc, NOT_EVENT },
+		{ 0 },
+	},
+	.decode = ap_tracepoint__evdec,
+	.folded_unit = AP_UNIT_COUNT,
+	.prof_types = { { "tracepoint-hits", "count" } },
+	.nr_prof_types = 1,
+	.trace_track = AP_TRACK_THREAD,
+	.table_full_stat = -1,
+};
+
 const struct ap_event_kind *const ap_event_kinds[] = {
 	&kind_cpu, &kind_lock, &kind_syscall, &kind_gpu, &kind_mem,
-	&kind_sched, &kind_io,
+	&kind_sched, &kind_io, &kind_tracepoint,
 };
 const size_t ap_nr_event_kinds = sizeof(ap_event_kinds) /
 				 sizeof(ap_event_kinds[0]);

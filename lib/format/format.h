@@ -43,7 +43,8 @@
 					 * process's start time */	\
 	X(KERNEL_BUILD_ID,	8)	/* the header's kernel_build_id */ \
 	X(SCHED_RUNTIME,	9)	/* sched on_ns is the kernel's	\
-					 * run time, flag 0x40 */
+					 * run time, flag 0x40 */	\
+	X(TRACEPOINT,		10)	/* tracepoint frames */
 
 /* for the checks of the lists: X(NAME, value, ...) */
 #define AP__COUNT(name, ...)	+ 1
@@ -89,7 +90,8 @@ AP__DENSE_ENUM(AP_FORMAT_MINORS, AP__MINOR_ENUM, AP_FORMAT_MINOR, 1);
 	X(MEM,		4,	"mem")		/* memory access */	\
 	X(SCHED,	5,	"sched")				\
 	X(IO,		6,	"io")					\
-	X(GPU_DEV,	7,	"gpu-device")	/* on the GPU (CUPTI) */
+	X(GPU_DEV,	7,	"gpu-device")	/* on the GPU (CUPTI) */ \
+	X(TRACEPOINT,	8,	"tracepoint")	/* -e CAT:NAME */
 #define AP_FORMAT_META_TAGS(X)						\
 	X(TASK,		16,	"task")		/* seen, fork, exec, exit */ \
 	X(COMM,		17,	"comm")		/* thread name */	\

@@ -22,6 +22,7 @@
 #include "record/kmaps.h"
 #include "record/procfs.h"
 #include "record/sensor.h"
+#include "tracepoint/tpformat.h"
 #include "unwind/unwind.h"
 
 const struct ap_cpu_event ap_cpu_events[] = {
@@ -38,6 +39,26 @@ const struct ap_cpu_event ap_cpu_events[] = {
 };
 const size_t ap_nr_cpu_events = sizeof(ap_cpu_events) /
 				sizeof(ap_cpu_events[0]);
+
+/* does tok's part before ':' name a kind or a CPU event (cycles:x,
+ * syscall:nope)?  Then it is no tracepoint, whatever tracefs has */
+static int kind_prefix(const char *tok)
+{
+	size_t n = strcspn(tok, ":"), i;
+
+	for (i = 0; i < ap_nr_event_kinds; i++)
+		if (strlen(ap_event_kinds[i]->name) == n &&
+		    !strncmp(tok, ap_event_kinds[i]->name, n))
+			return 1;
+	for (i = 0; i < ap_nr_cpu_events; i++)
+		if ((strlen(ap_cpu_events[i].name) == n &&
+		     !strncmp(tok, ap_cpu_events[i].name, n)) ||
+		    (ap_cpu_events[i].alias &&
+		     strlen(ap_cpu_events[i].alias) == n &&
+		     !strncmp(tok, ap_cpu_events[i].alias, n)))
+			return 1;
+	return 0;
+}
 
 /*
  * perf's spellings of a CPU sampling event: NAME[:u|:k|:uk], or cpu with
@@ -124,7 +145,6 @@ int ap_events__parse(const char *list, uint32_t *mask,
 			cpu_named = 1;
 			tok = "cpu";
 		}
-
 		for (i = 0; i < ap_nr_event_kinds && !found; i++) {
 			const struct ap_event_kind *k = ap_event_kinds[i];
 			const struct ap_event_variant *va;
@@ -140,11 +160,27 @@ int ap_events__parse(const char *list, uint32_t *mask,
 			if (!strcmp(tok, k->name)) {
 				*mask |= AP_EVMASK(k->tag);
 				found = 1;
+				/* "tracepoint" alone names none */
+				if (k->named_only)
+					err = -ENOENT;
 			}
+		}
+		if (err) {
+			snprintf(bad, badlen, "%s", tok);
+			break;
+		}
+		/* a tracepoint, after the kinds' variants (lock:pthread is
+		 * none; lock:contention_begin is one) */
+		if (!found) {
+			err = ap_tp__parse_event(tok, o);
+			if (!err)
+				*mask |= AP_EVMASK(AP_TAG_TRACEPOINT);
+			found = !err;
+			if (err > 0 || (err && kind_prefix(tok)))
+				err = -EINVAL;
 		}
 		if (!found) {
 			snprintf(bad, badlen, "%s", tok);
-			err = -EINVAL;
 			break;
 		}
 	}
@@ -195,14 +231,16 @@ uint64_t ap_collect_opts__ring_bytes(const struct ap_collect_opts *o,
 
 const char *ap_events__valid(void)
 {
-	static char buf[256];	/* built once from the constant table */
+	static char buf[512];	/* built once from the constant table */
 	size_t i, off = 0;
 
 	if (buf[0])
 		return buf;
 	for (i = 0; i < ap_nr_event_kinds && off < sizeof(buf); i++)
-		off += snprintf(buf + off, sizeof(buf) - off, "%s%s",
-				i ? ", " : "", ap_event_kinds[i]->name);
+		if (!ap_event_kinds[i]->named_only)
+			off += snprintf(buf + off, sizeof(buf) - off, "%s%s",
+					i ? ", " : "",
+					ap_event_kinds[i]->name);
 	for (i = 0; i < ap_nr_event_kinds && off < sizeof(buf); i++) {
 		const struct ap_event_variant *va;
 
@@ -216,7 +254,7 @@ const char *ap_events__valid(void)
 				ap_cpu_events[i].name);
 	if (off < sizeof(buf))
 		snprintf(buf + off, sizeof(buf) - off,
-			 " (CPU sampling events take :u, :k and :p, :pp, :P)");
+			 " (CPU sampling events take :u, :k and :p, :pp, :P), and tracepoints CATEGORY:NAME ('aperture list tracepoint')");
 	return buf;
 }
 

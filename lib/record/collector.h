@@ -16,6 +16,8 @@
 
 struct ap_collector;
 
+#define AP_COLLECT_TP_MAX	64	/* tracepoints at once (bpf/tracepoint.h) */
+
 struct ap_collect_opts {
 	uint32_t events;		/* AP_EVMASK(AP_TAG_*) bits */
 	int system_wide;
@@ -58,6 +60,12 @@ struct ap_collect_opts {
 	/* the ring buffer's bytes, a power of two of pages (record -m);
 	 * 0: ap_collect_opts__ring_bytes's default */
 	uint64_t ring_bytes;
+	/* -e CAT:NAME: the tracepoints, "cat:name" (allocated by
+	 * ap_events__parse, kept as long as the options), each with its
+	 * record --filter or NULL */
+	char *tracepoints[AP_COLLECT_TP_MAX];
+	const char *tp_filters[AP_COLLECT_TP_MAX];
+	int nr_tracepoints;
 };
 
 /* the ring's size for o: o->ring_bytes, else the default for its events
@@ -174,7 +182,10 @@ void ap_collector__close(struct ap_collector *c);
 /* "cpu,syscall,lock:pthread" -> mask, and the options a qualified name
  * turns on (lock:pthread, cycles:u) into o when o is not NULL; on an
  * unknown name returns -EINVAL and copies it into bad; on a second CPU
- * sampling event (cycles,page-faults) -EEXIST, the second in bad. */
+ * sampling event (cycles,page-faults) -EEXIST, the second in bad.  A
+ * tracepoint CAT:NAME (a glob) goes into o->tracepoints; -ENOENT: no
+ * such tracepoint (or a bare "tracepoint"), -ENODEV: no tracefs, -E2BIG:
+ * more than AP_COLLECT_TP_MAX, the name in bad. */
 int ap_events__parse(const char *list, uint32_t *mask,
 		     struct ap_collect_opts *o, char *bad, size_t badlen);
 /* "cpu, syscall, lock, ..." for help texts */

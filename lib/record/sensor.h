@@ -90,5 +90,6 @@ extern const struct ap_sensor_ops ap_sensor_gpu;
 extern const struct ap_sensor_ops ap_sensor_mem;
 extern const struct ap_sensor_ops ap_sensor_sched;
 extern const struct ap_sensor_ops ap_sensor_io;
+extern const struct ap_sensor_ops ap_sensor_tracepoint;
 
 #endif /* APERTURE_SENSOR_H */

@@ -27,6 +27,8 @@
 struct ap_evdec {
 	struct ap_strtab *strs;
 	struct ap_hmap paths;		/* dev, ino -> interned path */
+	void *priv[32];			/* ap_evdec__priv, by tag */
+	void (*priv_free[32])(void *);
 };
 
 struct ap_evdec *ap_evdec__new(void)
@@ -46,8 +48,13 @@ struct ap_evdec *ap_evdec__new(void)
 
 void ap_evdec__free(struct ap_evdec *d)
 {
+	int i;
+
 	if (!d)
 		return;
+	for (i = 0; i < 32; i++)
+		if (d->priv[i] && d->priv_free[i])
+			d->priv_free[i](d->priv[i]);
 	ap_hmap__free(&d->paths);
 	ap_strtab__free(d->strs);
 	free(d);
@@ -66,6 +73,16 @@ void ap_evrec__field(struct ap_evrec *r, const char *key, int num,
 	r->f[r->nr].key = key;
 	r->f[r->nr].num = num;
 	r->nr++;
+}
+
+void **ap_evdec__priv(struct ap_evdec *d, uint32_t tag,
+		      void (*free_fn)(void *))
+{
+	if (tag >= 32)
+		return NULL;
+	if (free_fn)
+		d->priv_free[tag] = free_fn;
+	return &d->priv[tag];
 }
 
 const char *ap_evdec__path(struct ap_evdec *d, uint64_t dev, uint64_t ino,
@@ -196,10 +213,28 @@ void ap_evrec__print_text(const struct ap_evrec *r, const struct ap_evline *l,
 	fputc('\n', out);
 }
 
+/* a field named as one of the line's own keys (a tracepoint's "pid")
+ * is written "field.pid": JSON keys are unique */
+static int own_key(const char *key)
+{
+	static const char *const own[] = {
+		"ts", "dur_ns", "pid", "tid", "cpu", "comm", "event", "name",
+		"stack",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		if (!strcmp(key, own[i]))
+			return 1;
+	return 0;
+}
+
 void ap_evrec__print_jsonl(const struct ap_evrec *r, const char *comm,
 			   const struct ap_stackres *res, long nr_frames,
 			   FILE *out)
 {
+	char key[96];
+
 	long j;
 	int i;
 
@@ -216,8 +251,10 @@ void ap_evrec__print_jsonl(const struct ap_evrec *r, const char *comm,
 	fputs(", \"name\": ", out);
 	ap_json_str(out, r->name);
 	for (i = 0; i < r->nr; i++) {
+		snprintf(key, sizeof(key), "%s%s",
+			 own_key(r->f[i].key) ? "field." : "", r->f[i].key);
 		fputs(", ", out);
-		ap_json_str(out, r->f[i].key);
+		ap_json_str(out, key);
 		fputs(": ", out);
 		if (r->f[i].num)
 			fputs(r->f[i].val, out);
@@ -353,6 +390,11 @@ static void print_text(struct ap_evsink *k, const struct ap_frame *f,
 	} else {
 		snprintf(period, sizeof(period), "%10" PRIu64, period_of(r));
 		l.period = period;
+	}
+	if (f->tag == AP_TAG_TRACEPOINT) {
+		/* perf's "1 sched:sched_switch: prev_comm=..." */
+		l.event = r->name;
+		l.named = 0;
 	}
 	ap_evrec__print_text(r, &l, &k->res, nr_frames, k->line);
 }

@@ -73,6 +73,11 @@ int ap_evdec__decode(struct ap_evdec *d, const struct ap_frame *f,
 void ap_evrec__field(struct ap_evrec *r, const char *key, int num,
 		     const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* a kind's decoding state (what its earlier frames described): the slot
+ * of tag, NULL when tag >= 32; the kind fills it on first use, and
+ * free_fn (when set) frees it with d */
+void **ap_evdec__priv(struct ap_evdec *d, uint32_t tag,
+		      void (*free_fn)(void *));
 /* a file's path: name where its frame has one (remembered for dev, ino),
  * else the one remembered; NULL when none */
 const char *ap_evdec__path(struct ap_evdec *d, uint64_t dev, uint64_t ino,

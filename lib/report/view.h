@@ -150,6 +150,7 @@ extern const struct ap_view_ops ap_view_gpu;
 extern const struct ap_view_ops ap_view_mem;
 extern const struct ap_view_ops ap_view_sched;
 extern const struct ap_view_ops ap_view_io;
+extern const struct ap_view_ops ap_view_tracepoint;
 
 /* the view of the kind named name (lib/event/kinds.c), or NULL */
 const struct ap_view_ops *ap_view__find(const char *name);

@@ -29,6 +29,7 @@ comp "$APERTURE" diff "$T/alpha.data" "$T/be"
 comp "$APERTURE" record -- tru
 comp "$APERTURE" help d
 comp "$APERTURE" report --sort comm,s
+comp "$APERTURE" record -e cpu,sched:sched_process_ex
 EOF
 bash "$T/t.bash" >"$T/out" 2>"$T/err" || fail "bash: $(cat "$T/err")"
 cat "$T/out"
@@ -45,6 +46,11 @@ line() { sed -n "${1}p" "$T/out"; }
 line 10 | grep -qw 'true' || fail "command after --: $(line 10)"
 [ "$(line 11)" = "diff " ] || fail "help: $(line 11)"
 [ "$(line 12)" = "comm,self comm,srcline comm,sym " ] || fail "sort keys: $(line 12)"
+# tracepoints after their category, from tracefs (root reads it)
+if [ -r /sys/kernel/tracing/events/sched/sched_process_exec/format ]; then
+	[ "$(line 13)" = "cpu,sched:sched_process_exec cpu,sched:sched_process_exit " ] ||
+		fail "tracepoints: $(line 13)"
+fi
 
 # make install: the script where bash-completion looks for it
 # O relative, as make check builds it: nothing is rebuilt when up to date
