@@ -119,13 +119,14 @@ int ap_evdec__decode(struct ap_evdec *d, const struct ap_frame *f,
 long ap_evrec__stack(const struct ap_evrec *r, struct ap_session *s,
 		     struct ap_stackres *res, int user_only)
 {
-	const struct ap_proc_info *p = ap_session__proc(s, r->pid);
-
 	if (!r->stack_id) {
 		ap_stackres__clear(res);
 		return 0;
 	}
-	return ap_stackres__resolve(res, s, p ? p->as : NULL, r->stack_id,
+	/* the mappings live when the event was taken, as the views take
+	 * them: a sample before an exec names the old image's code */
+	return ap_stackres__resolve(res, s, ap_session__event_as(s, r->pid),
+				    r->stack_id,
 				    AP_STACKRES_UNKNOWN |
 				    (user_only ? AP_STACKRES_USER_ONLY : 0));
 }

@@ -84,7 +84,8 @@ const char *ap_evdec__path(struct ap_evdec *d, uint64_t dev, uint64_t ino,
 			   const char *name);
 
 /* the frames of r's stack, leaf first, in the address space its process
- * has now (call in file order); the count or -errno */
+ * had at the frame fed last (call in file order, right after feeding
+ * r's frame); the count or -errno */
 long ap_evrec__stack(const struct ap_evrec *r, struct ap_session *s,
 		     struct ap_stackres *res, int user_only);
 
