@@ -5,6 +5,7 @@
  * re-reads mappings and comm and knows when every target is gone.
  */
 #include "common.bpf.h"
+#include "syscall_maps.bpf.h"
 
 static __always_inline __u64 group_start_ns(struct task_struct *t)
 {
@@ -70,10 +71,13 @@ SEC("tp_btf/sched_process_exit")
 int BPF_PROG(ap_task_exit, struct task_struct *p)
 {
 	__u32 tgid = BPF_CORE_READ(p, tgid);
+	__u32 tid = BPF_CORE_READ(p, pid);
 	int live;
 
 	if (!ap_in_targets(tgid))
 		return 0;
+	/* the syscall sensor keeps a thread's entry between its calls */
+	bpf_map_delete_elem(&ap_sc_inflight, &tid);
 	/* the last thread out reports the group's exit */
 	live = BPF_CORE_READ(p, signal, live.counter);
 	if (live > 0)
