@@ -12,6 +12,8 @@
  * thread's totals (short_nr, short_ns), which user space reads from
  * sched_thr periodically and at the end.
  */
+/* the unwinder's cache of a thread's last user stack, used here */
+#define AP_UW_CACHE_IMPL
 #include "common.bpf.h"
 #include "sched.h"
 
@@ -46,6 +48,15 @@ struct {
 	__type(key, __u32);
 	__type(value, struct ap_ev_sched_off);
 } sched_zero SEC(".maps");
+
+/* each thread's last user stack, to take again without a walk when it
+ * blocks where it blocked before (unwind.bpf.h) */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct ap_uw_cache);
+} sched_uw SEC(".maps");
 
 const volatile __u64 ap_sched_min_block_ns = 1000;
 /* set by user space just before attaching: a thread first seen leaving
@@ -163,7 +174,7 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev,
 			return;
 	}
 	/* sched_switch runs in prev's context: these are its stacks */
-	ap_get_stacks(ctx, &rec->st, 1, 1);
+	ap_get_stacks_c(ctx, &rec->st, 1, 1, &sched_uw);
 }
 
 static __always_inline void emit_off(struct task_struct *next,
