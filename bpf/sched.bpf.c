@@ -291,12 +291,14 @@ int BPF_PROG(ap_sched_switch, bool preempt, struct task_struct *prev,
 	__u32 cpu = bpf_get_smp_processor_id();
 	__u32 tgid, tid;
 
-	tid = BPF_CORE_READ(prev, pid);
-	tgid = BPF_CORE_READ(prev, tgid);
+	/* plain loads: prev and next are BTF pointers (a probe read each
+	 * cost more than the loads it guarded) */
+	tid = prev->pid;
+	tgid = prev->tgid;
 	if (tid && ap_is_target(tgid))
 		switch_out(ctx, prev, tgid, tid, preempt, prev_state, now, cpu);
-	tid = BPF_CORE_READ(next, pid);
-	tgid = BPF_CORE_READ(next, tgid);
+	tid = next->pid;
+	tgid = next->tgid;
 	if (tid && ap_is_target(tgid))
 		switch_in(next, tgid, tid, now, cpu);
 	return 0;
@@ -304,8 +306,8 @@ int BPF_PROG(ap_sched_switch, bool preempt, struct task_struct *prev,
 
 static __always_inline void on_wakeup(struct task_struct *p, int is_new)
 {
-	__u32 tgid = BPF_CORE_READ(p, tgid);
-	__u32 tid = BPF_CORE_READ(p, pid);
+	__u32 tgid = p->tgid;
+	__u32 tid = p->pid;
 	struct ap_sched_thread *t;
 	__u64 now, id;
 
