@@ -445,15 +445,22 @@ struct ap_uw_cache_key {
 	__u32 max;
 };
 
+/* the words read, when they lie within this many bytes, are checked
+ * with one read of that span rather than a read each */
+#define AP_UW_SPAN		1024
+
 struct ap_uw_cache {
 	struct ap_uw_cache_key k;
 	__u32 n;		/* frames; 0: nothing kept */
 	__u32 nlog;		/* words read */
 	__u32 flags;		/* AP_USTACK_* of the walk */
 	__u32 fp_frames;
+	__u64 lo;		/* the lowest address read */
+	__u64 span;		/* to the end of the highest word read */
 	__u64 ips[AP_UW_CACHE_FRAMES];
 	__u64 log_addr[AP_UW_LOG];
 	__u64 log_val[AP_UW_LOG];
+	__u64 now[AP_UW_SPAN / 8];	/* the span, as read by the check */
 };
 
 /*
@@ -470,34 +477,15 @@ int ap_uw_cache_save(struct ap_uw_cache *c, struct ap_uw_buf *b,
 		     struct ap_uw_cache_key *k, __u32 n, __u32 flags);
 
 #ifdef AP_UW_CACHE_IMPL
-struct ap_uw_check {
-	struct ap_uw_cache *c;
-	__u32 ok;
-	__u32 pad;
-};
-
-/* one word of the check, a bpf_loop step */
-static long ap_uw_check_step(__u32 i, void *ctx)
-{
-	struct ap_uw_check *k = ctx;
-	struct ap_uw_cache *c = k->c;
-	__u32 idx = i & (AP_UW_LOG - 1);
-	__u64 v;
-
-	if (!c)
-		return 1;
-	if (bpf_probe_read_user(&v, sizeof(v), (void *)c->log_addr[idx]) ||
-	    v != c->log_val[idx]) {
-		k->ok = 0;
-		return 1;
-	}
-	return 0;
-}
-
+/*
+ * Plain bounded loops, not bpf_loop(): a global function is checked once,
+ * and bpf_loop() inside one copied the stack from the wrong buffer here.
+ */
 __noinline int ap_uw_cache_hit(struct ap_uw_cache *c,
 			       struct ap_uw_cache_key *k)
 {
-	struct ap_uw_check ck = { .c = c, .ok = 1 };
+	__u32 i, n;
+	__u64 v;
 
 	if (!c || !k || !c->n || c->nlog > AP_UW_LOG)
 		return 0;
@@ -505,26 +493,67 @@ __noinline int ap_uw_cache_hit(struct ap_uw_cache *c,
 	    c->k.pid != k->pid || c->k.nr != k->nr || c->k.gen != k->gen ||
 	    c->k.max != k->max)
 		return 0;
-	bpf_loop(c->nlog, ap_uw_check_step, &ck, 0);
-	return ck.ok;
+	n = c->nlog;
+	if (c->span) {
+		__u64 span = c->span;
+
+		if (span > AP_UW_SPAN ||
+		    bpf_probe_read_user(c->now, span, (void *)c->lo))
+			return 0;
+	}
+	for (i = 0; i < AP_UW_LOG; i++) {
+		if (i >= n)
+			break;
+		if (c->span) {
+			v = c->now[((c->log_addr[i] - c->lo) / 8) &
+				   (AP_UW_SPAN / 8 - 1)];
+		} else if (bpf_probe_read_user(&v, sizeof(v),
+					       (void *)c->log_addr[i])) {
+			return 0;
+		}
+		if (v != c->log_val[i])
+			return 0;
+	}
+	return 1;
 }
 
 __noinline int ap_uw_cache_save(struct ap_uw_cache *c, struct ap_uw_buf *b,
 				struct ap_uw_cache_key *k, __u32 n,
 				__u32 flags)
 {
+	__u64 lo = ~0ull, hi = 0, a;
+	__u32 i, nlog;
+
 	if (!c || !b || !k)
 		return 0;
 	c->n = 0;
-	if (b->nocache || !n || n > AP_UW_CACHE_FRAMES || b->nlog > AP_UW_LOG)
+	nlog = b->nlog;
+	if (b->nocache || !n || n > AP_UW_CACHE_FRAMES || nlog > AP_UW_LOG)
 		return 0;
 	c->k = *k;
-	c->nlog = b->nlog;
+	c->nlog = nlog;
 	c->flags = flags;
 	c->fp_frames = b->fp_frames;
 	__builtin_memcpy(c->ips, b->ips, sizeof(c->ips));
 	__builtin_memcpy(c->log_addr, b->log_addr, sizeof(c->log_addr));
 	__builtin_memcpy(c->log_val, b->log_val, sizeof(c->log_val));
+	/* the span of the words read: checked with one read when small
+	 * and every word is aligned */
+	for (i = 0; i < AP_UW_LOG; i++) {
+		if (i >= nlog)
+			break;
+		a = c->log_addr[i];
+		if (a & 7) {
+			lo = ~0ull;
+			break;
+		}
+		if (a < lo)
+			lo = a;
+		if (a + 8 > hi)
+			hi = a + 8;
+	}
+	c->lo = lo;
+	c->span = lo != ~0ull && hi - lo <= AP_UW_SPAN ? hi - lo : 0;
 	c->n = n;
 	return 1;
 }
