@@ -171,12 +171,26 @@ SEC("tp_btf/sys_enter")
 int BPF_PROG(ap_syscall_enter, struct pt_regs *regs, long id)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)pid_tgid;
-	struct ap_sc_start s;
+	__u32 tid = (__u32)pid_tgid, tgid = pid_tgid >> 32;
+	struct ap_sc_start s, *p = NULL;
 
-	if (!ap_is_target(pid_tgid >> 32))
+	if (ap_sc_reuse)
+		p = bpf_map_lookup_elem(&ap_sc_inflight, &tid);
+	/*
+	 * This thread's entry (its tgid's) says that it is a target: only
+	 * targets get one, and a process leaves the target set when its
+	 * last thread exits, which frees the entry (ap_task_exit; an exec
+	 * that changes the tid, ap_task_exec).  -t, -C, -u and -G are
+	 * tested on every call.
+	 */
+	if (p && p->tgid == tgid && !ap_filter_tids && !ap_filter_cpus &&
+	    !ap_filter_uid && !ap_cgroup_id) {
+		if (ap_stopped)
+			return 0;
+	} else if (!ap_is_target(tgid)) {
 		return 0;
-	if (ap_sc_preexec_tgid == pid_tgid >> 32 && id != ap_sc_nr_execve &&
+	}
+	if (ap_sc_preexec_tgid == tgid && id != ap_sc_nr_execve &&
 	    id != ap_sc_nr_execveat)
 		return 0;
 	s.ts = bpf_ktime_get_ns();
@@ -198,15 +212,9 @@ int BPF_PROG(ap_syscall_enter, struct pt_regs *regs, long id)
 	}
 	s.id = (__u32)id;
 	s.tgid = pid_tgid >> 32;
-	if (ap_sc_reuse) {
-		/* only this thread writes its entry */
-		struct ap_sc_start *p = bpf_map_lookup_elem(&ap_sc_inflight,
-							     &tid);
-
-		if (p) {
-			*p = s;
-			return 0;
-		}
+	if (p) {
+		*p = s;			/* only this thread writes its entry */
+		return 0;
 	}
 	if (bpf_map_update_elem(&ap_sc_inflight, &tid, &s, BPF_ANY))
 		ap_count(AP_STAT_SYSCALL_TABLE_FULL);
