@@ -26,7 +26,7 @@ b=$(grep -c '^wait_b$' "$T/callers")
 # allow a few
 rep=$(uniq -c "$T/callers" | awk '$1 > 1 { r += $1 - 1 } END { print r + 0 }')
 echo "blocked in block_here: wait_a $a, wait_b $b, repeated callers $rep"
-[ "$a" -ge $((N * 2 / 5)) ] && [ "$b" -ge $((N * 2 / 5)) ] ||
+[ "$a" -ge $((N / 4)) ] && [ "$b" -ge $((N / 4)) ] ||
 	fail "callers: wait_a $a, wait_b $b of $N blocks"
 [ "$rep" -le $((N / 20)) ] || fail "the same caller $rep times in a row"
 exit 0
