@@ -55,6 +55,19 @@ per_event() {
 		($1 in a) { t += $3 - a[$1] }
 		END { printf "%.0f", t / n }' "$3" "$1" "$2"
 }
+# waits until a program named $2 not in snapshot $1 is loaded (the
+# tool has attached: loading takes seconds on a busy machine)
+wait_prog() {
+	wp=0
+	while [ $wp -lt 400 ]; do
+		progs | awk -v n="$2" 'FILENAME == ARGV[1] { old[$1] = 1; next }
+			!($1 in old) && $2 == n { f = 1 } END { exit !f }' "$1" - &&
+			return 0
+		sleep 0.05
+		wp=$((wp + 1))
+	done
+	return 1
+}
 wait_file() {
 	wf=0
 	while [ ! -e "$1" ] && [ $wf -lt 1200 ]; do
@@ -73,7 +86,8 @@ cost_ap_sc() {
 		$WL/syscall_exact $N; touch $B/done; sleep 0.3" \
 		>/dev/null 2>"$B/cost.err" &
 	ap=$!
-	sleep 1.5
+	wait_prog "$B/p0" "ap_$1_exit"
+	sleep 0.5
 	progs >"$B/p1"
 	touch "$B/go"
 	wait_file "$B/done"
@@ -85,7 +99,8 @@ cost_syscount() {
 	progs >"$B/p0"
 	"$SYSCOUNT" -L >/dev/null 2>&1 &
 	sc=$!
-	sleep 1.5
+	wait_prog "$B/p0" sys_exit
+	sleep 0.5
 	progs >"$B/p1"
 	"$WL/syscall_exact" $N
 	progs >"$B/p2"
@@ -94,21 +109,24 @@ cost_syscount() {
 	per_event "$B/p1" "$B/p2" "$B/p0" '^sys_(enter|exit)$' $((2 * N))
 }
 # the pingpong's switches, with the tool attached by pid in its start-up
-# delay
+# delay (5 s: loading aperture's programs takes seconds on a busy machine)
 cost_sched() {
 	progs >"$B/p0"
-	"$WL/offcpu_sleep" pingpong $R 2 >/dev/null &
+	"$WL/offcpu_sleep" pingpong $R 5 >/dev/null &
 	w=$!
 	if [ "$1" = aperture ]; then
 		"$APERTURE" record -e sched -p $w -o "$B/cost.data" \
 			>/dev/null 2>"$B/cost.err" &
 		pat='^ap_'
+		prog=ap_sched_switch
 	else
 		"$OFFCPUTIME" -p $w 60 >/dev/null 2>&1 &
 		pat='^sched_switch$'
+		prog=sched_switch
 	fi
 	t=$!
-	sleep 1.5
+	wait_prog "$B/p0" $prog
+	sleep 0.5
 	progs >"$B/p1"
 	wait $w
 	progs >"$B/p2"
