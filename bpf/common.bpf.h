@@ -168,10 +168,13 @@ static __always_inline void ap_output(void *e, __u64 size)
 /*
  * Fill st with the kernel stack (want_kernel) and the user stack
  * (want_user, from CFI or frame pointers) of the current task, the user
- * frames packed after the kernel ones; ctx is the program's context.
+ * frames packed after the kernel ones; ctx is the program's context; cmap:
+ * the task storage map of each thread's last user stack (ap_uw_cache), or
+ * NULL.
  */
-static __always_inline void ap_get_stacks(void *ctx, struct ap_stacks *st,
-					  int want_kernel, int want_user)
+static __always_inline void ap_get_stacks_c(void *ctx, struct ap_stacks *st,
+					    int want_kernel, int want_user,
+					    void *cmap)
 {
 	long ksz = 0;
 	__u32 nk;
@@ -193,8 +196,14 @@ static __always_inline void ap_get_stacks(void *ctx, struct ap_stacks *st,
 		nk = AP_MAX_KSTACK;
 	st->kstack_sz = nk * sizeof(__u64);
 	if (want_user)
-		st->ustack_sz = ap_user_stack(ctx, &st->ips[nk], AP_MAX_USTACK,
-					      &st->uflags);
+		st->ustack_sz = ap_user_stack_c(ctx, &st->ips[nk],
+						AP_MAX_USTACK, &st->uflags, cmap);
+}
+
+static __always_inline void ap_get_stacks(void *ctx, struct ap_stacks *st,
+					  int want_kernel, int want_user)
+{
+	ap_get_stacks_c(ctx, st, want_kernel, want_user, NULL);
 }
 
 /*

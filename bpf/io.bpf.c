@@ -39,7 +39,6 @@
 
 #define ANON_INODE_FS_MAGIC	0x09041934
 
-#define AP_IO_INFLIGHT_MAX	16384
 #define AP_IO_SEEN_MAX		65536
 #define AP_IO_MMSG_MAX		1024	/* UIO_MAXIOV: the kernel's own bound */
 
@@ -55,18 +54,34 @@ struct {
 	__type(value, struct ap_io_sum);
 } ap_io_sums SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, AP_IO_INFLIGHT_MAX);
-	__type(key, __u32);			/* tid */
-	__type(value, struct ap_io_inflight);
-} io_inflight SEC(".maps");
-
 struct io_seen_key {
 	__u64 ino;
 	__u32 dev;
 	__u32 gen;
 };
+
+/* inodes whose path this thread has seen sent, last IO_SEEN_WAYS */
+#define IO_SEEN_WAYS		4
+
+/*
+ * Each thread's state, in task storage: the call in flight (in.sys 0:
+ * none) and a cache in front of io_seen.  A hash by tid, updated at entry
+ * and deleted at exit, cost more than the rest of the call's tracing; task
+ * storage is found from the task, and freed with it.
+ */
+struct io_task {
+	struct ap_io_inflight in;
+	struct io_seen_key seen[IO_SEEN_WAYS];
+	__u32 seen_next;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct io_task);
+} io_tasks SEC(".maps");
 
 /*
  * Inodes whose path has been sent.  An LRU: an inode pushed out only
@@ -79,31 +94,38 @@ struct {
 	__type(value, __u8);
 } io_seen SEC(".maps");
 
-/* the raw_syscalls tracepoints' records (.../raw_syscalls/sys_enter/format):
- * a long id, read as its low 32 bits (the syscalls:sys_enter_NAME records
- * have an int there, so this also reads those); only the first three
- * arguments are read */
-struct io_sys_enter {
-	__u64 common;
-	__s32 nr;
-	__u32 pad;
-	__u64 args[3];
-};
+/*
+ * Kernel objects are read with plain loads through BTF pointers (the
+ * task's from bpf_get_current_task_btf(), the others cast with
+ * bpf_rdonly_cast()), not a bpf_probe_read_kernel() call a field: the
+ * twenty helper calls of a call's fd resolution were half its cost.
+ */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 
-struct io_sys_exit {
-	__u64 common;
-	__s32 nr;
-	__u32 pad;
-	__s64 ret;
-};
+#define io_cast(p, type) \
+	((struct type *)bpf_rdonly_cast((void *)(p), \
+					bpf_core_type_id_kernel(struct type)))
 
-SEC("tp/raw_syscalls/sys_enter")
-int ap_io_enter(struct io_sys_enter *ctx)
+/* the syscall number at sys_exit: syscall_get_nr() */
+static __always_inline long sys_nr(struct pt_regs *regs)
+{
+#if defined(__TARGET_ARCH_x86)
+	return regs->orig_ax;
+#elif defined(__TARGET_ARCH_arm64)
+	return regs->syscallno;
+#else
+#error "io.bpf.c: syscall_get_nr() of this architecture"
+#endif
+}
+
+/* raw_syscalls:sys_enter, as tp_btf: cheaper to run than the tp/ kind
+ * (no perf record is built for it) */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(ap_io_enter, struct pt_regs *regs, long nr)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	struct ap_io_inflight in = {};
-	__u32 tid = (__u32)id;
-	__s32 nr = ctx->nr;
+	struct ap_io_inflight *in;
+	struct io_task *t;
 	__u32 sys;
 
 	if (nr < 0 || nr >= AP_IO_MAX_NR)
@@ -111,43 +133,52 @@ int ap_io_enter(struct io_sys_enter *ctx)
 	sys = ap_io_sys[nr];
 	if (!sys || !ap_is_target(id >> 32))
 		return 0;
-	in.sys = sys;
-	in.nr = nr;
-	in.start = bpf_ktime_get_ns();
-	in.fd = (__s32)ctx->args[0];
-	in.fd_out = -1;
+	t = bpf_task_storage_get(&io_tasks, bpf_get_current_task_btf(), NULL,
+				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!t) {
+		ap_count(AP_STAT_IO_TABLE_FULL);
+		return 0;
+	}
+	in = &t->in;
+	in->nr = nr;
+	in->start = bpf_ktime_get_ns();
+	in->fd = (__s32)PT_REGS_PARM1_SYSCALL(regs);
+	in->fd_out = -1;
+	in->arg = 0;
 	switch (sys) {
 	case AP_IO_SYS_SENDFILE:	/* (out_fd, in_fd, offset, count) */
-		in.fd_out = (__s32)ctx->args[0];
-		in.fd = (__s32)ctx->args[1];
+		in->fd_out = in->fd;
+		in->fd = (__s32)PT_REGS_PARM2_SYSCALL(regs);
 		break;
 	case AP_IO_SYS_SPLICE:		/* (fd_in, off_in, fd_out, ...) */
 	case AP_IO_SYS_COPY_FILE_RANGE:
-		in.fd_out = (__s32)ctx->args[2];
+		in->fd_out = (__s32)PT_REGS_PARM3_SYSCALL(regs);
 		break;
 	case AP_IO_SYS_RECVMMSG:	/* (fd, msgvec, vlen, ...) */
 	case AP_IO_SYS_SENDMMSG:
-		in.arg = ctx->args[1];
+		in->arg = PT_REGS_PARM2_SYSCALL(regs);
 		break;
 	}
-	if (bpf_map_update_elem(&io_inflight, &tid, &in, BPF_ANY))
-		ap_count(AP_STAT_IO_TABLE_FULL);
+	in->sys = sys;			/* last: the call is in flight */
 	return 0;
 }
 
-static __always_inline struct file *fd_file(int fd)
+/* the struct file of the current task's fd, as a number (0: none) */
+static __always_inline __u64 fd_file(int fd)
 {
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
-	struct file **fds;
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct files_struct *files = task->files;
+	struct fdtable *fdt;
 	struct file *f = NULL;
 
-	if (!fdt || fd < 0 || (unsigned int)fd >= BPF_CORE_READ(fdt, max_fds))
-		return NULL;
-	fds = BPF_CORE_READ(fdt, fd);
-	if (bpf_core_read(&f, sizeof(f), &fds[fd]))
-		return NULL;
-	return f;
+	if (!files || fd < 0)
+		return 0;
+	fdt = files->fdt;
+	if (!fdt || (unsigned int)fd >= fdt->max_fds)
+		return 0;
+	if (bpf_probe_read_kernel(&f, sizeof(f), &fdt->fd[fd]))
+		return 0;
+	return (__u64)f;
 }
 
 static __always_inline __u8 file_type(__u16 mode, __u32 magic)
@@ -172,48 +203,76 @@ static __always_inline __u8 file_type(__u16 mode, __u32 magic)
 	return AP_IO_FT_OTHER;
 }
 
-static __always_inline void fill_sock(struct ap_ev_io *e, struct file *f)
+static __always_inline void key_sock(struct ap_io_sum_key *k, struct file *f)
 {
-	struct socket *sock = BPF_CORE_READ(f, private_data);
+	struct socket *sock = io_cast(f->private_data, socket);
 	struct sock *sk;
 
 	if (!sock)
 		return;
-	e->sock_type = BPF_CORE_READ(sock, type);
-	sk = BPF_CORE_READ(sock, sk);
+	k->sock_type = sock->type;
+	sk = io_cast(sock->sk, sock);
 	if (!sk)
 		return;
-	e->family = BPF_CORE_READ(sk, __sk_common.skc_family);
-	e->protocol = BPF_CORE_READ(sk, sk_protocol);
-	switch (e->family) {
+	k->family = sk->__sk_common.skc_family;
+	k->protocol = sk->sk_protocol;
+	switch (k->family) {
 	case AF_INET: {
 		__u32 a;
 
-		a = BPF_CORE_READ(sk, __sk_common.skc_rcv_saddr);
-		__builtin_memcpy(e->laddr, &a, sizeof(a));
-		a = BPF_CORE_READ(sk, __sk_common.skc_daddr);
-		__builtin_memcpy(e->raddr, &a, sizeof(a));
+		a = sk->__sk_common.skc_rcv_saddr;
+		__builtin_memcpy(k->laddr, &a, sizeof(a));
+		a = sk->__sk_common.skc_daddr;
+		__builtin_memcpy(k->raddr, &a, sizeof(a));
 		break;
 	}
 	case AF_INET6:
-		BPF_CORE_READ_INTO(&e->laddr, sk,
-				   __sk_common.skc_v6_rcv_saddr.in6_u.u6_addr8);
-		BPF_CORE_READ_INTO(&e->raddr, sk,
-				   __sk_common.skc_v6_daddr.in6_u.u6_addr8);
+		__builtin_memcpy(k->laddr,
+				 sk->__sk_common.skc_v6_rcv_saddr.in6_u.u6_addr8,
+				 sizeof(k->laddr));
+		__builtin_memcpy(k->raddr,
+				 sk->__sk_common.skc_v6_daddr.in6_u.u6_addr8,
+				 sizeof(k->raddr));
 		break;
 	case AF_UNIX: {
-		struct sock *peer = BPF_CORE_READ((struct unix_sock *)sk, peer);
+		struct unix_sock *u = io_cast(sk, unix_sock);
+		struct sock *peer = io_cast(u->peer, sock);
 
 		if (peer)
-			e->peer_ino = BPF_CORE_READ(peer, sk_socket, file,
-						    f_inode, i_ino);
+			k->peer_ino = peer->sk_socket->file->f_inode->i_ino;
 		return;
 	}
 	default:
 		return;
 	}
-	e->lport = BPF_CORE_READ(sk, __sk_common.skc_num);
-	e->rport = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
+	k->lport = sk->__sk_common.skc_num;
+	k->rport = bpf_ntohs(sk->__sk_common.skc_dport);
+}
+
+/*
+ * What file f (0: the fd did not resolve) is, into the zeroed key k: inode
+ * type, device and number, socket addresses.  Plain loads: a field of a
+ * freed object reads as 0, as bpf_probe_read_kernel() would leave it.
+ */
+static __always_inline void key_file(struct ap_io_sum_key *k, __u64 fp)
+{
+	struct file *f = io_cast(fp, file);
+	struct inode *inode;
+	struct super_block *sb;
+
+	if (!fp)
+		return;
+	inode = f->f_inode;
+	if (!inode)
+		return;
+	sb = inode->i_sb;
+	k->ino = inode->i_ino;
+	k->gen = inode->i_generation;
+	k->dev = sb->s_dev;
+	k->magic = (__u32)sb->s_magic;
+	k->ftype = file_type(inode->i_mode, k->magic);
+	if (k->ftype == AP_IO_FT_SOCK)
+		key_sock(k, f);
 }
 
 /*
@@ -221,8 +280,8 @@ static __always_inline void fill_sock(struct ap_ev_io *e, struct file *f)
  * stack: the verifier then checks one step of the walk once, where a loop
  * over stack variables made it explore every combination of component
  * lengths and mount crossings (over a million instructions).  Only this
- * object's programs use it, all tracepoints of the perf kind (tp/), which
- * the kernel's per-CPU bpf_prog_active keeps from nesting, and which run
+ * object's exit program uses it, which the kernel keeps from nesting on a
+ * CPU (a raw tracepoint program's own per-CPU recursion guard) and runs
  * with preemption off: one buffer per CPU is enough.
  */
 #define AP_IO_WALK_DONE		0x8000	/* internal: reached a root */
@@ -319,100 +378,125 @@ static __always_inline void fill_path(struct ap_ev_io_path *p, struct file *f)
 	bpf_probe_read_kernel(p->path, sizeof(p->path), w->buf);
 }
 
-static __always_inline void fill_common(struct ap_ev_io *e, int fd, __u8 dir,
-					__u16 sys, __s64 ret, __u16 flags,
-					struct file *f)
+/* a record of the call on fd that k describes */
+static __always_inline void fill_rec(struct ap_ev_io *e,
+				     const struct ap_io_sum_key *k,
+				     const struct ap_io_inflight *in, __s64 ret,
+				     __u16 flags)
 {
-	struct inode *inode;
-	__u16 mode;
-
 	__builtin_memset(e, 0, sizeof(*e));
-	ap_fill_hdr(&e->hdr, AP_EV_IO);
-	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	e->hdr.type = AP_EV_IO;
+	e->hdr.pid = k->pid;
+	e->hdr.tid = k->tid;
+	e->hdr.cpu = bpf_get_smp_processor_id();
+	e->hdr.ts = in->end;
+	e->start = in->start;
 	e->ret = ret;
-	e->fd = fd;
-	e->sys = sys;
-	e->dir = dir;
+	e->fd = k->fd;
+	e->sys = k->sys;
+	e->dir = k->dir;
 	e->flags = flags;
-	if (!f)
-		return;
-	inode = BPF_CORE_READ(f, f_inode);
-	mode = BPF_CORE_READ(inode, i_mode);
-	e->ino = BPF_CORE_READ(inode, i_ino);
-	e->gen = BPF_CORE_READ(inode, i_generation);
-	e->dev = BPF_CORE_READ(inode, i_sb, s_dev);
-	e->magic = (__u32)BPF_CORE_READ(inode, i_sb, s_magic);
-	e->ftype = file_type(mode, e->magic);
-	if (e->ftype == AP_IO_FT_SOCK)
-		fill_sock(e, f);
+	e->ftype = k->ftype;
+	e->ino = k->ino;
+	e->peer_ino = k->peer_ino;
+	e->dev = k->dev;
+	e->magic = k->magic;
+	e->gen = k->gen;
+	e->family = k->family;
+	e->sock_type = k->sock_type;
+	e->protocol = k->protocol;
+	e->lport = k->lport;
+	e->rport = k->rport;
+	__builtin_memcpy(e->laddr, k->laddr, sizeof(e->laddr));
+	__builtin_memcpy(e->raddr, k->raddr, sizeof(e->raddr));
+	__builtin_memcpy(e->comm, k->comm, sizeof(e->comm));
 }
 
-/* adds the call e describes to its totals; 0, or -1 when the table has
- * no room for a new entry */
-static __always_inline int sum_call(const struct ap_ev_io *e)
+/* adds the call to k's totals; 0, or -1 when the table has no room for a
+ * new entry */
+static __always_inline int sum_call(const struct ap_io_sum_key *k, __s64 ret,
+				    __u16 flags)
 {
-	struct ap_io_sum_key k = {};
-	struct ap_io_sum *s;
+	struct ap_io_sum *s = bpf_map_lookup_elem(&ap_io_sums, k);
 
-	k.pid = e->hdr.pid;
-	k.tid = e->hdr.tid;
-	k.fd = e->fd;
-	k.sys = e->sys;
-	k.dir = e->dir;
-	k.ftype = e->ftype;
-	k.ino = e->ino;
-	k.peer_ino = e->peer_ino;
-	k.dev = e->dev;
-	k.magic = e->magic;
-	k.gen = e->gen;
-	k.family = e->family;
-	k.sock_type = e->sock_type;
-	k.protocol = e->protocol;
-	k.lport = e->lport;
-	k.rport = e->rport;
-	__builtin_memcpy(k.laddr, e->laddr, sizeof(k.laddr));
-	__builtin_memcpy(k.raddr, e->raddr, sizeof(k.raddr));
-	__builtin_memcpy(k.comm, e->comm, sizeof(k.comm));
-	s = bpf_map_lookup_elem(&ap_io_sums, &k);
 	if (!s) {
 		struct ap_io_sum zero = {};
 
 		/* only this thread creates its keys: no race to lose */
-		bpf_map_update_elem(&ap_io_sums, &k, &zero, BPF_NOEXIST);
-		s = bpf_map_lookup_elem(&ap_io_sums, &k);
+		bpf_map_update_elem(&ap_io_sums, k, &zero, BPF_NOEXIST);
+		s = bpf_map_lookup_elem(&ap_io_sums, k);
 		if (!s)
 			return -1;
 	}
-	__sync_fetch_and_add(&s->calls, 1);
-	if (e->ret < 0)
-		__sync_fetch_and_add(&s->errors, 1);
+	/*
+	 * Only this thread adds to its entries (the key has its tid), so
+	 * plain adds are exact.  calls last: user space sends an entry when
+	 * its calls changed, and the other fields are then up to date.
+	 */
+	if (ret < 0)
+		s->errors++;
 	else
-		__sync_fetch_and_add(&s->bytes, e->ret);
-	if (e->flags & AP_IO_F_PARTIAL)
-		__sync_fetch_and_add(&s->partial, 1);
+		s->bytes += ret;
+	if (flags & AP_IO_F_PARTIAL)
+		s->partial++;
+	barrier();
+	s->calls++;
 	return 0;
 }
 
-/* in: the call (its number and entry time), on the caller's stack */
-static __noinline int emit(const struct ap_io_inflight *in, int fd,
-			   __u32 dir, __s64 ret, __u32 flags)
+/* has this thread seen k's path sent?  (a cache in front of io_seen) */
+static __always_inline int seen_cached(struct io_task *t,
+				       const struct io_seen_key *k)
 {
-	__u32 sys = in->sys;
-	struct file *f = fd_file(fd);
+	int i;
+
+	for (i = 0; i < IO_SEEN_WAYS; i++)
+		if (t->seen[i].ino == k->ino && t->seen[i].dev == k->dev &&
+		    t->seen[i].gen == k->gen)
+			return 1;
+	return 0;
+}
+
+static __always_inline void seen_cache(struct io_task *t,
+				       const struct io_seen_key *k)
+{
+	__u32 i = t->seen_next++ % IO_SEEN_WAYS;
+
+	t->seen[i] = *k;
+}
+
+/* in: the call (its number and entry time), on the caller's stack; t:
+ * the thread's state; dir_flags: AP_IO_READ or _WRITE | AP_IO_F_* << 8
+ * (a BPF function takes five arguments) */
+static __noinline int emit(const struct ap_io_inflight *in,
+			   struct io_task *t, int fd, __u32 dir_flags,
+			   __s64 ret)
+{
+	__u32 dir = dir_flags & 0xff, flags = dir_flags >> 8;
+	__u64 id = bpf_get_current_pid_tgid();
+	__u64 f = fd_file(fd);
+	struct ap_io_sum_key k = {};
 	struct io_seen_key key = {};
 	int want_path = 0;
 
+	k.pid = id >> 32;
+	k.tid = (__u32)id;
+	k.fd = fd;
+	k.sys = in->sys;
+	k.dir = dir;
+	bpf_get_current_comm(k.comm, sizeof(k.comm));
+	key_file(&k, f);
 	if (!f && ret >= 0)
 		ap_count(AP_STAT_IO_UNRESOLVED);
-	if (f) {
-		struct inode *inode = BPF_CORE_READ(f, f_inode);
-		__u16 mode = BPF_CORE_READ(inode, i_mode);
-
-		if ((mode & S_IFMT) != S_IFIFO && (mode & S_IFMT) != S_IFSOCK) {
-			key.ino = BPF_CORE_READ(inode, i_ino);
-			key.dev = BPF_CORE_READ(inode, i_sb, s_dev);
-			key.gen = BPF_CORE_READ(inode, i_generation);
+	if (f && k.ftype != AP_IO_FT_PIPE && k.ftype != AP_IO_FT_SOCK &&
+	    k.ftype != AP_IO_FT_UNKNOWN) {
+		key.ino = k.ino;
+		key.dev = k.dev;
+		key.gen = k.gen;
+		if (!t || !seen_cached(t, &key)) {
 			want_path = !bpf_map_lookup_elem(&io_seen, &key);
+			if (!want_path && t)
+				seen_cache(t, &key);
 		}
 	}
 	if (want_path) {
@@ -421,32 +505,20 @@ static __noinline int emit(const struct ap_io_inflight *in, int fd,
 
 		if (!p)
 			return 0;
-		fill_common(&p->io, fd, dir, sys, ret, flags | AP_IO_F_PATH, f);
-		p->io.hdr.ts = in->end;
-		p->io.start = in->start;
-		fill_path(p, f);
+		fill_rec(&p->io, &k, in, ret, flags | AP_IO_F_PATH);
+		if (p->io.flags & AP_IO_F_PATH)	/* for the verifier: bounded */
+			fill_path(p, (struct file *)f);
 		ap_submit(p, sizeof(*p));
 		/* only once it is on its way: a dropped record is re-sent */
 		bpf_map_update_elem(&io_seen, &key, &one, BPF_ANY);
-	} else if (ap_io_summed) {
-		struct ap_ev_io *e = ap_reserve_st(sizeof(*e));
-
-		if (!e)
-			return 0;
-		fill_common(e, fd, dir, sys, ret, flags, f);
-		e->hdr.ts = in->end;
-		e->start = in->start;
-		if (sum_call(e))
-			ap_output(e, sizeof(*e));
-		ap_release_st(e);
-	} else {
+		if (t)
+			seen_cache(t, &key);
+	} else if (!ap_io_summed || sum_call(&k, ret, flags)) {
 		struct ap_ev_io *e = ap_reserve(sizeof(*e));
 
 		if (!e)
 			return 0;
-		fill_common(e, fd, dir, sys, ret, flags, f);
-		e->hdr.ts = in->end;
-		e->start = in->start;
+		fill_rec(e, &k, in, ret, flags);
 		ap_submit(e, sizeof(*e));
 	}
 	return 0;
@@ -483,26 +555,26 @@ static long mmsg_one(__u32 i, void *ctx)
 	return 0;
 }
 
-SEC("tp/raw_syscalls/sys_exit")
-int ap_io_exit(struct io_sys_exit *ctx)
+SEC("tp_btf/sys_exit")
+int BPF_PROG(ap_io_exit, struct pt_regs *regs, long ret)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct ap_io_inflight *pin, in;
-	__s64 ret = ctx->ret;
-	__s32 nr = ctx->nr;
+	long nr = sys_nr(regs);
+	struct ap_io_inflight in;
+	struct io_task *t;
 	__u32 flags = 0;
 
 	/* every system call exits here: the others leave at once */
 	if (nr < 0 || nr >= AP_IO_MAX_NR || !ap_io_sys[nr])
 		return 0;
-	pin = bpf_map_lookup_elem(&io_inflight, &tid);
-	if (!pin)
+	t = bpf_task_storage_get(&io_tasks, bpf_get_current_task_btf(), NULL,
+				 0);
+	if (!t || !t->in.sys)
 		return 0;
-	in = *pin;
+	in = t->in;
+	t->in.sys = 0;
 	/* the call's end: before this program's own work (the path walk
 	 * of a file seen first takes microseconds) */
 	in.end = bpf_ktime_get_ns();
-	bpf_map_delete_elem(&io_inflight, &tid);
 	/* left by a syscall whose exit was never seen */
 	if (in.nr != nr)
 		return 0;
@@ -527,29 +599,28 @@ int ap_io_exit(struct io_sys_exit *ctx)
 				flags |= AP_IO_F_PARTIAL;
 			ret = s->bytes;
 		}
-		emit(&in, in.fd, in.sys == AP_IO_SYS_RECVMMSG ? AP_IO_READ :
-								AP_IO_WRITE,
-		     ret, flags);
+		emit(&in, t, in.fd, (in.sys == AP_IO_SYS_RECVMMSG ?
+				     AP_IO_READ : AP_IO_WRITE) | flags << 8,
+		     ret);
 		return 0;
 	case AP_IO_SYS_SPLICE:
 	case AP_IO_SYS_SENDFILE:
 	case AP_IO_SYS_COPY_FILE_RANGE:
-		emit(&in, in.fd, AP_IO_READ, ret, 0);
-		emit(&in, in.fd_out, AP_IO_WRITE, ret, 0);
+		emit(&in, t, in.fd, AP_IO_READ, ret);
+		emit(&in, t, in.fd_out, AP_IO_WRITE, ret);
 		return 0;
 	}
 	/* the odd numbers read, the even ones write */
-	emit(&in, in.fd, in.sys & 1 ? AP_IO_READ : AP_IO_WRITE, ret, 0);
+	emit(&in, t, in.fd, in.sys & 1 ? AP_IO_READ : AP_IO_WRITE, ret);
 	return 0;
 }
 
-/* a thread that exits inside a syscall never reaches sys_exit */
-SEC("tp/sched/sched_process_exit")
-int ap_io_thread_exit(void *ctx)
+/* a thread's state goes with its task; freed here, at its exit, rather
+ * than when the task is freed */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(ap_io_thread_exit, struct task_struct *p)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-
-	bpf_map_delete_elem(&io_inflight, &tid);
+	bpf_task_storage_delete(&io_tasks, bpf_get_current_task_btf());
 	return 0;
 }
 

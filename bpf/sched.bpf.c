@@ -12,6 +12,8 @@
  * thread's totals (short_nr, short_ns), which user space reads from
  * sched_thr periodically and at the end.
  */
+/* the unwinder's cache of a thread's last user stack, used here */
+#define AP_UW_CACHE_IMPL
 #include "common.bpf.h"
 #include "sched.h"
 
@@ -46,6 +48,15 @@ struct {
 	__type(key, __u32);
 	__type(value, struct ap_ev_sched_off);
 } sched_zero SEC(".maps");
+
+/* each thread's last user stack, to take again without a walk when it
+ * blocks where it blocked before (unwind.bpf.h) */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct ap_uw_cache);
+} sched_uw SEC(".maps");
 
 const volatile __u64 ap_sched_min_block_ns = 1000;
 /* set by user space just before attaching: a thread first seen leaving
@@ -178,7 +189,7 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev,
 			return;
 	}
 	/* sched_switch runs in prev's context: these are its stacks */
-	ap_get_stacks(ctx, &rec->st, 1, 1);
+	ap_get_stacks_c(ctx, &rec->st, 1, 1, &sched_uw);
 }
 
 static __always_inline void emit_off(struct task_struct *next,
@@ -295,12 +306,14 @@ int BPF_PROG(ap_sched_switch, bool preempt, struct task_struct *prev,
 	__u32 cpu = bpf_get_smp_processor_id();
 	__u32 tgid, tid;
 
-	tid = BPF_CORE_READ(prev, pid);
-	tgid = BPF_CORE_READ(prev, tgid);
+	/* plain loads: prev and next are BTF pointers (a probe read each
+	 * cost more than the loads it guarded) */
+	tid = prev->pid;
+	tgid = prev->tgid;
 	if (tid && ap_is_target(tgid))
 		switch_out(ctx, prev, tgid, tid, preempt, prev_state, now, cpu);
-	tid = BPF_CORE_READ(next, pid);
-	tgid = BPF_CORE_READ(next, tgid);
+	tid = next->pid;
+	tgid = next->tgid;
 	if (tid && ap_is_target(tgid))
 		switch_in(next, tgid, tid, now, cpu);
 	return 0;
@@ -308,8 +321,8 @@ int BPF_PROG(ap_sched_switch, bool preempt, struct task_struct *prev,
 
 static __always_inline void on_wakeup(struct task_struct *p, int is_new)
 {
-	__u32 tgid = BPF_CORE_READ(p, tgid);
-	__u32 tid = BPF_CORE_READ(p, pid);
+	__u32 tgid = p->tgid;
+	__u32 tid = p->pid;
 	struct ap_sched_thread *t;
 	__u64 now, id;
 

@@ -3,11 +3,13 @@
  * Syscalls of the targets: raw_syscalls sys_enter stores the entry time per
  * thread in an in-flight table, sys_exit takes it out and emits one record
  * with the duration and return value.  Only targets enter the table, so
- * sys_exit needs no target check: a miss is a call that began before the
- * recording (or that did not fit in the table, counted at entry).
+ * sys_exit needs no target check: a miss (or an entry with ts 0, between
+ * calls) is a call that began before the recording (or that did not fit in
+ * the table, counted at entry).
  */
 #include "common.bpf.h"
 #include "syscall.h"
+#include "syscall_maps.bpf.h"
 
 /* set by user space before load (lib/syscall/sensor.c) */
 const volatile __u32 ap_sc_stacks = 0;		/* --syscall-stacks */
@@ -26,14 +28,14 @@ const volatile __s64 ap_sc_nr_execveat = -1;
  */
 __u32 ap_sc_preexec_tgid = 0;
 
-/* tid -> entry; sized by user space to the threads the machine can have
- * (1 entry when the sensor is off) */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, AP_SC_INFLIGHT_MAX);
-	__type(key, __u32);
-	__type(value, struct ap_sc_start);
-} ap_sc_inflight SEC(".maps");
+/*
+ * set by user space before load: 0 with --max-inflight, whose bound is on
+ * calls in flight.  Else a thread's entry in ap_sc_inflight stays from one
+ * call to the next (ts 0 between calls) and is freed when the thread exits
+ * (ap_task_exit): an update at entry and a delete at exit cost 40 % of the
+ * two programs' run time, a look-up and a store in place a fraction.
+ */
+const volatile __u32 ap_sc_reuse = 1;
 
 /* totals: sized by user space (1 entry when unused) */
 struct {
@@ -169,12 +171,26 @@ SEC("tp_btf/sys_enter")
 int BPF_PROG(ap_syscall_enter, struct pt_regs *regs, long id)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)pid_tgid;
-	struct ap_sc_start s;
+	__u32 tid = (__u32)pid_tgid, tgid = pid_tgid >> 32;
+	struct ap_sc_start s, *p = NULL;
 
-	if (!ap_is_target(pid_tgid >> 32))
+	if (ap_sc_reuse)
+		p = bpf_map_lookup_elem(&ap_sc_inflight, &tid);
+	/*
+	 * This thread's entry (its tgid's) says that it is a target: only
+	 * targets get one, and a process leaves the target set when its
+	 * last thread exits, which frees the entry (ap_task_exit; an exec
+	 * that changes the tid, ap_task_exec).  -t, -C, -u and -G are
+	 * tested on every call.
+	 */
+	if (p && p->tgid == tgid && !ap_filter_tids && !ap_filter_cpus &&
+	    !ap_filter_uid && !ap_cgroup_id) {
+		if (ap_stopped)
+			return 0;
+	} else if (!ap_is_target(tgid)) {
 		return 0;
-	if (ap_sc_preexec_tgid == pid_tgid >> 32 && id != ap_sc_nr_execve &&
+	}
+	if (ap_sc_preexec_tgid == tgid && id != ap_sc_nr_execve &&
 	    id != ap_sc_nr_execveat)
 		return 0;
 	s.ts = bpf_ktime_get_ns();
@@ -196,6 +212,10 @@ int BPF_PROG(ap_syscall_enter, struct pt_regs *regs, long id)
 	}
 	s.id = (__u32)id;
 	s.tgid = pid_tgid >> 32;
+	if (p) {
+		*p = s;			/* only this thread writes its entry */
+		return 0;
+	}
 	if (bpf_map_update_elem(&ap_sc_inflight, &tid, &s, BPF_ANY))
 		ap_count(AP_STAT_SYSCALL_TABLE_FULL);
 	return 0;
@@ -210,10 +230,13 @@ int BPF_PROG(ap_syscall_exit, struct pt_regs *regs, long ret)
 	__u64 now = bpf_ktime_get_ns();
 
 	s = bpf_map_lookup_elem(&ap_sc_inflight, &tid);
-	if (!s)
+	if (!s || !s->ts)
 		return 0;
 	start = *s;
-	bpf_map_delete_elem(&ap_sc_inflight, &tid);
+	if (ap_sc_reuse)
+		s->ts = 0;		/* no call in flight */
+	else
+		bpf_map_delete_elem(&ap_sc_inflight, &tid);
 	if (ret == 0 && start.tgid == ap_sc_preexec_tgid)
 		ap_sc_preexec_tgid = 0;		/* the command runs */
 	if (!ap_sc_calls &&

@@ -5,6 +5,7 @@
  * re-reads mappings and comm and knows when every target is gone.
  */
 #include "common.bpf.h"
+#include "syscall_maps.bpf.h"
 
 static __always_inline __u64 group_start_ns(struct task_struct *t)
 {
@@ -55,9 +56,14 @@ int BPF_PROG(ap_task_exec, struct task_struct *p, pid_t old_pid,
 	     struct linux_binprm *bprm)
 {
 	__u32 tgid = BPF_CORE_READ(p, tgid);
+	__u32 old_tid = old_pid;
 
 	if (!ap_in_targets(tgid))
 		return 0;
+	/* a thread that execs takes its leader's tid: its own tid's
+	 * syscall entry is freed here (the leader's went at its exit) */
+	if (old_tid != BPF_CORE_READ(p, pid))
+		bpf_map_delete_elem(&ap_sc_inflight, &old_tid);
 	/* the unwinder's mirror of the old image: until user space has
 	 * read the new one, stacks fall back to frame pointers, counted */
 	bpf_map_delete_elem(&ap_uw_procs, &tgid);
@@ -70,10 +76,13 @@ SEC("tp_btf/sched_process_exit")
 int BPF_PROG(ap_task_exit, struct task_struct *p)
 {
 	__u32 tgid = BPF_CORE_READ(p, tgid);
+	__u32 tid = BPF_CORE_READ(p, pid);
 	int live;
 
 	if (!ap_in_targets(tgid))
 		return 0;
+	/* the syscall sensor keeps a thread's entry between its calls */
+	bpf_map_delete_elem(&ap_sc_inflight, &tid);
 	/* the last thread out reports the group's exit */
 	live = BPF_CORE_READ(p, signal, live.counter);
 	if (live > 0)

@@ -64,7 +64,7 @@ sw=$((2 * ROUNDS))
 echo "alone            $(ratio "$t_none" 1e6) ms  $(ratio "$t_none" $sw) ns/switch"
 echo "aperture -e sched $(ratio "$t_aperture" 1e6) ms  slowdown x$(ratio "$t_aperture" "$t_none")"
 echo "offcputime       $(ratio "$t_offcputime" 1e6) ms  slowdown x$(ratio "$t_offcputime" "$t_none")"
-echo "extra cost per switch: aperture $(awk -v a="$t_aperture" -v b="$t_none" -v n=$sw 'BEGIN { printf "%.0f", (a - b) / n }') ns, offcputime $(awk -v a="$t_offcputime" -v b="$t_none" -v n=$sw 'BEGIN { printf "%.0f", (a - b) / n }') ns; per switch aperture/offcputime x$(extra_ratio "$t_offcputime" "$t_aperture" "$t_none") (goal <= 1.5)"
+echo "extra cost per switch: aperture $(awk -v a="$t_aperture" -v b="$t_none" -v n=$sw 'BEGIN { printf "%.0f", (a - b) / n }') ns, offcputime $(awk -v a="$t_offcputime" -v b="$t_none" -v n=$sw 'BEGIN { printf "%.0f", (a - b) / n }') ns; per switch aperture/offcputime x$(extra_ratio "$t_offcputime" "$t_aperture" "$t_none") (goal <= 1)"
 echo "aperture.data $(stat -c %s "$B/pp.data") bytes for about $sw switches"
 
 echo

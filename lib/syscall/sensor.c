@@ -260,6 +260,8 @@ static int syscall_prepare(struct ap_collector *c, struct aperture_bpf *skel,
 	if (err)
 		return err;
 	skel->rodata->ap_sc_calls = !sums;
+	/* --max-inflight bounds calls in flight, not threads seen */
+	skel->rodata->ap_sc_reuse = !(enabled && c->opts.max_inflight);
 	skel->rodata->ap_sc_stacks = enabled && c->opts.syscall_stacks;
 	skel->rodata->ap_sc_nr_exit = SYS_exit;
 	skel->rodata->ap_sc_nr_exit_group = SYS_exit_group;
@@ -390,8 +392,8 @@ static int syscall_finish(struct ap_collector *c)
 
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &s))
-			continue;	/* removed meanwhile */
+		if (bpf_map_lookup_elem(fd, &key, &s) || !s.ts)
+			continue;	/* removed meanwhile, or between calls */
 		memset(&e, 0, sizeof(e));
 		e.hdr.type = AP_EV_SYSCALL;
 		e.hdr.pid = s.tgid;
