@@ -44,8 +44,10 @@ fi
 [ "$peer" -gt 0 ] || fail "offcputime saw no nanosleep: $(head -30 "$T/oc.out")"
 "$APERTURE" report -i "$T/s.data" --events sched --format folded >"$T/folded" ||
 	fail "report"
-ours=$(awk '/;__x64_sys_nanosleep_\[k\];/ { s += $NF } END { print s + 0 }' "$T/folded")
-user=$(awk '/;sleepy_wait;/ { s += $NF } END { print s + 0 }' "$T/folded")
+# blocked time only: a preemption in sleepy_wait's own code before its
+# syscall is runnable time with no nanosleep in the kernel stack
+ours=$(awk '/;\[off-cpu\];/ && /;__x64_sys_nanosleep_\[k\];/ { s += $NF } END { print s + 0 }' "$T/folded")
+user=$(awk '/;\[off-cpu\];/ && /;sleepy_wait;/ { s += $NF } END { print s + 0 }' "$T/folded")
 [ "$user" = "$ours" ] || fail "sleepy_wait $user us but nanosleep $ours us"
 r=$(awk -v a="$ours" -v b="$peer" 'BEGIN { printf "%.3f", a / b }')
 t=$(awk -v a="$ours" -v b="$slept" 'BEGIN { printf "%.3f", a * 1000 / b }')

@@ -19,7 +19,8 @@ grep -q "^a=$((N / 2)) b=$((N / 2))$" "$T/out" || fail "workload: $(cat "$T/out"
 # the caller of each blocked interval of the main thread in block_here
 awk '/^ *sched_callers +[0-9]+\/[0-9]+ / {
 		split($2, p, "/"); main = p[1] == p[2]; blk = / blocked /; next }
-	main && blk && /^\twait_[ab] / { print $1 }' "$T/script" >"$T/callers"
+	main && blk && /^\t/ { s = $2; sub(/\+0x.*/, "", s)
+		if (s ~ /^wait_[ab]$/) print s }' "$T/script" >"$T/callers"
 a=$(grep -c '^wait_a$' "$T/callers")
 b=$(grep -c '^wait_b$' "$T/callers")
 # a record lost to a full ring, or a wake-up without data, repeats one:
