@@ -46,8 +46,10 @@ u, m = d["header"]["unwind"], d["mem"]
 print("stacks", u["stacks"], "complete", u["complete"], "mem samples",
       m["samples"], "lost", m["lost"], "header lost", d["header"]["lost"])
 assert u["method"] == "cfi"
-# one unwound stack per sample sent (and per one lost in the ring)
+# one unwound stack per sample sent (and per one lost in the ring), the
+# header's share of complete ones the samples' own
 assert m["samples"] <= u["stacks"] <= m["samples"] + m["lost"], (u, m)
+assert u["complete"] >= 0.95 * u["stacks"], u
 assert d["header"]["lost"] >= m["lost"]
 PY
 exit 0
