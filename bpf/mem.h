@@ -2,12 +2,11 @@
 /*
  * Memory access records handed from the mem sensor to the recorder.
  *
- * Unlike the other sensors' records these are built in user space: the
- * samples come from perf ring buffers (AMD IBS op, or software page faults
- * where there is no IBS) that the sensor decodes in its poll op, and are
- * delivered with ap_collector__deliver().  They keep the layout rules of
- * aperture.h all the same (fixed-size fields, explicit padding), so that
- * the recorder treats them like any other record.
+ * Samples (AMD IBS op, or software page faults where there is no IBS)
+ * are sent by bpf/mem.bpf.c, run on each overflow of the sensor's perf
+ * events, with their stacks; IBS's registers travel raw and are decoded
+ * by the recorder (lib/mem/codec.c).  PERIOD records are built by the
+ * sensor in user space and delivered with ap_collector__deliver().
  */
 #ifndef APERTURE_BPF_MEM_H
 #define APERTURE_BPF_MEM_H
@@ -36,6 +35,10 @@
 #define AP_MEM_F_LOCKED		(1u << 5)	/* IBS: locked operation */
 #define AP_MEM_F_KERNEL_IP	(1u << 6)	/* ip is a kernel address */
 
+/* IBS raw data: u32 caps, then up to 9 registers (op control, RIP, data
+ * 1 to 3, linear and physical address, branch target, data 4) */
+#define AP_MEM_RAW_MAX		80
+
 struct ap_ev_mem {
 	struct ap_ev_hdr hdr;	/* hdr.type = AP_EV_MEM */
 	__u32 kind;		/* AP_MEM_KIND_* */
@@ -50,29 +53,10 @@ struct ap_ev_mem {
 	__u32 latency;		/* IBS: data cache miss latency, cycles */
 	__u32 width;		/* IBS: access width, bytes; 0: unknown */
 	char comm[AP_COMM_LEN];	/* "": unknown (taken from /proc) */
-	struct ap_stacks st;	/* from PERF_SAMPLE_CALLCHAIN */
-};
-
-/*
- * User stacks of mem samples, unwound by bpf/mem.bpf.c (CFI) in the
- * overflow handler of each sample's perf event, just before the kernel
- * writes the sample.  Each CPU has AP_MEM_SLOTS slots in the mmap'ed
- * ap_mem_ustacks array, written round in the order of that CPU's samples
- * (the order of its perf ring).  The sensor finds a sample's stack from
- * where the previous one was, by the sample's tid, ip and address; seq is
- * written last (~0 while the slot is written).
- */
-#define AP_MEM_SLOTS		256
-
-struct ap_mem_ustack {
-	__u64 seq;		/* the CPU's sample count; ~0: being written */
-	__u32 tid;
-	__s32 ustack_sz;	/* bytes */
-	__u64 ip;		/* as the sample's PERF_SAMPLE_IP */
-	__u64 addr;		/* as its PERF_SAMPLE_ADDR */
-	__u32 uflags;		/* AP_USTACK_* */
+	__u32 raw_size;		/* IBS: bytes of raw; 0: none */
 	__u32 pad;
-	__u64 ips[AP_MAX_USTACK];
+	__u8 raw[AP_MEM_RAW_MAX];	/* IBS: the sample's raw data */
+	struct ap_stacks st;	/* taken with the sample */
 };
 
 #endif /* APERTURE_BPF_MEM_H */

@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <errno.h>
 #include <string.h>
+#include <linux/perf_event.h>
 
 #include "format/format.h"
 #include "mem.h"
+#include "record/perf_decode.h"
 #include "record/recorder.h"
 #include "format/reader.h"
 #include "report/evdump.h"
@@ -73,6 +75,31 @@ const char *ap_mem_source__name(uint32_t source)
 	return "?";
 }
 
+/*
+ * IBS: the op's registers, sent raw by the BPF program, decoded here;
+ * the kernel's own data source (6.1+) knows more families
+ */
+static void ibs_fields(const struct ap_ev_mem *m, struct ap_mem_event *e)
+{
+	struct ap_ev_mem d;
+	struct ap_ibs_op op;
+	union perf_mem_data_src k = { .val = m->data_src };
+
+	if (ap_ibs_op__parse(m->raw, m->raw_size < sizeof(m->raw) ?
+			     m->raw_size : sizeof(m->raw), &op))
+		return;
+	memcpy(&d, m, offsetof(struct ap_ev_mem, st));
+	ap_ibs_op__decode(&op, &d);
+	if (m->data_src && k.mem_op != PERF_MEM_OP_NA)
+		d.data_src = m->data_src;
+	e->access = d.access;
+	e->addr = d.addr;
+	e->data_src = d.data_src;
+	e->flags = d.flags;
+	e->latency = d.latency;
+	e->width = d.width;
+}
+
 int ap_rec_mem(struct ap_recorder *r, const void *data, size_t size)
 {
 	const struct ap_ev_mem *m = data;
@@ -80,7 +107,8 @@ int ap_rec_mem(struct ap_recorder *r, const void *data, size_t size)
 	char comm[AP_COMM_MAX];
 	int err;
 
-	if (size < sizeof(*m))
+	/* samples come cut after their last frame */
+	if (!ap_stacks__whole(m, size, offsetof(struct ap_ev_mem, st)))
 		return 0;
 	memset(&e, 0, sizeof(e));
 	e.ts = m->hdr.ts;
@@ -89,15 +117,8 @@ int ap_rec_mem(struct ap_recorder *r, const void *data, size_t size)
 	e.period = m->period;
 	e.lost = m->lost;
 	if (m->kind == AP_MEM_KIND_PERIOD) {
-		/* the loss itself, in the drop counters every report shows */
-		struct ap_lost l = {
-			.ts = m->hdr.ts,
-			.source = AP_LOST_RINGBUF,
-			.tag = AP_TAG_MEM,
-			.count = m->lost,
-		};
-
-		ap_lost__encode(&l, ap_recorder__buf(r));
+		/* the losses themselves are the BPF ring buffer's drops,
+		 * in the file's drop counters with every sensor's */
 		ap_mem_event__encode(&e, ap_recorder__buf(r));
 		return ap_recorder__buf(r)->err;
 	}
@@ -106,11 +127,6 @@ int ap_rec_mem(struct ap_recorder *r, const void *data, size_t size)
 	err = ap_recorder__touch(r, m->hdr.pid, m->hdr.tid, comm);
 	if (err)
 		return err;
-	/* a data address outside the known mappings: an mmap or brk since
-	 * the last scan; rescanned before the frame so that a reader meets
-	 * the mapping first */
-	if (m->flags & AP_MEM_F_ADDR)
-		ap_recorder__need_addr(r, m->hdr.pid, m->addr);
 	e.pid = m->hdr.pid;
 	e.tid = m->hdr.tid;
 	e.cpu = m->hdr.cpu;
@@ -121,6 +137,13 @@ int ap_rec_mem(struct ap_recorder *r, const void *data, size_t size)
 	e.flags = m->flags;
 	e.latency = m->latency;
 	e.width = m->width;
+	if (m->source == AP_MEM_SRC_IBS_OP && m->raw_size)
+		ibs_fields(m, &e);
+	/* a data address outside the known mappings: an mmap or brk since
+	 * the last scan; rescanned before the frame so that a reader meets
+	 * the mapping first */
+	if (e.flags & AP_MEM_F_ADDR)
+		ap_recorder__need_addr(r, m->hdr.pid, e.addr);
 	e.stack_id = ap_recorder__stack(r, m->hdr.pid, &m->st);
 	ap_mem_event__encode(&e, ap_recorder__buf(r));
 	return ap_recorder__buf(r)->err;

@@ -39,64 +39,6 @@ bad:
 	return -EBADMSG;
 }
 
-int ap_perf_sample__parse(const void *rec, size_t size, uint64_t sample_type,
-			  struct ap_perf_sample *s)
-{
-	static const uint64_t supported = PERF_SAMPLE_IDENTIFIER |
-		PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-		PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |
-		PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN |
-		PERF_SAMPLE_RAW | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC;
-	struct ap_cur c;
-
-	memset(s, 0, sizeof(*s));
-	if (sample_type & ~supported)
-		return -EOPNOTSUPP;
-	if (size < sizeof(struct perf_event_header))
-		return -EBADMSG;
-	ap_cur__init(&c, (const uint8_t *)rec + sizeof(struct perf_event_header),
-		     size - sizeof(struct perf_event_header));
-	/* the order of the fields is the order of perf_event_open(2) */
-	if (sample_type & PERF_SAMPLE_IDENTIFIER)
-		ap_cur__u64(&c);
-	if (sample_type & PERF_SAMPLE_IP)
-		s->ip = ap_cur__u64(&c);
-	if (sample_type & PERF_SAMPLE_TID) {
-		s->pid = ap_cur__u32(&c);
-		s->tid = ap_cur__u32(&c);
-	}
-	if (sample_type & PERF_SAMPLE_TIME)
-		s->time = ap_cur__u64(&c);
-	if (sample_type & PERF_SAMPLE_ADDR)
-		s->addr = ap_cur__u64(&c);
-	if (sample_type & PERF_SAMPLE_ID)
-		ap_cur__u64(&c);
-	if (sample_type & PERF_SAMPLE_STREAM_ID)
-		ap_cur__u64(&c);
-	if (sample_type & PERF_SAMPLE_CPU) {
-		s->cpu = ap_cur__u32(&c);
-		ap_cur__u32(&c);	/* res */
-	}
-	if (sample_type & PERF_SAMPLE_PERIOD)
-		s->period = ap_cur__u64(&c);
-	if (sample_type & PERF_SAMPLE_CALLCHAIN) {
-		s->nr_callchain = ap_cur__u64(&c);
-		/* bounded before the multiplication can overflow */
-		if (s->nr_callchain > ap_cur__left(&c) / 8)
-			return -EBADMSG;
-		s->callchain = ap_cur__bytes(&c, s->nr_callchain * 8);
-	}
-	if (sample_type & PERF_SAMPLE_RAW) {
-		s->raw_size = ap_cur__u32(&c);
-		s->raw = ap_cur__bytes(&c, s->raw_size);
-	}
-	if (sample_type & PERF_SAMPLE_WEIGHT)
-		ap_cur__u64(&c);
-	if (sample_type & PERF_SAMPLE_DATA_SRC)
-		s->data_src = ap_cur__u64(&c);
-	return c.err ? -EBADMSG : 0;
-}
-
 int ap_perf_lost__parse(const void *rec, size_t size, uint64_t *lost)
 {
 	const uint8_t *p = rec;
@@ -120,40 +62,6 @@ int ap_perf_lost__parse(const void *rec, size_t size, uint64_t *lost)
 		return 0;
 	}
 	return -EINVAL;
-}
-
-void ap_perf_callchain__split(const uint8_t *chain, uint64_t nr,
-			      struct ap_stacks *st)
-{
-	/* perf gives the kernel frames first, then the user frames: packed
-	 * as struct ap_stacks wants them */
-	uint64_t i;
-	int nk = 0, nu = 0, *n = NULL, max = 0;
-
-	memset(st, 0, offsetof(struct ap_stacks, ips));
-	for (i = 0; i < nr; i++) {
-		uint64_t ip = ap_get_le64(chain + 8 * i);
-
-		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
-			/* a context marker: which half follows */
-			if (ip == (uint64_t)PERF_CONTEXT_KERNEL && !nu) {
-				n = &nk;
-				max = AP_MAX_KSTACK;
-			} else if (ip == (uint64_t)PERF_CONTEXT_USER) {
-				n = &nu;
-				max = AP_MAX_USTACK;
-			} else {
-				n = NULL;	/* guest, hv: not ours */
-			}
-			continue;
-		}
-		if (!n || *n >= max)
-			continue;
-		st->ips[nk + nu] = ip;
-		(*n)++;
-	}
-	st->kstack_sz = nk * 8;
-	st->ustack_sz = nu * 8;
 }
 
 int ap_ibs_op__parse(const uint8_t *raw, uint32_t size, struct ap_ibs_op *op)

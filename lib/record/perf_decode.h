@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Decoding what perf_event_open(2) writes into its mmap'd ring buffer, for
- * sensors that read samples in user space (mem: AMD IBS op, page faults):
- * records copied out of the ring (wrap-around included), PERF_RECORD_SAMPLE
- * bodies laid out by sample_type, PERF_RECORD_LOST/LOST_SAMPLES counts,
- * callchains split into aperture's kernel/user stacks, the IBS op
- * registers of PERF_SAMPLE_RAW, and the sampling-period policy.
+ * Decoding what perf_event_open(2) writes: records copied out of its
+ * mmap'd ring buffer (wrap-around included), PERF_RECORD_LOST/LOST_SAMPLES
+ * counts and the side-band records (lib/record/kmaps.c), and for the mem
+ * sensor the IBS op registers of PERF_SAMPLE_RAW (which bpf/mem.bpf.c
+ * sends raw) and the sampling-period policy.
  *
  * No system calls here: everything is testable on crafted bytes, on a
  * machine without IBS.
@@ -16,7 +15,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct ap_stacks;
 struct ap_ev_mem;
 struct ap_mmap;
 
@@ -28,26 +26,6 @@ struct ap_mmap;
 int ap_perf_ring__read(const uint8_t *data, uint64_t size, uint64_t *tail,
 		       uint64_t head, void *buf, size_t buflen);
 
-struct ap_perf_sample {
-	uint64_t ip;
-	uint32_t pid, tid;
-	uint64_t time;
-	uint64_t addr;
-	uint32_t cpu;
-	uint64_t period;
-	uint64_t data_src;
-	uint64_t nr_callchain;
-	const uint8_t *callchain;	/* nr_callchain u64s, maybe unaligned */
-	uint32_t raw_size;
-	const uint8_t *raw;		/* raw_size bytes */
-};
-
-/* Parses a whole PERF_RECORD_SAMPLE (header included) written with
- * sample_type.  Supported: IDENTIFIER, IP, TID, TIME, ADDR, ID, STREAM_ID,
- * CPU, PERIOD, CALLCHAIN, RAW, WEIGHT, DATA_SRC; others: -EOPNOTSUPP.
- * A record shorter than its fields: -EBADMSG. */
-int ap_perf_sample__parse(const void *rec, size_t size, uint64_t sample_type,
-			  struct ap_perf_sample *s);
 /* PERF_RECORD_LOST or PERF_RECORD_LOST_SAMPLES: the count lost; 0 or
  * -EBADMSG (-EINVAL for another record type) */
 int ap_perf_lost__parse(const void *rec, size_t size, uint64_t *lost);
@@ -75,12 +53,6 @@ struct ap_perf_sb {
  * rename, a new thread, another type); -EBADMSG when it cannot be right. */
 int ap_perf_sb__parse(const void *rec, size_t size, struct ap_perf_sb *sb,
 		      struct ap_mmap *m);
-
-/* Splits a callchain (PERF_CONTEXT_* markers included) into st: kernel
- * frames first, then user frames, leaf first, sizes in bytes, as
- * bpf_get_stack() fills them. */
-void ap_perf_callchain__split(const uint8_t *chain, uint64_t nr,
-			      struct ap_stacks *st);
 
 /* The IBS op registers as the kernel puts them in PERF_SAMPLE_RAW:
  * u32 caps, then IbsOpCtl, IbsOpRip, IbsOpData, IbsOpData2, IbsOpData3,

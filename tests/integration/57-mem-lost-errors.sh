@@ -1,13 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# -c 1 samples every fault: when the perf ring overflows, the lost count
-# is recorded and the period doubles (and the estimated total stays near
-# the truth); bad --mem-density and -c values are usage errors.
+# -c 1 samples every fault: when the ring buffer overflows (made small
+# with -m so that it does), the lost count is recorded and the period
+# doubles (and the estimated total stays near the truth); the lost
+# samples' stacks were unwound with them, and the header counts both;
+# bad --mem-density and -c values are usage errors.
 . tests/integration/lib.sh
 need_bpf
 need_cmd python3
 
-"$APERTURE" record -e mem -c 1 -o "$T/c1.data" -- "$WL/mem_touch" 10 \
+"$APERTURE" record -e mem -c 1 -m 64K -o "$T/c1.data" -- "$WL/mem_touch" 10 \
 	2>"$T/rec.err" || fail "record -c 1: $(cat "$T/rec.err")"
 cat "$T/rec.err"
 "$APERTURE" report -i "$T/c1.data" --format json >"$T/c1.json" || fail "report"
@@ -26,7 +28,11 @@ if m["lost"]:
     assert m["period"]["final"] == 2 ** m["period"]["changes"]
     assert doublings and int(doublings[-1]) == m["period"]["final"]
     # and the loss is in the file's drop counters, which the header sums
+    # (with the task records the ring dropped, if any)
     assert d["header"]["lost"] >= m["lost"], d["header"]["lost"]
+    # a lost sample's stack was unwound all the same; no sample lacks one
+    u = d["header"]["unwind"]
+    assert m["samples"] <= u["stacks"] <= m["samples"] + m["lost"], (u, m)
 else:
     assert m["period"]["changes"] == 0 and not doublings
 truth = 19456 * 10

@@ -11,6 +11,9 @@
  *   sleep   main;mode_sleep;nap;nanosleep...               (blocks in libc)
  *   lock    main;...;locker;pthread_mutex_lock...          (futex waits)
  *   fault   main;mode_fault;chain_fault;leaf_touch         (page faults)
+ *   burst   main;mode_burst;chain_fault;leaf_touch: 1 GiB of faults at
+ *           once, then main;mode_burst;slow_phase;leaf_slow: 16 faults
+ *           a millisecond for SECONDS
  *
  * Usage: nofp_chains MODE [SECONDS | nITERATIONS] [DEPTH]; "n500" runs a
  * fixed amount of work (cpu and deep), and NOFP_ELAPSED=1 prints the run
@@ -225,6 +228,52 @@ __attribute__((noinline)) void mode_fault(void)
 	}
 }
 
+/* a frameless leaf, like leaf_touch, for the slow phase's faults */
+__attribute__((noinline)) void leaf_slow(volatile char *p, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i += 4096)
+		p[i] = 2;
+}
+
+__attribute__((noinline)) void slow_phase(void)
+{
+	struct timespec ms = { 0, 1000000 };
+	double end = now() + seconds;
+	size_t len = 16 * 4096;
+
+	while (now() < end) {
+		char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			break;
+		leaf_slow(p, len);
+		sink += p[0];
+		munmap(p, len);
+		nanosleep(&ms, NULL);
+	}
+}
+
+__attribute__((noinline)) void mode_burst(void)
+{
+	size_t len = 64 << 20;
+	int i;
+
+	/* 262144 faults as fast as the kernel takes them, 64 MiB at a time */
+	for (i = 0; i < 16; i++) {
+		char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			break;
+		sink += chain_fault(p, len);
+		munmap(p, len);
+	}
+	slow_phase();
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "cpu";
@@ -248,8 +297,10 @@ int main(int argc, char **argv)
 		mode_lock();
 	else if (!strcmp(mode, "fault"))
 		mode_fault();
+	else if (!strcmp(mode, "burst"))
+		mode_burst();
 	else {
-		fprintf(stderr, "usage: nofp_chains cpu|deep|qsort|signal|sleep|lock|fault [SECONDS] [DEPTH]\n");
+		fprintf(stderr, "usage: nofp_chains cpu|deep|qsort|signal|sleep|lock|fault|burst [SECONDS] [DEPTH]\n");
 		return 2;
 	}
 	if (getenv("NOFP_ELAPSED"))
