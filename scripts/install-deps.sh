@@ -93,6 +93,14 @@ if [ -n "$pkgs" ]; then
 	apt-get install -y -qq --no-install-recommends $pkgs >/dev/null
 fi
 
+# tests: speedscope's own file-format schema, from its npm package (test
+# 71 validates the export against it; without it, by hand)
+if [ "$(id -u)" -eq 0 ] && command -v npm >/dev/null 2>&1 &&
+   [ ! -r "$(npm root -g 2>/dev/null)/speedscope/dist/release/file-format-schema.json" ]; then
+	npm install -g --no-fund --no-audit speedscope@1.25.0 >/dev/null 2>&1 ||
+		echo "aperture: npm install -g speedscope failed: test 71 checks the speedscope export by hand" >&2
+fi
+
 if [ "$(id -u)" -eq 0 ]; then
 	if [ ! -e /sys/kernel/tracing/events ] && [ -d /sys/kernel/tracing ]; then
 		mount -t tracefs nodev /sys/kernel/tracing || true
