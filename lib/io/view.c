@@ -17,6 +17,7 @@
 
 #include "io/codec.h"
 #include "util/hmap.h"
+#include "export/export.h"
 #include "export/profile.h"
 #include "report/session.h"
 #include "util/strtab.h"
@@ -283,7 +284,8 @@ static int io_event(void *p, const struct ap_frame *f)
 		goto out;
 	}
 	count(r, e, ap_session__comm(v->s, e->pid, e->pid));
-	if (v->o->per_thread) {
+	/* the exports label each sample with its thread */
+	if (v->o->per_thread || ap_format__is_export(v->o->format)) {
 		r = get_row(&v->threads, res, e->pid, e->tid, e->dir);
 		if (!r) {
 			err = -ENOMEM;
@@ -702,7 +704,7 @@ static void print_folded(struct view_io *v, const struct io_row **rows,
 static int io_profile(void *p, struct ap_profile *pr)
 {
 	struct view_io *v = p;
-	const struct io_rows *rs = v->o->per_thread ? &v->threads : &v->procs;
+	const struct io_rows *rs = &v->threads;
 	size_t i;
 	int idx, err;
 

@@ -18,6 +18,7 @@
 #include "symbols/datasym.h"
 #include "lock/codec.h"
 #include "util/hmap.h"
+#include "export/export.h"
 #include "export/profile.h"
 #include "report/session.h"
 #include "report/stackres.h"
@@ -52,6 +53,7 @@ struct lrow {
 struct lstk {
 	uint32_t row;
 	uint32_t stack_id;
+	uint32_t tid;			/* exports: the waiter; else 0 */
 	const char *comm;
 	struct ap_addrspace *as;	/* of the waiter: maps its frames */
 	double wait, count;
@@ -228,13 +230,15 @@ static long stk_index(struct view_lock *v, uint32_t row,
 {
 	const char *comm = ap_session__comm(v->s, e->pid, e->tid);
 	struct ap_addrspace *as = ap_session__event_as(v->s, e->pid);
-	char key[128];
+	/* the exports label each sample with its thread */
+	uint32_t tid = ap_format__is_export(v->o->format) ? e->tid : 0;
+	char key[160];
 	const char *k;
 	uint64_t *slot;
 	int fresh;
 
-	snprintf(key, sizeof(key), "%u/%u/%p/%p", row, e->stack_id,
-		 (const void *)comm, (void *)as);
+	snprintf(key, sizeof(key), "%u/%u/%p/%p/%u", row, e->stack_id,
+		 (const void *)comm, (void *)as, tid);
 	k = ap_strtab__intern(v->strs, key, -1);
 	if (!k)
 		return -ENOMEM;
@@ -246,7 +250,8 @@ static long stk_index(struct view_lock *v, uint32_t row,
 	if (ap_grow((void **)&v->stks, &v->cap_stks, v->nr_stks,
 		    sizeof(*v->stks), 256))
 		return -ENOMEM;
-	v->stks[v->nr_stks] = (struct lstk){ row, e->stack_id, comm, as, 0, 0 };
+	v->stks[v->nr_stks] = (struct lstk){ row, e->stack_id, tid, comm, as,
+					     0, 0 };
 	*slot = v->nr_stks;
 	return (long)v->nr_stks++;
 }
@@ -802,7 +807,8 @@ static int lock_profile(void *p, struct ap_profile *pr)
 		const struct lstk *st = &v->stks[i];
 		const struct lrow *r = &v->rows[st->row];
 		struct ap_prof_sample smp = {
-			.view = idx, .pid = r->pid, .tid = r->tid,
+			.view = idx, .pid = r->pid,
+			.tid = st->tid ? st->tid : r->tid,
 			.comm = st->comm, .as = st->as,
 			.stack_id = st->stack_id,
 		};
