@@ -21,6 +21,7 @@ static const struct command {
 	{ "top", cmd_top, "Live view of where the targets spend their time" },
 	{ "script", cmd_script, "Print every event of a record file, one line each" },
 	{ "diff", cmd_diff, "Compare two record files symbol by symbol" },
+	{ "annotate", cmd_annotate, "A function's samples per instruction and source line" },
 	{ "gpu-env", cmd_gpu_env, "Run a CUDA program ready for GPU device times (CUPTI)" },
 	{ "list", cmd_list, "List the events, and whether each works on this machine" },
 };
