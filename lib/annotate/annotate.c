@@ -439,14 +439,15 @@ static void objdump_ops(const char *in, char *out, size_t len)
 /* capstone's AT&T as objdump spells it: without the size suffix a
  * register operand or 64-bit mode implies ("mov %rsp,%rbp", "call",
  * "ret"), branch targets as "1189 <hot_loop+0x40>" */
-static void insn_text(struct ap_annotate *a, const struct func *f, csh cs,
-		      const cs_insn *ci, char *buf, size_t len)
+static uint64_t insn_text(struct ap_annotate *a, const struct func *f,
+			  csh cs, const cs_insn *ci, char *buf, size_t len)
 {
 	static const char *const implied_q[] = {
 		"callq", "retq", "jmpq", "leaveq", "pushq", "popq",
 	};
 	const char *base = cs_insn_name(cs, ci->id);
-	char mn[32], ops[160];
+	char mn[32], ops[120];
+	uint64_t to = 0;
 	size_t i, l;
 
 	snprintf(mn, sizeof(mn), "%s", ci->mnemonic);
@@ -460,9 +461,9 @@ static void insn_text(struct ap_annotate *a, const struct func *f, csh cs,
 	if ((cs_insn_group(cs, ci, X86_GRP_JUMP) ||
 	     cs_insn_group(cs, ci, X86_GRP_CALL)) &&
 	    !strncmp(ci->op_str, "0x", 2)) {
-		uint64_t to = strtoull(ci->op_str, NULL, 16);
 		const struct ap_sym_loc *loc = NULL;
 
+		to = strtoull(ci->op_str, NULL, 16);
 		if (f->as)
 			loc = ap_symbolizer__user(a->sym, f->as, to + f->delta,
 						  0);
@@ -482,6 +483,7 @@ static void insn_text(struct ap_annotate *a, const struct func *f, csh cs,
 		snprintf(buf, len, "%-6s %s", mn, ops);
 	else
 		snprintf(buf, len, "%s", mn);
+	return to;
 }
 
 struct srcsum {
@@ -559,7 +561,7 @@ static void print_header(const struct func *f, FILE *out)
 /* the samples of f at each instruction of v (sorted by address);
  * returns those at no instruction's start or inside one */
 static double spread_counts(const struct func *f, struct ap_annotate_insn *v,
-			    const uint16_t *sizes, size_t nr)
+			    const uint32_t *sizes, size_t nr)
 {
 	uint64_t addr, cnt;
 	double lost = 0;
@@ -584,17 +586,109 @@ static double spread_counts(const struct func *f, struct ap_annotate_insn *v,
 	return lost;
 }
 
+/* what disassembling a function gives: rows, and the addresses known to
+ * start an instruction (samples, branch targets) to go on from past what
+ * capstone cannot decode */
+struct dis {
+	struct dis_row {
+		uint64_t addr;
+		uint32_t size;
+		char text[160];
+	} *rows;
+	size_t nr, cap;
+	uint64_t *known;
+	size_t nr_known, cap_known;
+};
+
+static int dis_known(struct dis *d, uint64_t addr)
+{
+	if (ap_grow((void **)&d->known, &d->cap_known, d->nr_known,
+		    sizeof(*d->known), 64))
+		return -ENOMEM;
+	d->known[d->nr_known++] = addr;
+	return 0;
+}
+
+static struct dis_row *dis_row(struct dis *d)
+{
+	if (ap_grow((void **)&d->rows, &d->cap, d->nr, sizeof(*d->rows), 64))
+		return NULL;
+	return &d->rows[d->nr++];
+}
+
+/* the first known instruction start in (after, end); 0: none */
+static uint64_t dis_next(const struct dis *d, uint64_t after, uint64_t end)
+{
+	uint64_t best = 0;
+	size_t i;
+
+	for (i = 0; i < d->nr_known; i++)
+		if (d->known[i] > after && d->known[i] < end &&
+		    (!best || d->known[i] < best))
+			best = d->known[i];
+	return best;
+}
+
+/* code (len bytes at f->start) into d: capstone 4 stops at what it cannot
+ * decode (some AVX-512), where a "(bad)" row, as objdump's, spans up to
+ * the next known instruction start */
+static int disassemble(struct ap_annotate *a, const struct func *f, csh cs,
+		       const unsigned char *code, uint64_t len, struct dis *d)
+{
+	uint64_t off = 0, addr, cnt, next, to;
+	struct dis_row *r;
+	size_t it = 0, i, n;
+	cs_insn *ci;
+
+	while (ap_hmap__next(&f->at, &it, &addr, &cnt))
+		if (dis_known(d, addr))
+			return -ENOMEM;
+	while (off < len) {
+		n = cs_disasm(cs, code + off, len - off, f->start + off, 0, &ci);
+		for (i = 0; i < n; i++) {
+			r = dis_row(d);
+			if (!r) {
+				cs_free(ci, n);
+				return -ENOMEM;
+			}
+			to = insn_text(a, f, cs, &ci[i], r->text,
+				       sizeof(r->text));
+			r->addr = ci[i].address;
+			r->size = ci[i].size;
+			off = r->addr + r->size - f->start;
+			if (to && dis_known(d, to)) {
+				cs_free(ci, n);
+				return -ENOMEM;
+			}
+		}
+		cs_free(ci, n);
+		if (off >= len)
+			break;
+		next = dis_next(d, f->start + off, f->start + len);
+		r = dis_row(d);
+		if (!r)
+			return -ENOMEM;
+		r->addr = f->start + off;
+		r->size = (next ? next : f->start + len) - r->addr;
+		snprintf(r->text, sizeof(r->text),
+			 "(bad)  (%u bytes capstone cannot decode)", r->size);
+		if (!next)
+			break;
+		off = next - f->start;
+	}
+	return 0;
+}
+
 static int annotate_func(struct ap_annotate *a, const struct func *f,
 			 const struct ap_annotate_opts *o, FILE *out)
 {
 	struct ap_annotate_insn *v = NULL;
 	unsigned char *code = NULL;
+	struct dis d = { 0 };
 	struct src_ctx sc;
-	uint16_t *sizes = NULL;
-	cs_insn *ci = NULL;
+	uint32_t *sizes = NULL;
 	size_t n = 0, i;
 	const char *why;
-	char *texts = NULL;
 	double lost;
 	csh cs;
 	long len;
@@ -615,19 +709,18 @@ static int annotate_func(struct ap_annotate *a, const struct func *f,
 	cs_option(cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
 	/* the operands' kinds: which size suffixes objdump leaves out */
 	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
-	n = cs_disasm(cs, code, len, f->start, 0, &ci);
+	err = disassemble(a, f, cs, code, len, &d);
+	n = d.nr;
 	v = calloc(n ? n : 1, sizeof(*v));
 	sizes = calloc(n ? n : 1, sizeof(*sizes));
-	texts = malloc((n ? n : 1) * 192);
-	if (!v || !sizes || !texts) {
+	if (err || !v || !sizes) {
 		err = -ENOMEM;
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		insn_text(a, f, cs, &ci[i], texts + i * 192, 192);
-		v[i].addr = ci[i].address;
-		v[i].text = texts + i * 192;
-		sizes[i] = ci[i].size;
+		v[i].addr = d.rows[i].addr;
+		v[i].text = d.rows[i].text;
+		sizes[i] = d.rows[i].size;
 	}
 	lost = spread_counts(f, v, sizes, n);
 	for (i = 0; i < n && !o->no_source; i++) {
@@ -655,18 +748,13 @@ static int annotate_func(struct ap_annotate *a, const struct func *f,
 		      ap_symbolizer__comp_dir(a->sym, f->as,
 					      f->start + f->delta);
 	ap_annotate__listing(v, n, f->count, o->no_source, src_line, &sc, out);
-	/* capstone stops at bytes it cannot decode */
-	if (n && v[n - 1].addr + sizes[n - 1] < f->start + (uint64_t)len)
-		fprintf(out, "%8s :      (%" PRIu64 " bytes past %" PRIx64 " not disassembled)\n",
-			"", f->start + len - v[n - 1].addr - sizes[n - 1],
-			v[n - 1].addr + sizes[n - 1]);
 	if (lost > 0)
 		fprintf(out, "%8.2f :      (samples at no instruction's start)\n",
 			100.0 * lost / f->count);
 out:
-	cs_free(ci, n);
 	cs_close(&cs);
-	free(texts);
+	free(d.rows);
+	free(d.known);
 	free(sizes);
 	free(v);
 	free(code);
