@@ -18,6 +18,7 @@
 #include "report/view.h"
 #include "symbols/dwcache.h"
 #include "symbols/symbolizer.h"
+#include "util/escape.h"
 
 struct annotate_opts {
 	struct ap_cli_input src;
@@ -133,6 +134,7 @@ int cmd_annotate(int argc, char **argv)
 	char bid_dir[AP_PATH_MAX], dw_dir[AP_PATH_MAX];
 	struct ap_annotate *a = NULL;
 	struct ap_input in;
+	FILE *out = NULL;
 	int err, ret = 1;
 
 	argp_parse(&argp, argc, argv, AP_ARGP_FLAGS, NULL, &o);
@@ -161,7 +163,15 @@ int cmd_annotate(int argc, char **argv)
 	}
 	if (collect(&in, &o.r, a, o.src.input))
 		goto out;
-	err = ap_annotate__print(a, &o.a, stdout);
+	/* names, paths and source text from the recording's files: the
+	 * terminal takes none of their control characters */
+	out = ap_escape_stream(stdout);
+	if (!out) {
+		ap_err("out of memory");
+		goto out;
+	}
+	err = ap_annotate__print(a, &o.a, out);
+	fclose(out);
 	if (err && err != -ENOENT)
 		ap_err("annotate: %s", strerror(-err));
 	ret = err ? 1 : 0;
