@@ -52,7 +52,6 @@ struct ap_annotate {
 	struct func *funcs;
 	size_t nr, cap;
 	struct ap_hmap by_key;		/* hash of (module, start) -> index */
-	double unresolved;		/* leaves in no known function */
 	struct src_file *srcs;
 	size_t nr_srcs, cap_srcs;
 };
@@ -141,10 +140,9 @@ static int kernel_sample(struct ap_annotate *a, uint64_t ip)
 	struct func *f;
 	int fresh;
 
-	if (!loc->nr_frames) {
-		a->unresolved += 1;
+	/* a leaf in no known function has no code to show */
+	if (!loc->nr_frames)
 		return 0;
-	}
 	f = func_get(a, &kernel_module, ip - loc->sym_offset, &fresh);
 	if (!f)
 		return -ENOMEM;
@@ -171,10 +169,8 @@ int ap_annotate__sample(struct ap_annotate *a, struct ap_addrspace *as,
 	ip = st.ips[0];
 	if (st.nr_kernel)
 		return kernel_sample(a, ip);
-	if (ap_symbolizer__user_code(a->sym, as, ip, &code)) {
-		a->unresolved += 1;
+	if (ap_symbolizer__user_code(a->sym, as, ip, &code))
 		return 0;
-	}
 	f = func_get(a, code.module, code.start, &fresh);
 	if (!f)
 		return -ENOMEM;
