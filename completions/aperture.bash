@@ -32,7 +32,7 @@ _aperture_list()
 _aperture()
 {
 	local cur prev cmd i
-	local commands="record report top stat script diff list help"
+	local commands="record report top stat script diff annotate list help"
 	local events views
 
 	COMPREPLY=()
@@ -108,6 +108,7 @@ _aperture()
 		return 0
 		;;
 	-s | --sort)
+		[ "$cmd" = annotate ] && return 0	# its -s: a symbol
 		_aperture_list "$cur" "comm pid tid cpu dso sym srcline children self"
 		return 0
 		;;

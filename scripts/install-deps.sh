@@ -20,9 +20,10 @@ if command -v pkg-config >/dev/null 2>&1; then
 	need_pc libdw libdw-dev
 	need_pc zlib zlib1g-dev
 	need_pc libprotobuf-c libprotobuf-c-dev
+	need_pc capstone libcapstone-dev
 	need_pc check check
 else
-	pkgs="$pkgs libbpf-dev libelf-dev libdw-dev zlib1g-dev libprotobuf-c-dev check"
+	pkgs="$pkgs libbpf-dev libelf-dev libdw-dev zlib1g-dev libprotobuf-c-dev libcapstone-dev check"
 fi
 # the demangler (C++, Rust, D): an archive with no pkg-config file
 [ -r /usr/include/libiberty/demangle.h ] || pkgs="$pkgs libiberty-dev"

@@ -200,6 +200,8 @@ struct module {
 	struct hnode node;		/* first: freed through it */
 	const char *path;		/* interned */
 	const char *dso;		/* basename, interned */
+	const char *file;		/* the file read (interned): path or
+					 * its copy in the build-id cache */
 	uint32_t build_id_len;
 	uint8_t build_id[AP_BUILD_ID_MAX];
 	enum module_state state;
@@ -1518,6 +1520,7 @@ static void module__open(struct ap_symbolizer *s, struct module *mod)
 	}
 	mod->dwfl = dwfl;
 	mod->bias = bias;
+	mod->file = symbolizer__intern(s, path);
 	mod->state = MODULE_OK;
 	return;
 
@@ -2175,6 +2178,71 @@ out_unknown:
 	free(f.v);
 	s->stats.unresolved++;
 	return &unknown_loc;
+}
+
+/* the opened module of user address ip and ip's module address there */
+static struct module *user_module(struct ap_symbolizer *s,
+				  struct ap_addrspace *as, uint64_t ip,
+				  uint64_t *vaddr)
+{
+	struct module *mod;
+	struct as_map *map;
+
+	map = s && as ? addrspace__lookup(as, ip) : NULL;
+	if (map && !map->mod)
+		map->mod = symbolizer__module(s, &map->m);
+	if (!map || !map->mod)
+		return NULL;
+	mod = map->mod;
+	if (mod->state == MODULE_UNOPENED)
+		module__open(s, mod);
+	/* the vDSO's image is a memfd of this run: nothing to read later */
+	if (mod->state != MODULE_OK || mod->path[0] == '[' ||
+	    module__vaddr(mod, ip - map->m.start + map->m.pgoff, vaddr))
+		return NULL;
+	return mod;
+}
+
+int ap_symbolizer__user_code(struct ap_symbolizer *s, struct ap_addrspace *as,
+			     uint64_t ip, struct ap_sym_code *out)
+{
+	const struct func_sym *fs;
+	struct module *mod;
+	uint64_t vaddr;
+
+	mod = user_module(s, as, ip, &vaddr);
+	fs = mod ? module__find_sym(mod, vaddr + mod->bias) : NULL;
+	if (!fs || !mod->file)
+		return -ENOENT;
+	out->module = mod;
+	out->file = mod->file;
+	out->dso = mod->dso;
+	out->name = fs->name;
+	out->addr = vaddr;
+	out->start = fs->start - mod->bias;
+	out->end = fs->end - mod->bias;
+	return 0;
+}
+
+const char *ap_symbolizer__comp_dir(struct ap_symbolizer *s,
+				    struct ap_addrspace *as, uint64_t ip)
+{
+	Dwarf_Attribute at;
+	Dwarf_Addr bias;
+	Dwarf_Die *cu;
+	struct module *mod;
+	uint64_t vaddr;
+
+	mod = user_module(s, as, ip, &vaddr);
+	if (!mod)
+		return NULL;
+	module__dwarf(s, mod);
+	if (mod->no_dwarf)
+		return NULL;
+	cu = dwfl_module_addrdie(mod->dwmod, vaddr + mod->bias, &bias);
+	if (!cu || !dwarf_attr_integrate(cu, DW_AT_comp_dir, &at))
+		return NULL;
+	return symbolizer__intern(s, dwarf_formstring(&at));
 }
 
 /* ---- the kernel ---- */

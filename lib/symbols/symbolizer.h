@@ -128,6 +128,25 @@ void ap_symbolizer__set_no_inline(struct ap_symbolizer *s, int no_inline);
 const struct ap_sym_loc *ap_symbolizer__user(struct ap_symbolizer *s,
 					     struct ap_addrspace *as,
 					     uint64_t ip, int is_return_addr);
+/* The code of the function holding user address ip, for reading it
+ * (annotate): the ELF file the symbolizer found for its module (the
+ * recorded path, or the build-id cache's copy; a debug file may hold no
+ * code) and the function's extent in module addresses (ELF vaddrs). */
+struct ap_sym_code {
+	const void *module;	/* one per (path, build-id): an identity */
+	const char *file;	/* owned by the symbolizer */
+	const char *dso;	/* module basename */
+	const char *name;	/* the ELF symbol's (mangled) name */
+	uint64_t addr;		/* ip in module addresses */
+	uint64_t start, end;	/* [start, end) of the function */
+};
+/* 0, or -ENOENT when no readable module or no symbol covers ip */
+int ap_symbolizer__user_code(struct ap_symbolizer *s, struct ap_addrspace *as,
+			     uint64_t ip, struct ap_sym_code *out);
+/* the compilation directory (DWARF) of the code at user address ip, which
+ * a relative source file name is under; NULL: unknown */
+const char *ap_symbolizer__comp_dir(struct ap_symbolizer *s,
+				    struct ap_addrspace *as, uint64_t ip);
 /* Resolve a kernel address with the symbols given to add_ksym (or loaded
  * from /proc/kallsyms by load_kallsyms).  Never NULL. */
 const struct ap_sym_loc *ap_symbolizer__kernel(struct ap_symbolizer *s,

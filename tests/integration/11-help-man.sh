@@ -3,7 +3,11 @@
 # Every command's --help and its man page list the same options.
 . tests/integration/lib.sh
 
-for c in record report top stat script diff gpu-env list; do
+# the commands aperture --help lists, so that a new one needs its page
+cmds=$("$APERTURE" --help | awk '/^Commands:/ { on = 1; next }
+	on && /^  [a-z]/ && $1 != "help" { print $1 } on && /^$/ { exit }')
+[ -n "$cmds" ] || fail "no commands in aperture --help"
+for c in $cmds; do
 	man=man/aperture-$c.1
 	[ -f "$man" ] || fail "no $man"
 	"$APERTURE" $c --help >"$T/help" || fail "$c --help"
