@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -300,20 +301,36 @@ static int reader__slurp(struct ap_reader *r, int fd, const char *name,
 	return 0;
 }
 
+/* how long a FIFO may stay silent before its first bytes: a writer that
+ * is about to send (record -o FIFO started just before), not one that
+ * never comes (a FIFO another user planted at the path) */
+#define FIFO_FIRST_MS	5000
+
 /* path opened for reading if it is a FIFO or a socket (what /dev/stdin
- * of a pipe is), else -1: never a device, which can be endless */
+ * of a pipe is) and bytes come within FIFO_FIRST_MS, else -1: never a
+ * device, which can be endless; never a wait for ever */
 static int open_fifo(const char *path)
 {
+	struct pollfd pfd = { .events = POLLIN };
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd, fl;
 
+	/* non-blocking: the open of a FIFO waits for a writer otherwise */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
-		close(fd);
-		return -1;
-	}
+	if (fstat(fd, &st) || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+		goto fail;
+	pfd.fd = fd;
+	if (poll(&pfd, 1, FIFO_FIRST_MS) != 1 || !(pfd.revents & POLLIN))
+		goto fail;
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
+		goto fail;
 	return fd;
+fail:
+	close(fd);
+	return -1;
 }
 
 static void reader__unmap(struct ap_reader *r)
@@ -361,7 +378,8 @@ struct ap_reader *ap_reader__open_stream(const char *path, int fifo_ok,
 		if (fd < 0) {
 			ret = -EINVAL;
 			set_err(errbuf, errlen,
-				"%s: not a regular file, nor a FIFO", path);
+				"%s: not a regular file, nor a FIFO or pipe that sent a recording within %d s",
+				path, FIFO_FIRST_MS / 1000);
 			goto out_free;
 		}
 		ret = reader__slurp(r, fd, path, errbuf, errlen);

@@ -3,7 +3,8 @@
 # A target's mapped file replaced by a FIFO (what an unprivileged user can
 # do to a library it maps) must not hang record nor report: every file
 # named by a target or a record file is opened non-blocking and checked to
-# be a regular file.  A FIFO given as the record file is refused.
+# be a regular file.  A FIFO given as the record file is read only when a
+# recording comes into it within seconds; a silent one is refused.
 . tests/integration/lib.sh
 need_bpf
 
@@ -32,11 +33,20 @@ grep -q "not a regular file" "$T/rep.err" ||
 # the samples are there, as victim+offset
 grep -q 'victim' "$T/out.folded" || fail "no frames of victim"
 
+# -i FIFO as perf takes it: read when a recording comes into it; a FIFO
+# nothing writes to (one another user planted) is refused within seconds
 mkfifo "$T/rec.fifo"
 timeout 20 "$APERTURE" report -i "$T/rec.fifo" >/dev/null 2>"$T/fifo.err"
 rc=$?
 [ $rc -ne 124 ] || fail "report of a FIFO hangs"
-[ $rc -ne 0 ] || fail "report of a FIFO succeeds"
+[ $rc -ne 0 ] || fail "report of a silent FIFO succeeds"
 grep -q "not a regular file" "$T/fifo.err" ||
 	fail "report of a FIFO: $(cat "$T/fifo.err")"
+cat "$T/f.data" >"$T/rec.fifo" &
+timeout 20 "$APERTURE" report -i "$T/rec.fifo" --format folded \
+	>"$T/fifo.folded" 2>"$T/fifo.err" ||
+	fail "report of a FIFO with a writer: $(cat "$T/fifo.err")"
+wait
+cmp -s "$T/fifo.folded" "$T/out.folded" ||
+	fail "report of a FIFO: not the file's report"
 exit 0

@@ -28,7 +28,7 @@ set -- $(dwarf "$T/table.err")
 echo "table: DWARF read for ${1:-?} modules, ${2:-?} bytes"
 [ "${1:-x}" = 0 ] && [ "${2:-x}" = 0 ] ||
 	fail "the default table read DWARF: $(cat "$T/table.err")"
-"$APERTURE" report --no-inline -i "$T/i.data" >"$T/noinl" 2>/dev/null ||
+"$APERTURE" report -v --no-inline -i "$T/i.data" >"$T/noinl" 2>/dev/null ||
 	fail "report --no-inline"
 cmp -s "$T/table" "$T/noinl" || {
 	diff "$T/noinl" "$T/table" | head -20
