@@ -587,37 +587,15 @@ static long cg_child(struct view_cpu *v, uint32_t node,
 	return n;
 }
 
-/* the frames beyond frame j of v->res (callers, or callees) under node */
-static int cg_add(struct view_cpu *v, uint32_t node, long j, long nf,
-		  int callee, double count)
-{
-	long k, step = callee ? 1 : -1, c;
-
-	v->nodes[node - 1].count += count;
-	for (k = j + step; k >= 0 && k < nf; k += step) {
-		const struct ap_rframe *f = &v->res.frames[k];
-
-		if (f->inlined && !v->o->inline_rows)
-			continue;
-		c = cg_child(v, node, f);
-		if (c < 0)
-			return (int)c;
-		node = (uint32_t)c;
-		v->nodes[node - 1].count += count;
-	}
-	return 0;
-}
-
-/* caller order, a sample whose innermost frame (as rows count them) is
- * frame j: under the row, the chain from the root down to it, as perf
- * report -G shows a row's self samples */
-static int cg_add_from_root(struct view_cpu *v, uint32_t node, long j,
-			    long nf, double count)
+/* the frames of v->res from k0 to k1 by step (both included; none when
+ * k0 is past k1) as a path under node, weighing count each */
+static int cg_path(struct view_cpu *v, uint32_t node, long k0, long k1,
+		   long step, double count)
 {
 	long k, c;
 
 	v->nodes[node - 1].count += count;
-	for (k = nf - 1; k >= j; k--) {
+	for (k = k0; step > 0 ? k <= k1 : k >= k1; k += step) {
 		const struct ap_rframe *f = &v->res.frames[k];
 
 		if (f->inlined && !v->o->inline_rows)
@@ -712,10 +690,18 @@ static int build_graphs(struct view_cpu *v, struct rows *rs, size_t n)
 			if (row->stamp == i + 1)
 				continue;
 			row->stamp = i + 1;
-			err = !callee && innermost(v, j) ?
-			      cg_add_from_root(v, row->graph, j, nf,
-					       a->count) :
-			      cg_add(v, row->graph, j, nf, callee, a->count);
+			/* callee: the callers beyond j; caller: the callees
+			 * below j, or for a self sample the chain from the
+			 * root down to j, as perf report -G */
+			if (callee)
+				err = cg_path(v, row->graph, j + 1, nf - 1, 1,
+					      a->count);
+			else if (innermost(v, j))
+				err = cg_path(v, row->graph, nf - 1, j, -1,
+					      a->count);
+			else
+				err = cg_path(v, row->graph, j - 1, 0, -1,
+					      a->count);
 		}
 	}
 	ap_hmap__free(&by_key);
