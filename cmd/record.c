@@ -142,10 +142,8 @@ static const char doc[] =
 static void set_filter(struct argp_state *state, struct record_opts *o,
 		       const char *expr)
 {
-	struct ap_tp_format *f;
-	struct ap_tp_filter *flt;
-	char why[256];
-	int i, err;
+	char err[512];
+	int i;
 
 	if (o->tp_from == o->tp_to)
 		ap_cli_usage_error(state,
@@ -154,24 +152,12 @@ static void set_filter(struct argp_state *state, struct record_opts *o,
 	if (strlen(expr) >= AP_TP_FILTER_MAX)
 		ap_cli_usage_error(state, "--filter: longer than %d bytes",
 				   AP_TP_FILTER_MAX - 1);
-	f = malloc(sizeof(*f));
-	if (!f)
-		ap_cli_usage_error(state, "--filter: out of memory");
-	for (i = o->tp_from; i < o->tp_to; i++) {
-		const char *tp = o->collect.tracepoints[i];
-
-		err = ap_tp_format__read(tp, f);
-		if (err)
-			ap_cli_usage_error(state,
-					   "--filter: reading the format of %s: %s",
-					   tp, strerror(-err));
-		if (ap_tp_filter__compile(expr, f, &flt, why, sizeof(why)))
-			ap_cli_usage_error(state, "bad --filter '%s' for %s: %s",
-					   expr, tp, why);
-		ap_tp_filter__free(flt);
+	if (ap_tp_filter__check(expr, (const char *const *)
+				&o->collect.tracepoints[o->tp_from],
+				o->tp_to - o->tp_from, err, sizeof(err)))
+		ap_cli_usage_error(state, "%s", err);
+	for (i = o->tp_from; i < o->tp_to; i++)
 		o->collect.tp_filters[i] = expr;
-	}
-	free(f);
 }
 
 static void add_filter_note(struct record_opts *o, const char *fmt,

@@ -729,3 +729,33 @@ int ap_tp__parse_event(const char *tok, struct ap_collect_opts *o)
 		return a.err;
 	return a.added ? 0 : -ENOENT;
 }
+
+int ap_tp_filter__check(const char *expr, const char *const *tps, int n,
+			char *err, size_t errlen)
+{
+	struct ap_tp_format *f = malloc(sizeof(*f));
+	struct ap_tp_filter *flt;
+	char why[256];
+	int i, ret = 0;
+
+	if (!f) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < n && !ret; i++) {
+		ret = ap_tp_format__read(tps[i], f);
+		if (ret) {
+			snprintf(err, errlen, "--filter: reading the format of %s: %s",
+				 tps[i], strerror(-ret));
+		} else if (ap_tp_filter__compile(expr, f, &flt, why,
+						 sizeof(why))) {
+			snprintf(err, errlen, "bad --filter '%s' for %s: %s",
+				 expr, tps[i], why);
+			ret = -EINVAL;
+		} else {
+			ap_tp_filter__free(flt);
+		}
+	}
+	free(f);
+	return ret;
+}

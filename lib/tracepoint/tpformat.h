@@ -99,6 +99,11 @@ int ap_tp_filter__match(const struct ap_tp_filter *flt,
 			const struct ap_tp_format *f, const uint8_t *data,
 			size_t len);
 void ap_tp_filter__free(struct ap_tp_filter *flt);
+/* expr compiled against the format of each of the n tracepoints tps
+ * (record --filter, checked when it is given): 0, or -errno with one
+ * line of why in err */
+int ap_tp_filter__check(const char *expr, const char *const *tps, int n,
+			char *err, size_t errlen);
 
 /*
  * -e CAT:NAME (a glob: every tracepoint it matches) into o's tracepoints:
