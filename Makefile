@@ -198,13 +198,21 @@ FUZZ_FLAGS	:= -O1 -g -fno-omit-frame-pointer \
 		   -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_O		:= $(O)/fuzz
 FUZZ_OBJS	:= $(patsubst %.c,$(FUZZ_O)/%.o,$(LIB_SRCS)) \
-		   $(FUZZ_O)/lib/syscall_names.o
+		   $(FUZZ_O)/lib/syscall_names.o $(FUZZ_O)/proto/profile.pb-c.o
 FUZZ_TIME	?= 300
 FUZZ_RUN	= $(FUZZ_O)/fuzz_report -max_total_time=$(1) -timeout=20 \
 		  -rss_limit_mb=2048 -print_final_stats=1 \
 		  -artifact_prefix=$(FUZZ_O)/ $(FUZZ_O)/corpus tests/fuzz/corpus
 
+# generated sources: built as the library's, without the fuzzer's
+# coverage (the pprof exporter, which the report's dispatch links in, needs
+# the protobuf descriptors)
 $(FUZZ_O)/lib/syscall_names.o: $(O)/lib/syscall_names.c
+	$(call msg,FUZZCC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(filter-out -O2 -MMD -MP,$(ALL_CFLAGS)) -c $< -o $@
+
+$(FUZZ_O)/proto/profile.pb-c.o: $(O)/proto/profile.pb-c.c
 	$(call msg,FUZZCC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(filter-out -O2 -MMD -MP,$(ALL_CFLAGS)) -c $< -o $@
