@@ -791,6 +791,7 @@ static void print_graph_json(struct view_cpu *v, FILE *out, uint32_t node)
 }
 
 #define SYM_MIN_WIDTH	24	/* what a narrow terminal keeps for Symbol */
+#define SYM_COL_MAX	60	/* Symbol's widest, when a column follows */
 
 /* shrink Shared Object, then Command, until Symbol has its room */
 static void fit_columns(const struct ap_report_opts *o, int width,
@@ -851,22 +852,12 @@ static void print_quality(struct view_cpu *v, FILE *out)
 		fprintf(out, " (%.0f cut at a non-code address)", v->cut);
 }
 
-/* s in a column w wide: where longer, cut with a '+' in its last place,
- * so that two names cut alike do not read as one; w 0: whole */
-static void put_col(FILE *out, const char *s, int w)
-{
-	if (w > 1 && (int)strlen(s) > w)
-		fprintf(out, "  %.*s+", w - 1, s);
-	else
-		fprintf(out, "  %-*s", w, s);
-}
-
 static void print_table(struct view_cpu *v, struct rows *rs, FILE *out)
 {
 	const struct ap_report_opts *o = v->o;
-	int wcomm = 7, wdso = 13, wsrc = 11, i;
+	int wcomm = 7, wdso = 13, wsrc = 11, wsym = 6, i;
 	size_t n = rs->nr, r;
-	char self[16], child[16];
+	char self[16], child[16], sym[SYM_COL_MAX + 2];
 
 	if (o->limit > 0 && (size_t)o->limit < n)
 		n = o->limit;
@@ -881,9 +872,14 @@ static void print_table(struct view_cpu *v, struct rows *rs, FILE *out)
 		l = rs->v[r].srcline ? (int)strlen(rs->v[r].srcline) : 0;
 		if (l > wsrc)
 			wsrc = l;
+		l = 4 + strlen(rs->v[r].f.sym);
+		if (l > wsym)
+			wsym = l;
 	}
 	if (wdso > 40)
 		wdso = 40;
+	if (wsym > SYM_COL_MAX)
+		wsym = SYM_COL_MAX;
 	if (wsrc > 60)
 		wsrc = 60;
 	if (o->max_width > 0)
@@ -920,7 +916,8 @@ static void print_table(struct view_cpu *v, struct rows *rs, FILE *out)
 			fprintf(out, "  %-*.*s", wdso, wdso, "Shared Object");
 			break;
 		case AP_KEY_SYM:
-			fprintf(out, "  %s", "Symbol");
+			fprintf(out, "  %-*s", i == o->nr_keys - 1 ? 0 : wsym,
+				"Symbol");
 			break;
 		case AP_KEY_SRCLINE:
 			fprintf(out, "  %-*s", i == o->nr_keys - 1 ? 0 : wsrc,
@@ -945,7 +942,7 @@ static void print_table(struct view_cpu *v, struct rows *rs, FILE *out)
 		for (i = 0; i < o->nr_keys; i++) {
 			switch (o->keys[i]) {
 			case AP_KEY_COMM:
-				put_col(out, row->c->comm, wcomm);
+				ap_put_col(out, row->c->comm, wcomm);
 				break;
 			case AP_KEY_PID:
 				fprintf(out, "  %7u", row->c->pid);
@@ -957,15 +954,24 @@ static void print_table(struct view_cpu *v, struct rows *rs, FILE *out)
 				fprintf(out, "  %3u", row->cpu);
 				break;
 			case AP_KEY_DSO:
-				put_col(out, row->f.dso, wdso);
+				ap_put_col(out, row->f.dso, wdso);
 				break;
 			case AP_KEY_SYM:
-				fprintf(out, "  [%c] %s",
-					row->f.kernel ? 'k' : '.', row->f.sym);
+				if (i == o->nr_keys - 1) {
+					fprintf(out, "  [%c] %s",
+						row->f.kernel ? 'k' : '.',
+						row->f.sym);
+					break;
+				}
+				/* a column follows: padded, or cut with a '+' */
+				snprintf(sym, sizeof(sym), "[%c] %s",
+					 row->f.kernel ? 'k' : '.', row->f.sym);
+				ap_put_col(out, sym, wsym);
 				break;
 			case AP_KEY_SRCLINE:
-				put_col(out, row->srcline ? row->srcline : "",
-					i == o->nr_keys - 1 ? 0 : wsrc);
+				ap_put_col(out,
+					   row->srcline ? row->srcline : "",
+					   i == o->nr_keys - 1 ? 0 : wsrc);
 				break;
 			}
 		}

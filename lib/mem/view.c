@@ -441,11 +441,41 @@ static double unresolved(const struct view_mem *v)
 	return n;
 }
 
+#define NAME_MAX_WIDTH	40	/* the widest Object or Mapping column */
+
+/* the name column as wide as its longest shown value, within its cap */
+static int name_width(const struct table *t, size_t n, const char *label)
+{
+	int w = strlen(label);
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		int l = strlen(t->v[i].name);
+
+		if (l > w)
+			w = l;
+	}
+	return w < NAME_MAX_WIDTH ? w : NAME_MAX_WIDTH;
+}
+
+/* name and where of one row; where, when there, starts at the header's
+ * column: a longer name is cut, not let push it */
+static void put_name(FILE *out, const struct row *r, int w)
+{
+	if (r->where && r->where[0]) {
+		ap_put_col(out, r->name, w);
+		fprintf(out, "  %s", r->where);
+	} else {
+		ap_put_col(out, r->name, (int)strlen(r->name) > w ? w : 0);
+	}
+}
+
 static void print_rows(struct view_mem *v, struct table *t, const char *title,
-		       const char *col, int addr, FILE *out)
+		       const char *name, const char *where, int addr,
+		       FILE *out)
 {
 	size_t n = rows_shown(v, t), i;
-	int rw = has_rw(v);
+	int rw = has_rw(v), w = name_width(t, n, name);
 	char pct[16];
 
 	fprintf(out, "#\n# %s (%zu of %zu)\n#  %8s %9s", title, n, t->nr,
@@ -454,7 +484,10 @@ static void print_rows(struct view_mem *v, struct table *t, const char *title,
 		fprintf(out, " %7s %7s", "Loads", "Stores");
 	if (addr)
 		fprintf(out, "  %-18s", addr == 2 ? "Page" : "Start");
-	fprintf(out, "  %s\n", col);
+	if (where)
+		fprintf(out, "  %-*s  %s\n", w, name, where);
+	else
+		fprintf(out, "  %s\n", name);
 	for (i = 0; i < n; i++) {
 		const struct row *r = &t->v[i];
 
@@ -469,9 +502,7 @@ static void print_rows(struct view_mem *v, struct table *t, const char *title,
 		}
 		if (addr)
 			fprintf(out, "  0x%016" PRIx64, r->addr);
-		fprintf(out, "  %s", r->name);
-		if (r->where && r->where[0])
-			fprintf(out, "  %s", r->where);
+		put_name(out, r, w);
 		fputc('\n', out);
 	}
 }
@@ -515,12 +546,12 @@ static void print_table(struct view_mem *v, FILE *out)
 			" match the filters" : "");
 		return;
 	}
-	print_rows(v, &v->objects, "Top data objects", "Object  Module", 0,
+	print_rows(v, &v->objects, "Top data objects", "Object", "Module", 0,
 		   out);
-	print_rows(v, &v->mappings, "Top mappings", "Mapping  Path", 1, out);
-	print_rows(v, &v->pages, "Top pages", "Object  Module", 2, out);
+	print_rows(v, &v->mappings, "Top mappings", "Mapping", "Path", 1, out);
+	print_rows(v, &v->pages, "Top pages", "Object", "Module", 2, out);
 	if (v->levels.nr)
-		print_rows(v, &v->levels, "Data source", "Level", 0, out);
+		print_rows(v, &v->levels, "Data source", "Level", NULL, 0, out);
 }
 
 static void json_rows(struct view_mem *v, struct table *t, const char *name,

@@ -145,6 +145,15 @@ void ap_json_str(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/* the '+' shows the cut, so that two names cut alike do not read as one */
+void ap_put_col(FILE *out, const char *s, int w)
+{
+	if (w > 1 && (int)strlen(s) > w)
+		fprintf(out, "  %.*s+", w - 1, s);
+	else
+		fprintf(out, "  %-*s", w, s);
+}
+
 void ap_pct(char *buf, size_t len, double n, double total)
 {
 	snprintf(buf, len, "%.2f%%", total > 0 ? 100.0 * n / total : 0.0);

@@ -182,5 +182,7 @@ void ap_json_str(FILE *out, const char *s);
 void ap_pct(char *buf, size_t len, double n, double total);
 /* "1.23 ms" */
 void ap_fmt_ns(char *buf, size_t len, double ns);
+/* "  s" in a column w wide; longer: cut with a '+' last; w 0: whole */
+void ap_put_col(FILE *out, const char *s, int w);
 
 #endif /* APERTURE_VIEW_H */

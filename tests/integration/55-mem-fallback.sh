@@ -31,7 +31,7 @@ if [ $ibs -eq 0 ]; then
 		fail "mem table does not name its source"
 fi
 first=$(sed -n '/^# Top data objects/,/^#$/p' "$T/table" | grep -v '^#' | head -1)
-echo "$first" | grep -q ' hot_buffer  mem_touch$' ||
+echo "$first" | grep -q ' hot_buffer  *mem_touch$' ||
 	fail "first data object is not hot_buffer: $first"
 
 "$APERTURE" report -i "$T/mem.data" --format json >"$T/json" || fail "json"
