@@ -9,11 +9,14 @@
 
 #include "cli.h"
 #include "stat/counters.h"
+#include "stat/ksums.h"
 #include "stat/session.h"
 #include "util/num.h"
 
 struct stat_opts {
 	struct ap_stat_counters counters;
+	struct ap_stat_ksums ksums;
+	int events_given;
 	pid_t pids[AP_CLI_MAX_PIDS];
 	int nr_pids;
 	pid_t tids[AP_CLI_MAX_PIDS];
@@ -32,7 +35,7 @@ static const struct argp_option options[] = {
 	{ "tid", 't', "TID[,TID..]", 0, "Count these threads and what they fork", 1 },
 	{ "all-cpus", 'a', NULL, 0, "Count system-wide, on every CPU", 1 },
 	{ NULL, 0, NULL, 0, "What to count:", 2 },
-	{ "event", 'e', "LIST", 0, "Comma-separated events to count, NAME[:u|:k] (default: task-clock, context-switches, cpu-migrations, page-faults, and cycles, instructions, branches and branch-misses where there is a PMU)", 2 },
+	{ "event", 'e', "LIST", 0, "Comma-separated events to count, NAME[:u|:k], or syscall (default: task-clock, context-switches, cpu-migrations, page-faults, and cycles, instructions, branches and branch-misses where there is a PMU)", 2 },
 	{ NULL, 0, NULL, 0, "Output:", 3 },
 	{ "interval-print", 'I', "MS", 0, "Print the counts of every MS milliseconds (at least 10) as they end", 3 },
 	{ "repeat", 'r', "N", 0, "Run the command N times: the means, and their spread as +- x.xx%", 3 },
@@ -56,11 +59,14 @@ static const char doc[] =
 	"  page-faults (faults), minor-faults, major-faults\n"
 	"  cycles, instructions, branches, branch-misses, cache-references,\n"
 	"  cache-misses                   hardware: without a PMU (most VMs)\n"
-	"                                 <not supported>, and why on stderr"
+	"                                 <not supported>, and why on stderr\n"
+	"  syscall                        the calls, errors and time of each\n"
+	"                                 syscall, summed in the kernel (BPF)"
 "\v"
 	"Examples:\n"
 	"  aperture stat -- ./prog args\n"
 	"  aperture stat -e task-clock,page-faults -r 5 -- ./prog\n"
+	"  aperture stat -e task-clock,syscall -- ./prog\n"
 	"  aperture stat -p 1234 -I 1000\n"
 	"  aperture stat -a -x, -- sleep 5\n";
 
@@ -79,13 +85,34 @@ static unsigned int parse_uint(struct argp_state *state, const char *what,
 static void parse_events(struct argp_state *state, struct stat_opts *o,
 			 const char *arg)
 {
-	char bad[64], names[512];
-	int e = ap_stat_counters__add(&o->counters, arg, bad, sizeof(bad));
+	char bad[64], names[512], *list, *tok, *save, *rest;
+	size_t off = 0;
+	int e;
 
+	/* the kernel's sums (syscall) apart, the counters' names left */
+	list = strdup(arg);
+	rest = strdup(arg);
+	if (!list || !rest)
+		ap_cli_usage_error(state, "out of memory");
+	rest[0] = '\0';
+	for (tok = strtok_r(list, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (ap_stat_ksums__add(&o->ksums, tok))
+			continue;
+		off += (size_t)sprintf(rest + off, "%s%s", off ? "," : "",
+				       tok);
+	}
+	free(list);
+	o->events_given = 1;
+	/* an empty list: the counters' parser says what is wrong */
+	e = off || !o->ksums.events ?
+	    ap_stat_counters__add(&o->counters, off ? rest : arg, bad,
+				  sizeof(bad)) : 0;
+	free(rest);
 	if (e == -ENOMEM)
 		ap_cli_usage_error(state, "out of memory");
 	if (e)
-		ap_cli_usage_error(state, "unknown event '%s'; valid events: %s",
+		ap_cli_usage_error(state, "unknown event '%s'; valid events: %s, syscall",
 				   bad, ap_stat_counters__valid(names,
 								sizeof(names)));
 }
@@ -138,6 +165,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 					   "nothing to count: give -p PID, -t TID, -a or -- CMD ARGS");
 		if (o->runs > 1 && !o->cmd)
 			ap_cli_usage_error(state, "-r repeats a command: give -- CMD ARGS");
+		if (o->ksums.events && o->nr_tids)
+			ap_cli_usage_error(state, "syscall counts processes: give -p PID, -a or -- CMD ARGS, not -t");
+		if (o->ksums.events && o->interval_ms)
+			ap_cli_usage_error(state, "-I prints the counters only: syscall is summed at the end");
 		if (o->runs > 1 && o->interval_ms)
 			ap_cli_usage_error(state, "give either -r N or -I MS, not both");
 		break;
@@ -166,7 +197,7 @@ int cmd_stat(int argc, char **argv)
 	int ret;
 
 	argp_parse(&argp, argc, argv, AP_ARGP_FLAGS | ARGP_IN_ORDER, NULL, &o);
-	if (!o.counters.nr &&
+	if (!o.events_given &&
 	    ap_stat_counters__add_defaults(&o.counters, o.system_wide)) {
 		ap_err("out of memory");
 		return 1;
@@ -177,10 +208,12 @@ int cmd_stat(int argc, char **argv)
 			ap_err("cannot open '%s': %s", o.output,
 			       strerror(errno));
 			ap_stat_counters__free(&o.counters);
+			ap_stat_ksums__free(&o.ksums);
 			return 1;
 		}
 	}
 	so.counters = &o.counters;
+	so.ksums = &o.ksums;
 	so.cmd = o.cmd;
 	so.pids = o.pids;
 	so.nr_pids = o.nr_pids;
@@ -198,5 +231,6 @@ int cmd_stat(int argc, char **argv)
 		ret = ret ? ret : 1;
 	}
 	ap_stat_counters__free(&o.counters);
+	ap_stat_ksums__free(&o.ksums);
 	return ret;
 }

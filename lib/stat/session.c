@@ -171,6 +171,9 @@ static int wait_end(struct run *r)
 				next += ival;
 			continue;
 		}
+		e = o->ksums ? ap_stat_ksums__poll(o->ksums) : 0;
+		if (e)
+			return e;
 		if (r->wl.pid > 0 && reaped(r))
 			return 0;
 		if (*o->stop && r->wl.pid <= 0)
@@ -241,6 +244,17 @@ static int run_once(struct run *r, int first)
 	if (o->cmd && start_command(r))
 		return 1;
 	r->t.cmd = r->wl.pid;
+	if (o->ksums && o->ksums->events) {
+		/* with -p or -a the command only says how long */
+		e = ap_stat_ksums__open(o->ksums, o->nr_pids ||
+					o->system_wide ? 0 : r->wl.pid,
+					o->pids, o->nr_pids, o->system_wide, err,
+					sizeof(err));
+		if (e) {
+			fprintf(o->err, "aperture: %s\n", err);
+			goto out_kill;
+		}
+	}
 	e = ap_stat_counters__open(s, &r->t, err, sizeof(err));
 	if (e) {
 		fprintf(o->err, "aperture: %s\n", err);
@@ -274,6 +288,8 @@ static int run_once(struct run *r, int first)
 		e = ap_stat_counters__disable(s);
 	if (!e)
 		e = ap_stat_counters__read(s);
+	if (!e && o->ksums)
+		e = ap_stat_ksums__close(o->ksums);
 	if (e) {
 		fprintf(o->err, "aperture: reading the counters: %s\n",
 			strerror(-e));
@@ -296,6 +312,8 @@ out_kill:
 	if (r->pidfd >= 0)
 		close(r->pidfd);
 	ap_stat_counters__close(s);
+	if (o->ksums)
+		ap_stat_ksums__close(o->ksums);
 	return ret;
 }
 
@@ -362,6 +380,9 @@ int ap_stat__run(const struct ap_stat_opts *o)
 	ap_stat_print_counters(&r.fmt, o->counters,
 			       r.wall.n > 1 ? AP_STAT_MEAN : AP_STAT_TOTAL,
 			       r.wall.mean);
+	if (o->ksums)
+		ap_stat_ksums__print(&r.fmt, o->ksums, r.wall.n,
+				     o->counters->nr > 0);
 	ap_stat_print_footer(&r.fmt, &r.wall,
 			     own && r.wall.n == 1 ? tv_ns(&r.ru.ru_utime) : -1,
 			     tv_ns(&r.ru.ru_stime));

@@ -13,9 +13,11 @@
 #include <sys/types.h>
 
 #include "stat/counters.h"
+#include "stat/ksums.h"
 
 struct ap_stat_opts {
 	struct ap_stat_counters *counters;
+	struct ap_stat_ksums *ksums;	/* -e syscall: the kernel's sums */
 	char **cmd;			/* -- CMD ARGS, or NULL */
 	const pid_t *pids;		/* -p: every thread of these */
 	int nr_pids;
