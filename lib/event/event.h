@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The event kinds: one descriptor per kind (cpu, sched, syscall, lock, io,
- * mem, gpu, tracepoint), in one table (lib/event/kinds.c) that every stage reads: the
- * collector its sensor, the recorder its handlers of BPF records, report
+ * mem, gpu, tracepoint), in one table (lib/event/kinds.c) that every stage
+ * reads: the collector its sensor, the recorder its handlers of BPF records, report
  * and top its view, script and the trace its decoder, the exports its
  * units and sample types, `aperture list` and bash completion its name.
  * Nothing outside the table switches over a kind's tag.
  *
  * Adding a kind: its bpf/<kind>.bpf.c, a folder lib/<kind>/ (sensor.c,
- * codec.[ch], view.c) and one row in lib/event/kinds.c.
+ * codec.[ch], view.c), one row in lib/event/kinds.c, its tag in the list
+ * of lib/format/format.h (and man/aperture-file.5, which a unit test
+ * checks), and the externs of its sensor and view ops (record/sensor.h,
+ * report/view.h).
  */
 #ifndef APERTURE_EVENT_H
 #define APERTURE_EVENT_H
