@@ -304,7 +304,7 @@ static int reader__slurp(struct ap_reader *r, int fd, const char *name,
 /* how long a FIFO may stay silent before its first bytes: a writer that
  * is about to send (record -o FIFO started just before), not one that
  * never comes (a FIFO another user planted at the path) */
-#define FIFO_FIRST_MS	5000
+#define FIFO_FIRST_MS	10000
 
 /* path opened for reading if it is a FIFO or a socket (what /dev/stdin
  * of a pipe is) and bytes come within FIFO_FIRST_MS, else -1: never a
@@ -371,9 +371,16 @@ struct ap_reader *ap_reader__open_stream(const char *path, int fifo_ok,
 		fd = -1;
 		goto parse;
 	}
-	fd = ap_open_regular(path, 0);
+	/* a pipe the user named: -i /dev/stdin, a FIFO (perf's).  Told
+	 * apart before any open: opening a FIFO, even only to see what it
+	 * is, lets its waiting writer in, and closing it then kills the
+	 * writer with SIGPIPE */
+	if (fifo_ok && !stat(path, &st) &&
+	    (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+		fd = -AP_ENOTREG;
+	else
+		fd = ap_open_regular(path, 0);
 	if (fd == -AP_ENOTREG) {
-		/* a pipe the user named: -i /dev/stdin, a FIFO (perf's) */
 		fd = fifo_ok ? open_fifo(path) : -1;
 		if (fd < 0) {
 			ret = -EINVAL;
