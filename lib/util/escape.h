@@ -15,10 +15,12 @@
  * stackcollapse-perf.pl does) */
 #define AP_ESC_FOLDED	(1 << 0)
 
-/* 1 if s holds nothing that ap_escape would change */
+/* 1 if s holds nothing that ap_escape would change (valid UTF-8 too) */
 int ap_escape_clean(const char *s, int flags);
 /* Copies src into dst (len bytes, NUL-terminated) with control
- * characters as \xNN; returns the length it needs, as snprintf does. */
+ * characters as \xNN and each byte that starts no UTF-8 character as
+ * U+FFFD; returns the length it needs, as snprintf does (a character cut
+ * by len may be left half: len of the length it needs is always whole). */
 size_t ap_escape(char *dst, size_t len, const char *src, int flags);
 /* A stream that writes to out with every control character but newline
  * and tab escaped: for tables, whose rows are printed with printf.

@@ -64,4 +64,16 @@ raw = open(sys.argv[1], "rb").read()
 d = json.loads(raw.decode("utf-8"))	# strict: no invalid byte
 assert "aaaaaaaaaaaaaa\ufffd" in raw.decode("utf-8"), "no U+FFFD"
 PY
+# the text outputs too: table, folded lines, script (perf script's text)
+for out in "report --events cpu" "report --events cpu,syscall --format folded" \
+	"script --events cpu,syscall"; do
+	# shellcheck disable=SC2086
+	"$APERTURE" $out -i "$T/u.data" >"$T/text" 2>/dev/null ||
+		fail "$out"
+	python3 - "$T/text" <<'PY' || fail "$out: not UTF-8"
+import sys
+d = open(sys.argv[1], "rb").read().decode("utf-8")
+assert "aaaaaaaaaaaaaa\ufffd" in d, "no U+FFFD"
+PY
+done
 exit 0

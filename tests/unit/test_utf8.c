@@ -7,8 +7,11 @@
  * character and says what it needed.
  */
 #include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "util/escape.h"
 #include "util/utf8.h"
 
 #define R AP_UTF8_REPLACEMENT
@@ -67,6 +70,32 @@ START_TEST(sanitize)
 }
 END_TEST
 
+/* the text outputs' escaping: the same U+FFFD, and a character split
+ * across two writes of the escaping stream kept whole */
+START_TEST(escape_text)
+{
+	char buf[64], *mem = NULL;
+	size_t len = 0;
+	FILE *m, *e;
+
+	ap_escape(buf, sizeof(buf), "ab\xe2\x82\x01", 0);
+	ck_assert_str_eq(buf, "ab" R R "\\x01");
+	ck_assert_int_eq(ap_escape_clean("gzip \xc3\xa9", 0), 1);
+	ck_assert_int_eq(ap_escape_clean("aaaa\xe2", 0), 0);
+	m = open_memstream(&mem, &len);
+	ck_assert_ptr_nonnull(m);
+	e = ap_escape_stream(m);
+	ck_assert_ptr_nonnull(e);
+	setvbuf(e, NULL, _IONBF, 0);	/* each fputs one write */
+	fputs("x\xe2\x82", e);
+	fputs("\xac y\xe2 z\n", e);
+	fclose(e);
+	fclose(m);
+	ck_assert_str_eq(mem, "x\xe2\x82\xac y" R " z\n");
+	free(mem);
+}
+END_TEST
+
 static Suite *utf8_suite(void)
 {
 	Suite *s = suite_create("utf8");
@@ -75,6 +104,7 @@ static Suite *utf8_suite(void)
 	tcase_add_test(tc, valid_forms);
 	tcase_add_test(tc, invalid_forms);
 	tcase_add_test(tc, sanitize);
+	tcase_add_test(tc, escape_text);
 	suite_add_tcase(s, tc);
 	return s;
 }
