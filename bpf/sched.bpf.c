@@ -241,7 +241,7 @@ static __always_inline void emit_off(struct task_struct *next,
 	/* no wake-up per record: the reader it would wake preempts the
 	 * target (on a busy machine), and every preemption is another
 	 * interval; the reader takes the ring on every pass anyway */
-	ap_output(e, size);
+	ap_output_task(e, size, next);
 }
 
 static __always_inline void switch_in(struct task_struct *next, __u32 tgid,
@@ -317,9 +317,10 @@ int BPF_PROG(ap_sched_switch, bool preempt, struct task_struct *prev,
 	tgid = prev->tgid;
 	if (tid && ap_is_target(tgid))
 		switch_out(ctx, prev, tgid, tid, preempt, prev_state, now, cpu);
+	/* next is not current: filtered on itself */
 	tid = next->pid;
 	tgid = next->tgid;
-	if (tid && ap_is_target(tgid))
+	if (tid && ap_task_is_target(next, tgid, tid))
 		switch_in(next, tgid, tid, now, cpu);
 	return 0;
 }
@@ -331,7 +332,8 @@ static __always_inline void on_wakeup(struct task_struct *p, int is_new)
 	struct ap_sched_thread *t;
 	__u64 now, id;
 
-	if (!tid || !ap_is_target(tgid))
+	/* woken by another thread: filtered on itself */
+	if (!tid || !ap_task_is_target(p, tgid, tid))
 		return;
 	now = bpf_ktime_get_ns();
 	id = bpf_get_current_pid_tgid();
