@@ -63,16 +63,23 @@ static __always_inline int ap_in_targets(__u32 tgid)
 	return bpf_map_lookup_elem(&targets, &tgid) != NULL;
 }
 
+/* is this CPU one of -C's (any without -C)? */
+static __always_inline int ap_cpu_passes(void)
+{
+	__u32 cpu;
+
+	if (!ap_filter_cpus)
+		return 1;
+	cpu = bpf_get_smp_processor_id();
+	return cpu < AP_MAX_CPUS &&
+	       (ap_cpu_mask[cpu / 64] & (1ull << (cpu % 64)));
+}
+
 /* does the current thread pass record's -t, -C, -u and -G? */
 static __always_inline int ap_current_passes(__u64 pid_tgid)
 {
-	if (ap_filter_cpus) {
-		__u32 cpu = bpf_get_smp_processor_id();
-
-		if (cpu >= AP_MAX_CPUS ||
-		    !(ap_cpu_mask[cpu / 64] & (1ull << (cpu % 64))))
-			return 0;
-	}
+	if (!ap_cpu_passes())
+		return 0;
 	if (ap_filter_tids) {
 		__u32 tid = (__u32)pid_tgid;
 
@@ -104,6 +111,52 @@ static __always_inline int ap_is_target(__u32 tgid)
 		return 1;
 	id = bpf_get_current_pid_tgid();
 	return id >> 32 != tgid || ap_current_passes(id);
+}
+
+/* the cgroup v2 id of t's ancestor at ap_cgroup_level (itself at its
+ * own level), as bpf_get_current_ancestor_cgroup_id gives current's; 0
+ * when t is not that deep */
+static __always_inline __u64 ap_task_ancestor_cgroup_id(struct task_struct *t)
+{
+	struct cgroup *cg = BPF_CORE_READ(t, cgroups, dfl_cgrp);
+	struct cgroup *anc = NULL;
+
+	if (!cg || BPF_CORE_READ(cg, level) < (int)ap_cgroup_level)
+		return 0;
+	if (bpf_probe_read_kernel(&anc, sizeof(anc), (void *)cg +
+				  bpf_core_field_offset(struct cgroup,
+							ancestors) +
+				  (__u64)ap_cgroup_level * sizeof(anc)) ||
+	    !anc)
+		return 0;
+	return BPF_CORE_READ(anc, kn, id);
+}
+
+/*
+ * ap_is_target for an event of thread t (tid, of process tgid), which
+ * need not be the current one: the next task of a switch, the thread a
+ * wakeup wakes.  -t, -u and -G are checked on t itself, not on the thread
+ * that caused the event (another user's, under -u: its switches and
+ * wakeups would make everyone's threads the sched view's); -C on the CPU
+ * it happens on, this one.
+ */
+static __always_inline int ap_task_is_target(struct task_struct *t,
+					     __u32 tgid, __u32 tid)
+{
+	if (!ap_in_targets(tgid))
+		return 0;
+	if (!ap_filter_tids && !ap_filter_cpus && !ap_filter_uid &&
+	    !ap_cgroup_id)
+		return 1;
+	if (!ap_cpu_passes())
+		return 0;
+	if (ap_filter_tids && !bpf_map_lookup_elem(&ap_tids, &tid))
+		return 0;
+	if (ap_filter_uid && BPF_CORE_READ(t, cred, uid.val) != ap_uid)
+		return 0;
+	if (ap_cgroup_id && ap_task_ancestor_cgroup_id(t) != ap_cgroup_id)
+		return 0;
+	return 1;
 }
 
 static __always_inline void ap_fill_hdr(struct ap_ev_hdr *h, __u32 type)
@@ -161,6 +214,16 @@ static __always_inline void ap_output(void *e, __u64 size)
 
 	if (bpf_ringbuf_output(&events, e, size, ap_wakeup_flags(avail, size)))
 		ap_count(AP_STAT_RB_DROP);
+}
+
+/* ap_output() of task's record, sent from another thread's context (a
+ * switch-in runs in the task leaving): a drop is task's loss */
+static __always_inline void ap_output_task(void *e, __u64 size, void *task)
+{
+	__u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+
+	if (bpf_ringbuf_output(&events, e, size, ap_wakeup_flags(avail, size)))
+		ap_count_task(AP_STAT_RB_DROP, task);
 }
 
 #include "unwind.bpf.h"

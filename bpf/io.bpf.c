@@ -415,7 +415,7 @@ static __always_inline void fill_rec(struct ap_ev_io *e,
 /* adds the call to k's totals; 0, or -1 when the table has no room for a
  * new entry */
 static __always_inline int sum_call(const struct ap_io_sum_key *k, __s64 ret,
-				    __u16 flags)
+				    __u16 flags, __u64 ns)
 {
 	struct ap_io_sum *s = bpf_map_lookup_elem(&ap_io_sums, k);
 
@@ -439,6 +439,7 @@ static __always_inline int sum_call(const struct ap_io_sum_key *k, __s64 ret,
 		s->bytes += ret;
 	if (flags & AP_IO_F_PARTIAL)
 		s->partial++;
+	s->ns += ns;
 	barrier();
 	s->calls++;
 	return 0;
@@ -513,7 +514,8 @@ static __noinline int emit(const struct ap_io_inflight *in,
 		bpf_map_update_elem(&io_seen, &key, &one, BPF_ANY);
 		if (t)
 			seen_cache(t, &key);
-	} else if (!ap_io_summed || sum_call(&k, ret, flags)) {
+	} else if (!ap_io_summed ||
+		   sum_call(&k, ret, flags, in->end - in->start)) {
 		struct ap_ev_io *e = ap_reserve(sizeof(*e));
 
 		if (!e)

@@ -148,6 +148,7 @@ struct ap_io_sum {
 	__u64 bytes;		/* of the calls that moved bytes */
 	__u64 errors;		/* calls that returned -errno */
 	__u64 partial;		/* AP_IO_F_PARTIAL calls */
+	__u64 ns;		/* in the calls: entry to exit */
 };
 
 #define AP_IO_SUMS_MAX		16384	/* a full table: records per call */

@@ -68,6 +68,32 @@ struct {
 	__type(value, __u64);
 } lock_held SEC(".maps");
 
+/* set before load (stat): waits only summed in ap_lock_sums */
+const volatile __u8 ap_lock_summed = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, AP_LOCK_SUM_KINDS);
+	__type(key, __u32);
+	__type(value, struct ap_lock_sum);
+} ap_lock_sums SEC(".maps");
+
+/* a wait added to its kind's totals, in this CPU's slot: atomic adds,
+ * as a program preempted on its CPU may meet another of its kind */
+static __always_inline void sum_wait(__u32 kind, __u64 ns, int result)
+{
+	struct ap_lock_sum *s = bpf_map_lookup_elem(&ap_lock_sums, &kind);
+
+	if (!s)
+		return;
+	__sync_fetch_and_add(&s->waits, 1);
+	__sync_fetch_and_add(&s->wait_ns, ns);
+	if (ns > s->max_ns)
+		s->max_ns = ns;
+	if (result < 0)
+		__sync_fetch_and_add(&s->errors, 1);
+}
+
 static __always_inline int wait_begin(void *map, __u64 addr, __u32 flags)
 {
 	__u64 id = bpf_get_current_pid_tgid();
@@ -131,6 +157,11 @@ int ap_lock_futex_exit(struct trace_event_raw_sys_exit *ctx)
 		return 0;
 	s = *w;
 	bpf_map_delete_elem(&lock_futex_start, &tid);
+	if (ap_lock_summed) {
+		sum_wait(AP_EVLOCK_FUTEX, bpf_ktime_get_ns() - s.ts,
+			 (int)ctx->ret);
+		return 0;
+	}
 	e = lock_record(AP_EVLOCK_FUTEX, s.addr, bpf_ktime_get_ns() - s.ts,
 			s.flags, (int)ctx->ret);
 	if (!e)
@@ -174,6 +205,10 @@ int BPF_PROG(ap_lock_kernel_end, void *lock, int ret)
 		return 0;
 	s = *w;
 	bpf_map_delete_elem(&lock_kernel_start, &tid);
+	if (ap_lock_summed) {
+		sum_wait(AP_EVLOCK_KERNEL, bpf_ktime_get_ns() - s.ts, ret);
+		return 0;
+	}
 	e = lock_record(AP_EVLOCK_KERNEL, s.addr, bpf_ktime_get_ns() - s.ts,
 			s.flags, ret);
 	if (!e)
@@ -237,6 +272,10 @@ int BPF_KRETPROBE(ap_lock_pthread_wait_ret)
 	s = *w;
 	bpf_map_delete_elem(&lock_pthread_start, &tid);
 	now = bpf_ktime_get_ns();
+	if (ap_lock_summed) {
+		sum_wait(AP_EVLOCK_PTHREAD, now - s.ts, 0);
+		return 0;
+	}
 	k.tid = tid;
 	k.addr = s.addr;
 	if (bpf_map_update_elem(&lock_held, &k, &now, BPF_ANY))

@@ -40,4 +40,28 @@ struct ap_ev_lock {
 	struct ap_stacks st;
 };
 
+/*
+ * aperture stat -e lock: each wait added to its kind's totals in a
+ * per-CPU array (ap_lock_sums, indexed by AP_EVLOCK_*), no record, no
+ * stacks; user space sums the CPUs and sends an AP_EV_LOCK_SUM per kind.
+ */
+#define AP_LOCK_SUM_KINDS	4
+
+struct ap_lock_sum {
+	__u64 waits;
+	__u64 wait_ns;
+	__u64 max_ns;
+	__u64 errors;		/* waits that ended with -errno */
+};
+
+/* user-space record built from the totals (never from BPF) */
+#define AP_EV_LOCK_SUM		0x105
+
+struct ap_ev_lock_sum {
+	struct ap_ev_hdr hdr;	/* ts: when the totals were read */
+	__u32 kind;		/* AP_EVLOCK_* */
+	__u32 pad;
+	struct ap_lock_sum sum;	/* since the start; max_ns: the CPUs' */
+};
+
 #endif /* APERTURE_BPF_LOCK_H */

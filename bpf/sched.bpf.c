@@ -10,7 +10,8 @@
  * at least ap_sched_min_block_ns ends (at switch-in, when its length is
  * known) and when a thread exits; shorter intervals only add to the
  * thread's totals (short_nr, short_ns), which user space reads from
- * sched_thr periodically and at the end.
+ * sched_thr periodically and at the end.  With ap_sched_totals (stat -e
+ * sched) no interval is sent and no stack taken: the totals only.
  */
 /* the unwinder's cache of a thread's last user stack, used here */
 #define AP_UW_CACHE_IMPL
@@ -59,6 +60,8 @@ struct {
 } sched_uw SEC(".maps");
 
 const volatile __u64 ap_sched_min_block_ns = 1000;
+/* set before load (stat): the totals only, no intervals, no stacks */
+const volatile __u8 ap_sched_totals = 0;
 /* set by user space just before attaching: a thread first seen leaving
  * the CPU has been on it since then */
 __u64 ap_sched_t0 = 0;
@@ -174,6 +177,8 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev,
 	t->prev_state = prev_state;
 	t->waker_pid = 0;
 	t->waker_tid = 0;
+	if (ap_sched_totals)
+		return;
 
 	rec = bpf_map_lookup_elem(&sched_stk, &tid);
 	if (!rec) {
@@ -236,7 +241,7 @@ static __always_inline void emit_off(struct task_struct *next,
 	/* no wake-up per record: the reader it would wake preempts the
 	 * target (on a busy machine), and every preemption is another
 	 * interval; the reader takes the ring on every pass anyway */
-	ap_output(e, size);
+	ap_output_task(e, size, next);
 }
 
 static __always_inline void switch_in(struct task_struct *next, __u32 tgid,
@@ -282,7 +287,7 @@ static __always_inline void switch_in(struct task_struct *next, __u32 tgid,
 			t->blocked_ns += off;
 			flags |= AP_SCHED_F_NO_WAKEUP;
 		}
-		if (off >= ap_sched_min_block_ns) {
+		if (off >= ap_sched_min_block_ns && !ap_sched_totals) {
 			emit_off(next, t, tid, now, cpu, off, wake_lat,
 				 flags);
 		} else {
@@ -312,9 +317,10 @@ int BPF_PROG(ap_sched_switch, bool preempt, struct task_struct *prev,
 	tgid = prev->tgid;
 	if (tid && ap_is_target(tgid))
 		switch_out(ctx, prev, tgid, tid, preempt, prev_state, now, cpu);
+	/* next is not current: filtered on itself */
 	tid = next->pid;
 	tgid = next->tgid;
-	if (tid && ap_is_target(tgid))
+	if (tid && ap_task_is_target(next, tgid, tid))
 		switch_in(next, tgid, tid, now, cpu);
 	return 0;
 }
@@ -326,7 +332,8 @@ static __always_inline void on_wakeup(struct task_struct *p, int is_new)
 	struct ap_sched_thread *t;
 	__u64 now, id;
 
-	if (!tid || !ap_is_target(tgid))
+	/* woken by another thread: filtered on itself */
+	if (!tid || !ap_task_is_target(p, tgid, tid))
 		return;
 	now = bpf_ktime_get_ns();
 	id = bpf_get_current_pid_tgid();

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "format/format.h"
 #include "stat/counters.h"
 #include "stat/ksums.h"
 #include "stat/session.h"
@@ -35,7 +36,7 @@ static const struct argp_option options[] = {
 	{ "tid", 't', "TID[,TID..]", 0, "Count these threads and what they fork", 1 },
 	{ "all-cpus", 'a', NULL, 0, "Count system-wide, on every CPU", 1 },
 	{ NULL, 0, NULL, 0, "What to count:", 2 },
-	{ "event", 'e', "LIST", 0, "Comma-separated events to count, NAME[:u|:k], or syscall (default: task-clock, context-switches, cpu-migrations, page-faults, and cycles, instructions, branches and branch-misses where there is a PMU)", 2 },
+	{ "event", 'e', "LIST", 0, "Comma-separated events to count, NAME[:u|:k], or syscall, io, sched, lock (default: task-clock, context-switches, cpu-migrations, page-faults, and cycles, instructions, branches and branch-misses where there is a PMU)", 2 },
 	{ NULL, 0, NULL, 0, "Output:", 3 },
 	{ "interval-print", 'I', "MS", 0, "Print the counts of every MS milliseconds (at least 10) as they end", 3 },
 	{ "repeat", 'r', "N", 0, "Run the command N times: the means, and their spread as +- x.xx%", 3 },
@@ -61,12 +62,23 @@ static const char doc[] =
 	"  cache-misses                   hardware: without a PMU (most VMs)\n"
 	"                                 <not supported>, and why on stderr\n"
 	"  syscall                        the calls, errors and time of each\n"
-	"                                 syscall, summed in the kernel (BPF)"
+	"                                 syscall, summed in the kernel (BPF)\n"
+	"  io                             read and write calls, bytes, time and\n"
+	"                                 errors (the read/write, send/recv,\n"
+	"                                 splice, sendfile families), in BPF\n"
+	"  sched                          voluntary and involuntary switches,\n"
+	"                                 on-CPU, blocked and runnable time,\n"
+	"                                 wakeups and their latency, migrations\n"
+	"  lock                           futex waits and kernel lock\n"
+	"                                 contentions, their time and maximum\n"
+	"  syscall, io, sched and lock count processes (not with -t); syscall\n"
+	"  is summed at the end (not with -I)"
 "\v"
 	"Examples:\n"
 	"  aperture stat -- ./prog args\n"
 	"  aperture stat -e task-clock,page-faults -r 5 -- ./prog\n"
 	"  aperture stat -e task-clock,syscall -- ./prog\n"
+	"  aperture stat -e task-clock,io,sched,lock -r 3 -- ./prog\n"
 	"  aperture stat -p 1234 -I 1000\n"
 	"  aperture stat -a -x, -- sleep 5\n";
 
@@ -89,7 +101,8 @@ static void parse_events(struct argp_state *state, struct stat_opts *o,
 	size_t off = 0;
 	int e;
 
-	/* the kernel's sums (syscall) apart, the counters' names left */
+	/* the kernel's sums (syscall, io, sched, lock) apart, the
+	 * counters' names left */
 	list = strdup(arg);
 	rest = strdup(arg);
 	if (!list || !rest)
@@ -112,7 +125,7 @@ static void parse_events(struct argp_state *state, struct stat_opts *o,
 	if (e == -ENOMEM)
 		ap_cli_usage_error(state, "out of memory");
 	if (e)
-		ap_cli_usage_error(state, "unknown event '%s'; valid events: %s, syscall",
+		ap_cli_usage_error(state, "unknown event '%s'; valid events: %s, syscall, io, sched, lock",
 				   bad, ap_stat_counters__valid(names,
 								sizeof(names)));
 }
@@ -166,9 +179,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (o->runs > 1 && !o->cmd)
 			ap_cli_usage_error(state, "-r repeats a command: give -- CMD ARGS");
 		if (o->ksums.events && o->nr_tids)
-			ap_cli_usage_error(state, "syscall counts processes: give -p PID, -a or -- CMD ARGS, not -t");
-		if (o->ksums.events && o->interval_ms)
-			ap_cli_usage_error(state, "-I prints the counters only: syscall is summed at the end");
+			ap_cli_usage_error(state, "syscall, io, sched and lock count processes: give -p PID, -a or -- CMD ARGS, not -t");
+		if ((o->ksums.events & AP_EVMASK(AP_TAG_SYSCALL)) &&
+		    o->interval_ms)
+			ap_cli_usage_error(state, "-I prints the counters, io, sched and lock: syscall is summed at the end");
 		if (o->runs > 1 && o->interval_ms)
 			ap_cli_usage_error(state, "give either -r N or -I MS, not both");
 		break;

@@ -83,9 +83,9 @@ _aperture()
 	case $prev in
 	-e | --events | --event)
 		if [ "$cmd" = stat ]; then
-			# stat's counters: perf's names, and the sensor
+			# stat's counters: perf's names, and the sensors
 			# whose sums it prints
-			_aperture_list "$cur" "task-clock cpu-clock context-switches cpu-migrations page-faults minor-faults major-faults cycles instructions branches branch-misses cache-references cache-misses syscall"
+			_aperture_list "$cur" "task-clock cpu-clock context-switches cpu-migrations page-faults minor-faults major-faults cycles instructions branches branch-misses cache-references cache-misses syscall io sched lock"
 		elif [ "$cmd" = record ] || [ "$cmd" = top ]; then
 			# tracepoints once a category is typed (sched:...):
 			# thousands of them, asked for only then

@@ -106,6 +106,7 @@ static int send_sum(void *arg, const void *k, const void *v, const void *l)
 	e.sum.bytes = cur->bytes - last->bytes;
 	e.sum.errors = cur->errors - last->errors;
 	e.sum.partial = cur->partial - last->partial;
+	e.sum.ns = cur->ns - last->ns;
 	return ap_collector__deliver(x->c, &e, sizeof(e));
 }
 
@@ -123,7 +124,8 @@ static int io_poll(struct ap_collector *c)
 {
 	struct io_priv *p = priv_of(c);
 
-	if (!p || !p->summed || ap_sums_now() - p->last_read < AP_SUMS_NS)
+	if (!p || !p->summed ||
+	    (!c->sums_due && ap_sums_now() - p->last_read < AP_SUMS_NS))
 		return 0;
 	return read_sums(c, p);
 }

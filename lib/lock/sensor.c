@@ -22,10 +22,12 @@
 #include <bpf/libbpf.h>
 
 #include "aperture.skel.h"
+#include "lock.h"
 #include "symbols/datasym.h"
 #include "symbols/symbolizer.h"
 #include "record/procfs.h"
 #include "record/sensor.h"
+#include "record/sums.h"
 
 #define NR_PFUNCS	2
 #define NR_PLINKS	3
@@ -46,6 +48,7 @@ struct lock_priv {
 	struct pattach *att;
 	size_t nr_att, cap_att;
 	int pthread_failed;		/* noted once */
+	uint64_t last_read;		/* -e lock totals (stat) */
 };
 
 static struct lock_priv *priv_of(struct ap_collector *c)
@@ -60,6 +63,7 @@ static int lock_prepare(struct ap_collector *c, struct aperture_bpf *skel,
 {
 	int pthread = enabled && c->opts.lock_pthread;
 
+	skel->rodata->ap_lock_summed = !!c->opts.totals;
 	bpf_program__set_autoload(skel->progs.ap_lock_futex_enter, enabled);
 	bpf_program__set_autoload(skel->progs.ap_lock_futex_exit, enabled);
 	bpf_program__set_autoload(skel->progs.ap_lock_kernel_begin, enabled);
@@ -330,6 +334,7 @@ static int lock_attach(struct ap_collector *c, struct aperture_bpf *skel,
 	if (!p)
 		return -ENOMEM;
 	c->priv[ap_sensor_index(c, "lock")] = p;
+	p->last_read = ap_sums_now();
 	st->reason[0] = '\0';
 
 	p->futex_enter = bpf_program__attach(skel->progs.ap_lock_futex_enter);
@@ -387,6 +392,77 @@ static int lock_attach(struct ap_collector *c, struct aperture_bpf *skel,
 	return 0;
 }
 
+/* stat's totals: the CPUs' slots added up, an AP_EV_LOCK_SUM per kind
+ * that waited (since the start, as the kernel keeps them) */
+static int read_sums(struct ap_collector *c, struct lock_priv *p)
+{
+	int fd = bpf_map__fd(c->skel->maps.ap_lock_sums);
+	int ncpus = libbpf_num_possible_cpus();
+	struct ap_lock_sum *v;
+	struct ap_ev_lock_sum e;
+	__u32 kind;
+	int i, err = 0, n = 0;
+
+	if (ncpus <= 0)
+		return ncpus ? ncpus : -EINVAL;
+	v = calloc((size_t)ncpus, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	p->last_read = ap_sums_now();
+	for (kind = 0; kind < AP_LOCK_SUM_KINDS && !err; kind++) {
+		if (bpf_map_lookup_elem(fd, &kind, v))
+			continue;
+		memset(&e, 0, sizeof(e));
+		for (i = 0; i < ncpus; i++) {
+			e.sum.waits += v[i].waits;
+			e.sum.wait_ns += v[i].wait_ns;
+			e.sum.errors += v[i].errors;
+			if (v[i].max_ns > e.sum.max_ns)
+				e.sum.max_ns = v[i].max_ns;
+		}
+		if (!e.sum.waits)
+			continue;
+		e.hdr.type = AP_EV_LOCK_SUM;
+		e.hdr.cpu = UINT32_MAX;
+		e.hdr.ts = p->last_read;
+		e.kind = kind;
+		err = ap_collector__deliver(c, &e, sizeof(e));
+		n++;
+	}
+	free(v);
+	return err ? err : n;
+}
+
+static int lock_poll(struct ap_collector *c)
+{
+	struct lock_priv *p = priv_of(c);
+
+	if (!p || !c->opts.totals ||
+	    (!c->sums_due && ap_sums_now() - p->last_read < AP_SUMS_NS))
+		return 0;
+	return read_sums(c, p);
+}
+
+/* stat's totals, final: no wait ends once the exit programs are gone */
+static int lock_finish(struct ap_collector *c)
+{
+	struct lock_priv *p = priv_of(c);
+	size_t i, j;
+
+	if (!p || !c->opts.totals)
+		return 0;
+	bpf_link__destroy(p->futex_exit);
+	p->futex_exit = NULL;
+	bpf_link__destroy(p->kend);
+	p->kend = NULL;
+	for (i = 0; i < p->nr_att; i++)
+		for (j = 0; j < NR_PLINKS; j++) {
+			bpf_link__destroy(p->att[i].links[j]);
+			p->att[i].links[j] = NULL;
+		}
+	return read_sums(c, p);
+}
+
 static void lock_close(struct ap_collector *c)
 {
 	int idx = ap_sensor_index(c, "lock");
@@ -413,5 +489,7 @@ const struct ap_sensor_ops ap_sensor_lock = {
 	.prepare = lock_prepare,
 	.attach = lock_attach,
 	.target_changed = lock_target_changed,
+	.poll = lock_poll,
+	.finish = lock_finish,
 	.close = lock_close,
 };

@@ -771,6 +771,21 @@ int ap_collector__poll(struct ap_collector *c, int timeout_ms)
 	return total + c->pass_n;
 }
 
+int ap_collector__read_sums(struct ap_collector *c)
+{
+	int n;
+
+	do
+		n = ap_collector__poll(c, 0);
+	while (n > 0);
+	if (n < 0 && n != -EINTR)
+		return n;
+	c->sums_due = 1;
+	n = ap_collector__poll(c, 0);
+	c->sums_due = 0;
+	return n;
+}
+
 void ap_collector__stop(struct ap_collector *c)
 {
 	int i;

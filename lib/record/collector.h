@@ -26,6 +26,9 @@ struct ap_collect_opts {
 	int syscall_calls;		/* a record per call, not totals */
 	int io_calls;			/* io: a record per call, not totals */
 	int lock_pthread;		/* uprobes on pthread_mutex_* */
+	/* stat: sched and lock only add up totals in the kernel (no
+	 * intervals, no waits, no stacks); io and syscall sum anyway */
+	int totals;
 	const char *cuda_lib;		/* extra CUDA library to probe */
 	/* libaperture-cupti.so as given to the command in
 	 * CUDA_INJECTION64_PATH: its USDT probes are armed before it runs */
@@ -135,6 +138,10 @@ int ap_collector__start(struct ap_collector *c, char *err, size_t errlen);
  * still sees its deadline and its signals. */
 #define AP_POLL_BUDGET_MS	50
 int ap_collector__poll(struct ap_collector *c, int timeout_ms);
+/* The ring's records taken, then every sensor's totals kept in the
+ * kernel read now rather than on their period (stat -I: an interval's
+ * totals); the number delivered or -errno. */
+int ap_collector__read_sums(struct ap_collector *c);
 /* Recording stops: no sensor starts anything new; polls and finish then
  * deliver only what was produced before (and calls completing). */
 void ap_collector__stop(struct ap_collector *c);

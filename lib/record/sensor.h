@@ -68,6 +68,9 @@ struct ap_collector {
 	uint64_t pass_start;
 	int pass_over;
 	int stopped;
+	/* ap_collector__read_sums: totals are read now, not on their
+	 * period */
+	int sums_due;
 	const volatile sig_atomic_t *abort;	/* the caller's: end now */
 	/* mappings, execs and forks as they happen (lib/record/kmaps.c) */
 	struct ap_kmaps *kmaps;

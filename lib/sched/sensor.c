@@ -52,6 +52,7 @@ static int sched_prepare(struct ap_collector *c, struct aperture_bpf *skel,
 	bpf_program__set_autoload(skel->progs.ap_sched_wakeup_new, enabled);
 	bpf_program__set_autoload(skel->progs.ap_sched_exit, enabled);
 	skel->rodata->ap_sched_min_block_ns = c->opts.min_block_ns;
+	skel->rodata->ap_sched_totals = !!c->opts.totals;
 	return 0;
 }
 
@@ -225,7 +226,7 @@ static int send_open(struct ap_collector *c, const struct ap_sched_thread *t,
 	uint64_t off = now - t->out_ts;
 	int err;
 
-	if (off < c->opts.min_block_ns)
+	if (off < c->opts.min_block_ns || c->opts.totals)
 		return 0;
 	e = calloc(1, sizeof(*e));
 	if (!e)
@@ -320,7 +321,8 @@ static int sched_poll(struct ap_collector *c)
 {
 	struct sched_priv *p = priv_of(c);
 
-	if (!p || mono_ns() - p->last_snap < SNAPSHOT_NS)
+	if (!p ||
+	    (!c->sums_due && mono_ns() - p->last_snap < SNAPSHOT_NS))
 		return 0;
 	return snapshot(c, p, 0);
 }

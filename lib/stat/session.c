@@ -108,10 +108,13 @@ static void describe(const struct ap_stat_opts *o, char *buf, size_t len)
 static int print_interval(struct run *r, uint64_t now)
 {
 	struct ap_stat_counters *s = r->o->counters;
+	struct ap_stat_ksums *k = r->o->ksums;
 	uint64_t rel = now - r->t0;
 	char ts[32];
 	int i, e = ap_stat_counters__read(s);
 
+	if (!e && k)
+		e = ap_stat_ksums__read(k);
 	if (e)
 		return e;
 	snprintf(ts, sizeof(ts), "%6lu.%09lu",
@@ -121,6 +124,9 @@ static int print_interval(struct run *r, uint64_t now)
 	ap_stat_print_interval_head(&r->fmt, r->nr_intervals++);
 	ap_stat_print_counters(&r->fmt, s, AP_STAT_DELTA,
 			       (double)(now - r->tick));
+	if (k)
+		ap_stat_ksums__print_interval(&r->fmt, k,
+					      (double)(now - r->tick));
 	r->fmt.prefix = NULL;
 	fflush(r->fmt.out);
 	for (i = 0; i < s->nr; i++)
@@ -273,6 +279,12 @@ static int run_once(struct run *r, int first)
 	}
 	for (i = 0; i < s->nr; i++)
 		memset(&s->c[i].last, 0, sizeof(s->c[i].last));
+	e = o->ksums ? ap_stat_ksums__begin(o->ksums) : 0;
+	if (e) {
+		fprintf(o->err, "aperture: reading the kernel's sums: %s\n",
+			strerror(-e));
+		goto out_kill;
+	}
 	r->t0 = r->tick = ap_sums_now();
 	if (o->cmd) {
 		e = ap_workload__start(&r->wl);
@@ -298,6 +310,8 @@ static int run_once(struct run *r, int first)
 	/* -I: the interval cut short by the end */
 	if (o->interval_ms && r->t1 > r->tick)
 		print_interval(r, r->t1);
+	if (o->ksums)
+		ap_stat_ksums__add_run(o->ksums);
 	for (i = 0; i < s->nr; i++) {
 		ap_stat_runs__add(&s->c[i].runs[0],
 				  ap_stat_count__scaled(&s->c[i].now));
@@ -381,7 +395,7 @@ int ap_stat__run(const struct ap_stat_opts *o)
 			       r.wall.n > 1 ? AP_STAT_MEAN : AP_STAT_TOTAL,
 			       r.wall.mean);
 	if (o->ksums)
-		ap_stat_ksums__print(&r.fmt, o->ksums, r.wall.n,
+		ap_stat_ksums__print(&r.fmt, o->ksums, r.wall.n, r.wall.mean,
 				     o->counters->nr > 0);
 	ap_stat_print_footer(&r.fmt, &r.wall,
 			     own && r.wall.n == 1 ? tv_ns(&r.ru.ru_utime) : -1,

@@ -175,7 +175,8 @@ static int syscall_poll(struct ap_collector *c)
 {
 	struct sc_priv *p = priv_of(c);
 
-	if (!p || ap_sums_now() - p->last_read < AP_SUMS_NS)
+	if (!p ||
+	    (!c->sums_due && ap_sums_now() - p->last_read < AP_SUMS_NS))
 		return 0;
 	return read_sums(c, p);
 }

@@ -4,7 +4,8 @@
  * (the lines expected are perf 6.1's, byte for byte), the CSV fields in
  * perf's order, the spread over runs (the standard error of the mean),
  * the metrics of a block of counters, the header and the times; and -e's
- * names, modifiers and unknown ones.
+ * names, modifiers and unknown ones; the lines of the kernel's sums (io,
+ * sched, lock), their metrics and an interval's differences.
  */
 #include <check.h>
 #include <errno.h>
@@ -13,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/format.h"
 #include "stat/counters.h"
+#include "stat/ksums.h"
 #include "stat/print.h"
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
@@ -347,6 +350,128 @@ START_TEST(test_parse)
 }
 END_TEST
 
+START_TEST(test_ks_add)
+{
+	struct ap_stat_ksums k = { 0 };
+
+	ck_assert_int_eq(ap_stat_ksums__add(&k, "io"), 1);
+	ck_assert_int_eq(ap_stat_ksums__add(&k, "lock"), 1);
+	ck_assert_int_eq(ap_stat_ksums__add(&k, "sched"), 1);
+	ck_assert_int_eq(ap_stat_ksums__add(&k, "syscall"), 1);
+	ck_assert_int_eq(ap_stat_ksums__add(&k, "io:calls"), 0);
+	ck_assert_int_eq(ap_stat_ksums__add(&k, "task-clock"), 0);
+	ck_assert_int_eq(k.events, AP_EVMASK(AP_TAG_IO) |
+			 AP_EVMASK(AP_TAG_LOCK) | AP_EVMASK(AP_TAG_SCHED) |
+			 AP_EVMASK(AP_TAG_SYSCALL));
+}
+END_TEST
+
+/* the lines of the events asked for only, in their order; times in
+ * msec; the metrics per call, per wait, CPUs; -r's spreads */
+START_TEST(test_ks_lines)
+{
+	struct ap_stat_fmt f = { .runs = 3 };
+	double v[AP_STAT_KS_NR] = { 0 }, pct[AP_STAT_KS_NR] = { 0 };
+	struct mem m;
+
+	v[AP_STAT_KS_IO_RCALLS] = 1000;
+	v[AP_STAT_KS_IO_RBYTES] = 4096000;
+	v[AP_STAT_KS_IO_RNS] = 2500000;
+	v[AP_STAT_KS_IO_RERRS] = 3;
+	v[AP_STAT_KS_IO_WCALLS] = 10;
+	v[AP_STAT_KS_IO_WBYTES] = 61;
+	v[AP_STAT_KS_SCHED_ON] = 500000000;
+	v[AP_STAT_KS_LOCK_WAITS] = 4;
+	v[AP_STAT_KS_LOCK_NS] = 2000000;
+	pct[AP_STAT_KS_IO_RNS] = 1.5;
+	mem_open(&m, &f);
+	ap_stat_ks__print_lines(&f, AP_EVMASK(AP_TAG_IO), v, pct, 1e9);
+	ck_assert_str_eq(mem_text(&m),
+		"             1,000      io:read-calls                                                      \n"
+		"         4,096,000      io:read-bytes                    #     4096 bytes per call         \n"
+		"              2.50 msec io:read-time                     #    2.500 us per call              ( +-  1.50% )\n"
+		"                 3      io:read-errors                                                     \n"
+		"                10      io:write-calls                                                     \n"
+		"                61      io:write-bytes                   #        6 bytes per call         \n"
+		"              0.00 msec io:write-time                    #    0.000 us per call            \n"
+		"                 0      io:write-errors                                                    \n");
+	mem_close(&m);
+	f.sep = ",";
+	f.runs = 1;
+	mem_open(&m, &f);
+	ap_stat_ks__print_lines(&f, AP_EVMASK(AP_TAG_SCHED) |
+				AP_EVMASK(AP_TAG_LOCK), v, NULL, 1e9);
+	ck_assert_str_eq(mem_text(&m),
+		"0,,sched:voluntary-switches,1000000000,100.00,,\n"
+		"0,,sched:involuntary-switches,1000000000,100.00,,\n"
+		"500.00,msec,sched:on-cpu,1000000000,100.00,0.500,CPUs utilized\n"
+		"0.00,msec,sched:off-cpu-blocked,1000000000,100.00,,\n"
+		"0.00,msec,sched:off-cpu-runnable,1000000000,100.00,,\n"
+		"0,,sched:wakeups,1000000000,100.00,,\n"
+		"0.00,msec,sched:wakeup-latency,1000000000,100.00,0.000,us per wakeup\n"
+		"0,,sched:migrations,1000000000,100.00,,\n"
+		"4,,lock:waits,1000000000,100.00,,\n"
+		"0,,lock:futex-waits,1000000000,100.00,,\n"
+		"0,,lock:kernel-waits,1000000000,100.00,,\n"
+		"0,,lock:wait-errors,1000000000,100.00,,\n"
+		"2.00,msec,lock:wait-time,1000000000,100.00,500.000,us per wait\n"
+		"0.00,msec,lock:wait-max,1000000000,100.00,,\n");
+	mem_close(&m);
+}
+END_TEST
+
+/* a run's values from the totals taken in; an interval's are the
+ * differences, but for the maximum wait, which is not a sum */
+START_TEST(test_ks_values)
+{
+	struct ap_stat_ksums k = { .events = AP_EVMASK(AP_TAG_LOCK) };
+	struct ap_stat_fmt f = { .sep = ";" };
+	double v[AP_STAT_KS_NR];
+	struct mem m;
+
+	k.io[AP_STAT_KS_IO_WCALLS] = 7;
+	k.lock[1].waits = 5;		/* AP_EVLOCK_FUTEX */
+	k.lock[1].ns = 5000;
+	k.lock[1].max = 3000;
+	k.lock[1].errors = 2;
+	k.lock[2].waits = 1;		/* AP_EVLOCK_KERNEL */
+	k.lock[2].ns = 4000;
+	k.lock[2].max = 4000;
+	ap_stat_ksums__values(&k, v);
+	ck_assert(v[AP_STAT_KS_IO_WCALLS] == 7);
+	ck_assert(v[AP_STAT_KS_LOCK_WAITS] == 6);
+	ck_assert(v[AP_STAT_KS_LOCK_FUTEX] == 5);
+	ck_assert(v[AP_STAT_KS_LOCK_KERNEL] == 1);
+	ck_assert(v[AP_STAT_KS_LOCK_ERRS] == 2);
+	ck_assert(v[AP_STAT_KS_LOCK_NS] == 9000);
+	ck_assert(v[AP_STAT_KS_LOCK_MAX] == 4000);
+	ck_assert(v[AP_STAT_KS_SCHED_ON] == 0);
+	ap_stat_ksums__add_run(&k);
+	ck_assert_uint_eq(k.runs[AP_STAT_KS_LOCK_WAITS].n, 1);
+
+	mem_open(&m, &f);
+	ap_stat_ksums__print_interval(&f, &k, 1e8);
+	k.lock[1].waits = 8;
+	k.lock[1].ns = 8000;
+	ap_stat_ksums__print_interval(&f, &k, 1e8);
+	ck_assert_str_eq(mem_text(&m),
+		"6;;lock:waits;100000000;100.00;;\n"
+		"5;;lock:futex-waits;100000000;100.00;;\n"
+		"1;;lock:kernel-waits;100000000;100.00;;\n"
+		"2;;lock:wait-errors;100000000;100.00;;\n"
+		"0.01;msec;lock:wait-time;100000000;100.00;1.500;us per wait\n"
+		"0.00;msec;lock:wait-max;100000000;100.00;;\n"
+		"3;;lock:waits;100000000;100.00;;\n"
+		"3;;lock:futex-waits;100000000;100.00;;\n"
+		"0;;lock:kernel-waits;100000000;100.00;;\n"
+		"0;;lock:wait-errors;100000000;100.00;;\n"
+		"0.00;msec;lock:wait-time;100000000;100.00;1.000;us per wait\n"
+		"0.00;msec;lock:wait-max;100000000;100.00;;\n");
+	mem_close(&m);
+	ap_stat_ksums__free(&k);
+}
+END_TEST
+
 static Suite *stat_suite(void)
 {
 	Suite *s = suite_create("stat");
@@ -367,6 +492,11 @@ static Suite *stat_suite(void)
 	tc = tcase_create("block");
 	tcase_add_test(tc, test_block);
 	tcase_add_test(tc, test_parse);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("ksums");
+	tcase_add_test(tc, test_ks_add);
+	tcase_add_test(tc, test_ks_lines);
+	tcase_add_test(tc, test_ks_values);
 	suite_add_tcase(s, tc);
 	return s;
 }
