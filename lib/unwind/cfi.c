@@ -317,31 +317,53 @@ static int eh_frame_hdr_starts(struct Elf *elf, uint64_t **out, size_t *nr)
 	return 0;
 }
 
-/* FDE start addresses of .debug_frame (absolute addresses) */
-static int debug_frame_starts(struct Elf *elf, uint64_t **out, size_t *nr)
+/* the data of elf's .debug_frame, decompressed in place where the file
+ * holds it compressed: SHF_COMPRESSED (Go's linker does it by default,
+ * objcopy --compress-debug-sections, ld --compress-debug-sections) or a
+ * legacy .zdebug_frame; libdw reads the section as it is left here */
+static Elf_Data *debug_frame_data(struct Elf *elf)
 {
-	size_t shstrndx, cap = 0, n = 0;
+	size_t shstrndx;
 	Elf_Scn *scn = NULL;
-	Elf_Data *data = NULL;
-	uint64_t *v = NULL;
-	GElf_Ehdr eh;
-	Dwarf_Off off = 0, next;
 
-	if (elf_getshdrstrndx(elf, &shstrndx) || !gelf_getehdr(elf, &eh))
-		return -ENOENT;
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		const char *name;
 
-		if (!gelf_getshdr(scn, &sh))
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
 			continue;
 		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (name && !strcmp(name, ".debug_frame") &&
-		    sh.sh_type == SHT_PROGBITS) {
-			data = elf_getdata(scn, NULL);
-			break;
+		if (!name)
+			continue;
+		if (!strcmp(name, ".debug_frame")) {
+			if ((sh.sh_flags & SHF_COMPRESSED) &&
+			    elf_compress(scn, 0, 0) < 0)
+				return NULL;
+			return elf_getdata(scn, NULL);
+		}
+		if (!strcmp(name, ".zdebug_frame")) {
+			if (elf_compress_gnu(scn, 0, 0) < 0)
+				return NULL;
+			return elf_getdata(scn, NULL);
 		}
 	}
+	return NULL;
+}
+
+/* FDE start addresses of .debug_frame (absolute addresses) */
+static int debug_frame_starts(struct Elf *elf, uint64_t **out, size_t *nr)
+{
+	size_t cap = 0, n = 0;
+	Elf_Data *data;
+	uint64_t *v = NULL;
+	GElf_Ehdr eh;
+	Dwarf_Off off = 0, next = 0;
+
+	if (!gelf_getehdr(elf, &eh))
+		return -ENOENT;
+	data = debug_frame_data(elf);
 	if (!data || !data->d_buf)
 		return -ENOENT;
 	for (;;) {
@@ -350,12 +372,14 @@ static int debug_frame_starts(struct Elf *elf, uint64_t **out, size_t *nr)
 
 		if (r > 0)
 			break;
+		/* an entry that does not parse is skipped by its length;
+		 * one that gives no way forward ends the section (garbage,
+		 * or compressed bytes, looped here for ever) */
+		if (r < 0 && (next == (Dwarf_Off)-1 || next <= off))
+			break;
 		off = next;
-		if (r < 0) {
-			if (next == (Dwarf_Off)-1)
-				break;
+		if (r < 0)
 			continue;
-		}
 		if (dwarf_cfi_cie_p(&e))
 			continue;
 		if (n == cap) {
@@ -419,15 +443,21 @@ int ap_cfi__compile_debug_frame(struct Elf *elf, struct ap_cfi_table *t)
 
 int ap_cfi__compile(struct Elf *elf, struct ap_cfi_table *t)
 {
+	struct ap_cfi_table dt = { 0 };
 	int err;
 
 	ap_cfi_table__free(t);
 	err = compile_eh_frame(elf, t);
 	if (err) {
 		ap_cfi_table__free(t);
-		err = ap_cfi__compile_debug_frame(elf, t);
+		return ap_cfi__compile_debug_frame(elf, t);
 	}
-	return err;
+	/* a file built -fno-asynchronous-unwind-tables -g has .eh_frame for
+	 * the C runtime's start files only, its own rules in .debug_frame */
+	if (!ap_cfi__compile_debug_frame(elf, &dt))
+		ap_cfi_table__fill(t, &dt);
+	ap_cfi_table__free(&dt);
+	return 0;
 }
 
 /* the rule of tab at pc from row i on (i advanced); NONE before the first */
