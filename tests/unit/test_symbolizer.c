@@ -1004,6 +1004,9 @@ static const char crafted_kallsyms[] =
 	"ffffffff81000500 W weak_twin\n"
 	"ffffffff81000500 T global_twin\n"
 	"ffffffff81000500 t local_longer_twin\n"
+	"ffffffff81000600 t __do_sys_getpid\n"
+	"ffffffff81000600 T __ia32_sys_getpid\n"
+	"ffffffff81000600 T __x64_sys_getpid\n"
 	"ffffffffc0010000 t bpf_prog_1111111111111111_first\t[bpf]\n"
 	"ffffffffc0020800 t bpf_prog_2222222222222222_second\t[bpf]\n"
 	"garbage line\n"
@@ -1019,13 +1022,15 @@ static const struct {
 	{ 0xffffffff81000080, "alpha", "" },
 	{ 0xffffffff810000ff, "alpha", "" },
 	{ 0xffffffff81000100, "beta", "" },
-	/* aliases: the one perf prints (global, fewer underscores, longer) */
+	/* aliases: the one perf prints, the last in the file (perf ends
+	 * the others where it starts, and prefers a symbol with a length
+	 * to one of any binding or name) */
 	{ 0xffffffff81000250, "gamma_alias", "" },
 	{ 0xffffffff81000300, "weakfn", "" },
-	/* not weak, then global: perf's choice among kallsyms aliases */
-	{ 0xffffffff81000500, "global_twin", "" },
+	{ 0xffffffff81000500, "local_longer_twin", "" },
+	{ 0xffffffff81000600, "__x64_sys_getpid", "" },
 	/* the last of vmlinux ends a page past its page */
-	{ 0xffffffff81001fff, "global_twin", "" },
+	{ 0xffffffff81001fff, "__x64_sys_getpid", "" },
 	{ 0xffffffff81002000, NULL, NULL },
 	{ 0xffffffffc0001050, "modfn", "ext4" },
 	{ 0xffffffffc0001fff, "modfn2", "ext4" },
@@ -1062,7 +1067,7 @@ START_TEST(test_kallsyms_find)
 	ks = ap_kallsyms__load(path, &err);
 	ck_assert_ptr_nonnull(ks);
 	ck_assert_int_eq(err, 0);
-	ck_assert_uint_eq(ap_kallsyms__count(ks), 14);
+	ck_assert_uint_eq(ap_kallsyms__count(ks), 17);
 	k = ap_kallsyms__find(ks, ksym_cases[_i].addr);
 	if (!ksym_cases[_i].name) {
 		ck_assert_ptr_null(k);
@@ -1197,7 +1202,7 @@ START_TEST(test_kallsyms_bpf_sized)
 	ks = ap_kallsyms__load_sized(path, "tTwW", sizes, 2, &err);
 	ck_assert_ptr_nonnull(ks);
 	ck_assert_int_eq(err, 0);
-	ck_assert_uint_eq(ap_kallsyms__count(ks), 15);
+	ck_assert_uint_eq(ap_kallsyms__count(ks), 18);
 	k = ap_kallsyms__find(ks, 0xffffffffc001007f);
 	ck_assert_ptr_nonnull(k);
 	ck_assert_str_eq(k->name, "bpf_prog_1111111111111111_first");
