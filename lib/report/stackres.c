@@ -184,6 +184,11 @@ static int known_root(const char *sym)
 		"start_kernel", "secondary_startup_64",
 		"secondary_startup_64_no_verify", "x86_64_start_kernel",
 		"cpu_startup_entry", "common_startup_64",
+		/* Go: a goroutine's stack starts at goexit, a thread's own
+		 * (g0) at mstart, the first one's at rt0_go; ".abi0" is
+		 * the name of their assembly since Go 1.17 */
+		"runtime.goexit", "runtime.goexit.abi0", "runtime.mstart",
+		"runtime.mstart.abi0", "runtime.rt0_go", "runtime.rt0_go.abi0",
 	};
 	size_t i;
 

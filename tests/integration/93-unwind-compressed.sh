@@ -4,6 +4,7 @@
 # - a Go program (its linker compresses its DWARF and writes no
 #   .eh_frame): the caller of the frameless main.leaf is main.middle in at
 #   least 95 % of main.leaf's samples, frame pointers miss it (the control);
+#   95 % of its stacks reach a known root (runtime.goexit);
 # - nofp_zdwarf: .eh_frame for the C runtime's start files only, its own
 #   rules in its compressed .debug_frame;
 # - nofp_zdebug: its .debug_frame in a separate debug file compressed by
@@ -52,6 +53,12 @@ readelf -W -S "$T/frameless" 2>/dev/null | grep -q 'eh_frame' &&
 GO_CHAIN='main\.main;main\.middle;main\.leaf( |$)'
 rec go -- "$T/frameless" 2
 check go 95 100 "$GO_CHAIN" ';main\.leaf( |$)'
+# its chains end at runtime.goexit (or a thread's runtime.mstart): roots
+root=$("$APERTURE" report -i "$T/go.data" |
+	sed -n 's/^# Stacks : \([0-9.]*\)% reach a known root.*/\1/p')
+echo "go: ${root:-?} % reach a known root"
+within "${root:-0}" 95 100 ||
+	fail "go: $("$APERTURE" report -i "$T/go.data" | grep '^# Stacks')"
 rec gofp --call-graph fp -- "$T/frameless" 1
 check gofp 0 50 "$GO_CHAIN" ';main\.leaf( |$)'
 

@@ -11,6 +11,8 @@
  */
 #include "symbols/symbolizer.h"
 #include "symbols/demangle.h"
+#include "report/stackres.h"
+#include "util/strtab.h"
 
 #include <bpf/bpf.h>
 #include <check.h>
@@ -987,6 +989,46 @@ START_TEST(test_format)
 }
 END_TEST
 
+/* ---- where a stack ends ---- */
+
+static const struct {
+	const char *frames;	/* leaf first, ';'-separated */
+	int root;
+} root_cases[] = {
+	{ "leaf_spin;main;__libc_start_call_main;__libc_start_main;_start",
+	  AP_ROOT_KNOWN },
+	{ "worker;start_thread;clone3", AP_ROOT_KNOWN },
+	/* Go: goroutines end at goexit, threads' own stacks at mstart */
+	{ "main.leaf;main.middle;main.main;runtime.main;runtime.goexit.abi0",
+	  AP_ROOT_KNOWN },
+	{ "runtime.futex;runtime.mPark;runtime.schedule;runtime.mstart0;"
+	  "runtime.mstart", AP_ROOT_KNOWN },
+	{ "runtime.procresize;runtime.schedinit;runtime.rt0_go.abi0",
+	  AP_ROOT_KNOWN },
+	{ "leaf;mid", AP_ROOT_OTHER },
+	{ "leaf;prog+0x1040", AP_ROOT_UNKNOWN },
+	{ "leaf;[unknown]", AP_ROOT_UNKNOWN },
+	{ "leaf;[truncated]", AP_ROOT_TRUNCATED },
+};
+
+START_TEST(test_stack_root)
+{
+	struct ap_strtab *strs = ap_strtab__new();
+	struct ap_stackres r;
+	char buf[256], *tok, *save = NULL;
+
+	ck_assert_ptr_nonnull(strs);
+	ap_stackres__init(&r, strs);
+	snprintf(buf, sizeof(buf), "%s", root_cases[_i].frames);
+	for (tok = strtok_r(buf, ";", &save); tok;
+	     tok = strtok_r(NULL, ";", &save))
+		ck_assert_int_eq(ap_stackres__push(&r, tok, "prog", 0), 0);
+	ck_assert_int_eq(ap_stackres__root(&r), root_cases[_i].root);
+	ap_stackres__free(&r);
+	ap_strtab__free(strs);
+}
+END_TEST
+
 /* ---- kallsyms ---- */
 
 static const char crafted_kallsyms[] =
@@ -1437,6 +1479,10 @@ static Suite *symbolizer_suite(void)
 
 	tc = tcase_create("ap_sym_loc__format");
 	tcase_add_loop_test(tc, test_format, 0, NR(format_cases));
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("ap_stackres__root");
+	tcase_add_loop_test(tc, test_stack_root, 0, NR(root_cases));
 	suite_add_tcase(s, tc);
 	return s;
 }
