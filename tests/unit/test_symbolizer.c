@@ -385,6 +385,43 @@ START_TEST(test_user_function)
 }
 END_TEST
 
+/* PLT stubs have no symbol: each is named "NAME@plt" as objdump (and
+ * perf) name them, in .plt, .plt.sec (endbr64, bnd) and .plt.got */
+static const char *const plt_cases[] = { "nofp_chains", "plt_ibt" };
+
+START_TEST(test_user_plt)
+{
+	char cmd[4200], line[512], name[256];
+	const struct ap_sym_loc *loc;
+	struct fixture fx;
+	unsigned long long addr;
+	int seen = 0;
+	FILE *f;
+
+	fixture__init(&fx, plt_cases[_i], NULL);
+	snprintf(cmd, sizeof(cmd), "objdump -d -j .plt -j .plt.sec -j .plt.got"
+		 " '%s' 2>/dev/null", fx.path);
+	f = popen(cmd, "r");
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f)) {
+		size_t len;
+
+		/* (objdump calls PLT0 "first@plt-0x10") */
+		if (sscanf(line, "%llx <%255[^>]>:", &addr, name) != 2 ||
+		    (len = strlen(name)) < 5 || strcmp(name + len - 4, "@plt"))
+			continue;
+		loc = ap_symbolizer__user(fx.s, fx.as, fx.base + addr + 4, 0);
+		ck_assert_str_eq(last_frame(loc)->sym, name);
+		ck_assert_uint_eq(loc->sym_offset, 4);
+		seen++;
+	}
+	pclose(f);
+	/* getenv, qsort, sigaction, strtod, clock_gettime... */
+	ck_assert_int_gt(seen, 5);
+	fixture__fini(&fx);
+}
+END_TEST
+
 START_TEST(test_user_srcline)
 {
 	const struct ap_sym_loc *loc;
@@ -1452,6 +1489,7 @@ static Suite *symbolizer_suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_user_function);
 	tcase_add_test(tc, test_user_srcline);
+	tcase_add_loop_test(tc, test_user_plt, 0, NR(plt_cases));
 	tcase_add_test(tc, test_user_inline);
 	tcase_add_test(tc, test_user_options);
 	tcase_add_test(tc, test_user_return_addr);
