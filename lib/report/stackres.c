@@ -215,6 +215,32 @@ int ap_stackres__root(const struct ap_stackres *r)
 	return known_root(sym) ? AP_ROOT_KNOWN : AP_ROOT_OTHER;
 }
 
+/* "bpf_prog_" TAG "_ap_...": one of aperture's programs (their names all
+ * start with ap_), as kallsyms names a JIT image */
+static int own_prog(const char *sym)
+{
+	size_t i;
+
+	if (strncmp(sym, "bpf_prog_", 9))
+		return 0;
+	for (i = 9; i < 9 + 16; i++)
+		if (!((sym[i] >= '0' && sym[i] <= '9') ||
+		      (sym[i] >= 'a' && sym[i] <= 'f')))
+			return 0;
+	return !strncmp(sym + 9 + 16, "_ap_", 4);
+}
+
+int ap_stackres__own_bpf(const struct ap_stackres *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr; i++)
+		if (r->frames[i].kernel && !strcmp(r->frames[i].dso, "[bpf]") &&
+		    own_prog(r->frames[i].sym))
+			return 1;
+	return 0;
+}
+
 long ap_stackres__resolve_stack(struct ap_stackres *r, struct ap_session *s,
 				struct ap_addrspace *as,
 				const struct ap_stack *st, int flags)

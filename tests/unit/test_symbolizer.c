@@ -1066,6 +1066,42 @@ START_TEST(test_stack_root)
 }
 END_TEST
 
+/* a sample in one of aperture's BPF programs, or in a helper under it;
+ * another tool's program, or a kernel symbol of a similar name, is not */
+START_TEST(test_stack_own_bpf)
+{
+	static const struct {
+		const char *sym, *dso;
+		int own;
+	} cases[] = {
+		{ "bpf_prog_23fe4b090438b47b_ap_syscall_exit", "[bpf]", 1 },
+		{ "bpf_prog_23fe4b090438b47b_sd_fw_ingress", "[bpf]", 0 },
+		{ "bpf_prog_23fe4b09_ap_syscall_exit", "[bpf]", 0 },
+		{ "bpf_prog_23fe4b090438b47b_ap_syscall_exit",
+		  "[kernel.kallsyms]", 0 },
+	};
+	struct ap_strtab *strs = ap_strtab__new();
+	struct ap_stackres r;
+	size_t i;
+
+	ck_assert_ptr_nonnull(strs);
+	ap_stackres__init(&r, strs);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ap_stackres__clear(&r);
+		ck_assert_int_eq(ap_stackres__push(&r, "htab_map_hash",
+						   "[kernel.kallsyms]", 1), 0);
+		ck_assert_int_eq(ap_stackres__own_bpf(&r), 0);
+		ck_assert_int_eq(ap_stackres__push(&r, cases[i].sym,
+						   cases[i].dso, 1), 0);
+		ck_assert_int_eq(ap_stackres__push(&r, "bpf_trace_run2",
+						   "[kernel.kallsyms]", 1), 0);
+		ck_assert_int_eq(ap_stackres__own_bpf(&r), cases[i].own);
+	}
+	ap_stackres__free(&r);
+	ap_strtab__free(strs);
+}
+END_TEST
+
 /* ---- kallsyms ---- */
 
 static const char crafted_kallsyms[] =
@@ -1521,6 +1557,7 @@ static Suite *symbolizer_suite(void)
 
 	tc = tcase_create("ap_stackres__root");
 	tcase_add_loop_test(tc, test_stack_root, 0, NR(root_cases));
+	tcase_add_test(tc, test_stack_own_bpf);
 	suite_add_tcase(s, tc);
 	return s;
 }
