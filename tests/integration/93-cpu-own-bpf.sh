@@ -22,7 +22,7 @@ need_cmd python3
 # address in the module area)
 p=$(perf script -i "$T/perf.data" --comm getpid_loop -F ip,sym 2>/dev/null |
 	awk 'BEGIN { RS = "" } { n++
-		if ($0 ~ /bpf_prog_[0-9a-f]+_ap_|ffffffffc[0-9a-f]* \[unknown\]/) b++ }
+		if ($0 ~ /bpf_prog_[0-9a-f]+_ap_|ffffffff[a-f][0-9a-f]* \[unknown\]/) b++ }
 		END { printf "%.1f", n ? 100 * b / n : -1 }')
 pse=$(perf report -i "$T/perf.data" --comm getpid_loop --no-children \
 	--stdio --sort sym -g none 2>/dev/null |
