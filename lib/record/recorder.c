@@ -940,21 +940,6 @@ static int own_frames(struct ap_recorder *r, const uint64_t *ips, int n)
 }
 
 static uint32_t recorder__stack(struct ap_recorder *r, uint32_t pid,
-				const void *stacks, int strip);
-
-uint32_t ap_recorder__stack(struct ap_recorder *r, uint32_t pid,
-			    const void *stacks)
-{
-	return recorder__stack(r, pid, stacks, 1);
-}
-
-uint32_t ap_recorder__sample_stack(struct ap_recorder *r, uint32_t pid,
-				   const void *stacks)
-{
-	return recorder__stack(r, pid, stacks, 0);
-}
-
-static uint32_t recorder__stack(struct ap_recorder *r, uint32_t pid,
 				const void *stacks, int strip)
 {
 	const struct ap_stacks *st = stacks;
@@ -1033,6 +1018,19 @@ static uint32_t recorder__stack(struct ap_recorder *r, uint32_t pid,
 	ap_stack__encode(&s, &r->buf);
 	r->counts.stacks++;
 	return id;
+}
+
+/* a tracepoint's or probe's stack: its own frames cut */
+uint32_t ap_recorder__stack(struct ap_recorder *r, uint32_t pid,
+			    const void *stacks)
+{
+	return recorder__stack(r, pid, stacks, 1);
+}
+
+uint32_t ap_recorder__sample_stack(struct ap_recorder *r, uint32_t pid,
+				   const void *stacks)
+{
+	return recorder__stack(r, pid, stacks, 0);
 }
 
 /* the image of p is replaced: a fresh address space under the same
