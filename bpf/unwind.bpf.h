@@ -670,7 +670,9 @@ static __always_inline long ap_user_stack_c(void *ctx, __u64 *dst, __u32 max,
 	s.exact_pc = 1;
 	s.tramp = BPF_CORE_READ(task, mm, uprobes_state.xol_area, vaddr);
 	s.ri = (__u64)BPF_CORE_READ(task, utask, return_instances);
-	bpf_loop(AP_MAX_USTACK, ap_uw_step, &s, 0);
+	/* one step more than frames: the step past a full stack is the
+	 * one that finds a caller left and says it was truncated */
+	bpf_loop(AP_MAX_USTACK + 1, ap_uw_step, &s, 0);
 	ap_count(AP_STAT_UW_STACKS);
 	if (s.flags & AP_USTACK_COMPLETE)
 		ap_count(AP_STAT_UW_COMPLETE);

@@ -10,7 +10,10 @@
 #  4. BPF time per CPU sample (kernel.bpf_stats_enabled) for 10- and
 #     60-frame stacks, CFI against frame pointers;
 #  5. the tables: libc's rows, the kernel memory they hold, and the time to
-#     make the tables of python3 and the libraries it names.
+#     make the tables of python3 and the libraries it names;
+#  6. code whose rules are only in a compressed .debug_frame (a Go program,
+#     nofp_zdwarf, nofp_zdebug and its debug file): how often the leaf's
+#     caller is right.
 # Env from scripts/bench.sh: BUILD, APERTURE, WL, B.
 set -u
 FREQ=999
@@ -120,3 +123,53 @@ u = json.load(sys.stdin)["header"]["unwind"]
 print("tables of python3 and its libraries: %d files, %d rows, built in %.1f ms"
       % (u["tables"], u["rows"], u["build_ns"] / 1e6))'
 fi
+
+# code whose rules only a compressed .debug_frame has: a Go program (its
+# linker compresses DWARF, writes no .eh_frame), nofp_zdwarf (the rules in
+# its own compressed .debug_frame) and nofp_zdebug (in a separate debug
+# file compressed by objcopy): share of the leaf's samples whose caller
+# is the right one, aperture against perf -g and perf --call-graph dwarf
+echo "== user stacks from compressed .debug_frame at $FREQ Hz: caller of the leaf right =="
+
+caller_folded() {	# folded file, leaf, caller
+	awk -v leaf="$2" -v want="$3" '{ n = $NF; k = split($1, f, ";")
+		if (f[k] != leaf) next; all += n; if (k > 1 && f[k - 1] == want) ok += n }
+		END { printf "%.1f", all ? 100 * ok / all : 0 }' "$1"
+}
+
+caller_perf() {		# perf.data, leaf, caller
+	perf script -i "$1" -F ip,sym 2>/dev/null | awk -v leaf="$2" -v want="$3" '
+		function done() { if (isleaf) { all++; if (ok1) ok++ } isleaf = 0; ok1 = 0; n = 0 }
+		/^$/ { done(); next }
+		{ n++; s = $2; sub(/\+0x.*/, "", s)
+		  if (n == 1 && s == leaf) isleaf = 1
+		  if (n == 2 && isleaf && s == want) ok1 = 1 }
+		END { done(); printf "%.1f", all ? 100 * ok / all : 0 }'
+}
+
+compressed_row() {	# name, leaf, caller, command...
+	name=$1 leaf=$2 want=$3
+	shift 3
+	"$APERTURE" record -F $FREQ -o "$B/z.data" -- "$@" >/dev/null 2>&1
+	"$APERTURE" report -i "$B/z.data" --format folded >"$B/z.folded"
+	# (--buildid-mmap: perf 6.1 can die collecting build-ids after -g)
+	perf record --buildid-mmap -F $FREQ -g -o "$B/z.fp" -- "$@" >/dev/null 2>&1
+	perf record --buildid-mmap -F $FREQ --call-graph dwarf -o "$B/z.dw" -- \
+		"$@" >/dev/null 2>&1
+	printf '%-28s %9s%% %9s%% %12s%%\n' "$name" \
+		"$(caller_folded "$B/z.folded" "$leaf" "$want")" \
+		"$(caller_perf "$B/z.fp" "$leaf" "$want")" \
+		"$(caller_perf "$B/z.dw" "$leaf" "$want")"
+}
+
+printf '%-28s %10s %10s %13s\n' "" "aperture" "perf -g" "perf dwarf"
+if command -v go >/dev/null 2>&1 &&
+	GOCACHE="$B/gocache" GOPATH="$B/gopath" GOFLAGS= GO111MODULE=off \
+	go build -o "$B/frameless" tests/workloads/go/frameless.go 2>/dev/null; then
+	compressed_row "Go (frameless leaf)" main.leaf main.middle \
+		"$B/frameless" n20000
+else
+	echo "Go: no go command, or the build failed: left out"
+fi
+compressed_row "nofp_zdwarf (own)" leaf_spin chain_b "$WL/nofp_zdwarf" cpu n2000
+compressed_row "nofp_zdebug (debug file)" leaf_spin chain_b "$WL/nofp_zdebug" cpu n2000

@@ -22,7 +22,7 @@ int ap_rec_cpu(struct ap_recorder *r, const void *data, size_t size)
 	s.pid = e->hdr.pid;
 	s.tid = e->hdr.tid;
 	s.cpu = e->hdr.cpu;
-	s.stack_id = ap_recorder__stack(r, e->hdr.pid, &e->st);
+	s.stack_id = ap_recorder__sample_stack(r, e->hdr.pid, &e->st);
 	ap_recorder__count_sample(r, e->st.ustack_sz <= 0);
 	ap_cpu_sample__encode(&s, ap_recorder__buf(r));
 	return 0;

@@ -66,6 +66,7 @@ struct view_cpu {
 	uint64_t no_stack;
 	double roots[AP_ROOT_NR];	/* samples by where their stack ends */
 	double cut;			/* ... ended at a non-code address */
+	double own_bpf;			/* ... in aperture's BPF programs */
 	struct ap_stackres res;		/* print-time scratch */
 	double shown;			/* self samples of the rows that passed
 					 * --dsos and --symbols */
@@ -441,6 +442,7 @@ static int build_rows(struct view_cpu *v, struct rows *rs)
 
 	memset(v->roots, 0, sizeof(v->roots));
 	v->cut = 0;
+	v->own_bpf = 0;
 	v->shown = 0;
 	g = group_aggs(v, has_key(v->o, AP_KEY_COMM),
 		       has_key(v->o, AP_KEY_PID), has_key(v->o, AP_KEY_TID),
@@ -465,6 +467,8 @@ static int build_rows(struct view_cpu *v, struct rows *rs)
 			v->roots[ap_stackres__root(&v->res)] += count;
 			if (v->res.cut)
 				v->cut += count;
+			if (ap_stackres__own_bpf(&v->res))
+				v->own_bpf += count;
 		}
 		const struct ap_rframe *inner = NULL;
 
@@ -850,6 +854,10 @@ static void print_quality(struct view_cpu *v, FILE *out)
 		100 * v->roots[AP_ROOT_UNKNOWN] / n);
 	if (v->cut)
 		fprintf(out, " (%.0f cut at a non-code address)", v->cut);
+	/* the profiler's own cost, where it was spent */
+	if (v->own_bpf)
+		fprintf(out, "\n# BPF    : %.1f%% of the samples in aperture's own BPF programs and the helpers they call",
+			100 * v->own_bpf / n);
 }
 
 static void print_table(struct view_cpu *v, struct rows *rs, FILE *out)
@@ -996,9 +1004,10 @@ static void print_json(struct view_cpu *v, struct rows *rs, FILE *out)
 
 	if (o->limit > 0 && (size_t)o->limit < n)
 		n = o->limit;
-	fprintf(out, "{\"samples\": %.0f, \"stacks\": {\"known_root\": %.0f, \"truncated\": %.0f, \"unknown_end\": %.0f, \"other_end\": %.0f, \"cut_non_code\": %.0f}, \"rows\": [",
+	fprintf(out, "{\"samples\": %.0f, \"stacks\": {\"known_root\": %.0f, \"truncated\": %.0f, \"unknown_end\": %.0f, \"other_end\": %.0f, \"cut_non_code\": %.0f, \"own_bpf\": %.0f}, \"rows\": [",
 		v->total, v->roots[AP_ROOT_KNOWN], v->roots[AP_ROOT_TRUNCATED],
-		v->roots[AP_ROOT_UNKNOWN], v->roots[AP_ROOT_OTHER], v->cut);
+		v->roots[AP_ROOT_UNKNOWN], v->roots[AP_ROOT_OTHER], v->cut,
+		v->own_bpf);
 	for (r = 0; r < n; r++) {
 		const struct row *row = &rs->v[r];
 

@@ -939,8 +939,8 @@ static int own_frames(struct ap_recorder *r, const uint64_t *ips, int n)
 	return last + 1;
 }
 
-uint32_t ap_recorder__stack(struct ap_recorder *r, uint32_t pid,
-			    const void *stacks)
+static uint32_t recorder__stack(struct ap_recorder *r, uint32_t pid,
+				const void *stacks, int strip)
 {
 	const struct ap_stacks *st = stacks;
 	int nk = st->kstack_sz > 0 ? st->kstack_sz / 8 : 0;
@@ -958,7 +958,7 @@ uint32_t ap_recorder__stack(struct ap_recorder *r, uint32_t pid,
 	if (nu > AP_MAX_KSTACK + AP_MAX_USTACK - nk)
 		nu = AP_MAX_KSTACK + AP_MAX_USTACK - nk;
 	uips = kips + nk;
-	if (nk) {
+	if (nk && strip) {
 		int own = own_frames(r, kips, nk);
 
 		kips += own;
@@ -1018,6 +1018,19 @@ uint32_t ap_recorder__stack(struct ap_recorder *r, uint32_t pid,
 	ap_stack__encode(&s, &r->buf);
 	r->counts.stacks++;
 	return id;
+}
+
+/* a tracepoint's or probe's stack: its own frames cut */
+uint32_t ap_recorder__stack(struct ap_recorder *r, uint32_t pid,
+			    const void *stacks)
+{
+	return recorder__stack(r, pid, stacks, 1);
+}
+
+uint32_t ap_recorder__sample_stack(struct ap_recorder *r, uint32_t pid,
+				   const void *stacks)
+{
+	return recorder__stack(r, pid, stacks, 0);
 }
 
 /* the image of p is replaced: a fresh address space under the same

@@ -67,9 +67,16 @@ int ap_recorder__rescan(struct ap_recorder *r, uint32_t pid);
 /* 1 when a ring record of size bytes, with its struct ap_stacks at
  * st_off and cut after its last frame, holds every frame it claims */
 int ap_stacks__whole(const void *rec, size_t size, size_t st_off);
-/* intern a BPF stack pair; returns the stack id (0: none) */
+/* intern a BPF stack pair taken by a tracepoint or probe program, less
+ * the leaf frames of the BPF machinery that took it; returns the stack id
+ * (0: none) */
 uint32_t ap_recorder__stack(struct ap_recorder *r, uint32_t pid,
 			    const void *stacks /* struct ap_stacks */);
+/* the same for a sample's stack, taken from the registers the sample
+ * interrupted: every frame kept, so that time spent in BPF programs
+ * (aperture's own among them) and the helpers they call stays there */
+uint32_t ap_recorder__sample_stack(struct ap_recorder *r, uint32_t pid,
+				   const void *stacks);
 /* the buffer frames are appended to */
 struct ap_buf *ap_recorder__buf(struct ap_recorder *r);
 /* a data address of pid (mem samples): when no known mapping covers it,

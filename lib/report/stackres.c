@@ -184,6 +184,11 @@ static int known_root(const char *sym)
 		"start_kernel", "secondary_startup_64",
 		"secondary_startup_64_no_verify", "x86_64_start_kernel",
 		"cpu_startup_entry", "common_startup_64",
+		/* Go: a goroutine's stack starts at goexit, a thread's own
+		 * (g0) at mstart, the first one's at rt0_go; ".abi0" is
+		 * the name of their assembly since Go 1.17 */
+		"runtime.goexit", "runtime.goexit.abi0", "runtime.mstart",
+		"runtime.mstart.abi0", "runtime.rt0_go", "runtime.rt0_go.abi0",
 	};
 	size_t i;
 
@@ -208,6 +213,32 @@ int ap_stackres__root(const struct ap_stackres *r)
 	if (r->cut || sym[0] == '[' || strstr(sym, "+0x"))
 		return AP_ROOT_UNKNOWN;
 	return known_root(sym) ? AP_ROOT_KNOWN : AP_ROOT_OTHER;
+}
+
+/* "bpf_prog_" TAG "_ap_...": one of aperture's programs (their names all
+ * start with ap_), as kallsyms names a JIT image */
+static int own_prog(const char *sym)
+{
+	size_t i;
+
+	if (strncmp(sym, "bpf_prog_", 9))
+		return 0;
+	for (i = 9; i < 9 + 16; i++)
+		if (!((sym[i] >= '0' && sym[i] <= '9') ||
+		      (sym[i] >= 'a' && sym[i] <= 'f')))
+			return 0;
+	return !strncmp(sym + 9 + 16, "_ap_", 4);
+}
+
+int ap_stackres__own_bpf(const struct ap_stackres *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr; i++)
+		if (r->frames[i].kernel && !strcmp(r->frames[i].dso, "[bpf]") &&
+		    own_prog(r->frames[i].sym))
+			return 1;
+	return 0;
 }
 
 long ap_stackres__resolve_stack(struct ap_stackres *r, struct ap_session *s,

@@ -128,6 +128,9 @@ const char *ap_rframe__srcline(const struct ap_rframe *f, char *buf,
 			       size_t len);
 /* where the frames of the last resolve end: AP_ROOT_* */
 int ap_stackres__root(const struct ap_stackres *r);
+/* 1 when a frame of the last resolve is one of aperture's own BPF
+ * programs (a sample in one, or in a helper it called) */
+int ap_stackres__own_bpf(const struct ap_stackres *r);
 /* the same for stack id of session s; flags AP_STACKRES_*.  Resolved
  * once per (as, stack_id, flags) while s takes no metadata: later calls
  * copy the frames (none when the last call asked the same and nothing

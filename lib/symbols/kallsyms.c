@@ -327,38 +327,18 @@ static uint64_t kallsyms__end(const struct ap_kallsyms *k, size_t pos)
 	return ((sym->addr + KSYM_PAGE - 1) & ~(KSYM_PAGE - 1)) + KSYM_PAGE;
 }
 
-static size_t underscores(const char *name)
+/* Among aliases at one address, the one perf prints: a sized symbol (a
+ * BPF image the kernel told the size of), then the last in the file.
+ * perf's choose_best_symbol prefers a symbol of non-zero length before
+ * binding, underscores or name length, and its symbols__fixup_end, run
+ * before it on kallsyms, ends every alias at the next one's start: only
+ * the last of a group keeps a length ("__x64_sys_getpid", not the
+ * "__ia32_sys_getpid" before it).  Names enter the pool in file order. */
+static int alias__better(const struct ksym_ent *a, const struct ksym_ent *b)
 {
-	return strspn(name, "_");
-}
-
-/* kallsyms' type letter as an ELF binding: 2 global, 1 local, 0 weak */
-static int binding(char type)
-{
-	if (type == 'w' || type == 'W' || type == 'v' || type == 'V')
-		return 0;
-	return type >= 'A' && type <= 'Z' ? 2 : 1;
-}
-
-/* perf's choose_best_symbol: a sized symbol, then not weak, then global,
- * then fewer leading underscores, then the longer name */
-static int alias__better(const struct ap_kallsyms *k, const struct ksym_ent *a,
-			 const struct ksym_ent *b)
-{
-	const char *na = ent__name(k, a), *nb = ent__name(k, b);
-	size_t ua, ub, la, lb;
-
 	if (!a->sized != !b->sized)
 		return a->sized;
-	if (binding(a->type) != binding(b->type))
-		return binding(a->type) > binding(b->type);
-	ua = underscores(na);
-	ub = underscores(nb);
-	if (ua != ub)
-		return ua < ub;
-	la = strlen(na);
-	lb = strlen(nb);
-	return la > lb;
+	return a->name > b->name;
 }
 
 const struct ap_kallsym *ap_kallsyms__find(struct ap_kallsyms *k,
@@ -390,15 +370,14 @@ const struct ap_kallsym *ap_kallsyms__find(struct ap_kallsyms *k,
 	while (first > 0 && k->v[first - 1].addr == k->v[lo - 1].addr)
 		first--;
 
-	/* aliases at one address: the one perf prints, the first added on
-	 * a tie */
+	/* aliases at one address: the one perf prints */
 	best = NULL;
 	for (i = first; i < lo; i++) {
 		const struct ksym_ent *sym = &k->v[i];
 
 		if (addr >= kallsyms__end(k, i))
 			continue;
-		if (!best || alias__better(k, sym, best))
+		if (!best || alias__better(sym, best))
 			best = sym;
 	}
 	if (!best)

@@ -51,6 +51,7 @@
 #include "symbols/dwcache.h"
 #include "util/hmap.h"
 #include "util/safefile.h"
+#include "util/vec.h"
 
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
@@ -1199,6 +1200,166 @@ static int func_sym__cmp(const void *a, const void *b)
 	return x->idx - y->idx;
 }
 
+/* ---- PLT stubs: named "puts@plt", as perf names them ---- */
+
+/* a GOT slot and the dynamic symbol a relocation binds to it */
+struct got_name {
+	uint64_t slot;			/* ELF address */
+	const char *name;		/* in the ELF's string table */
+};
+
+static int got_name__cmp(const void *a, const void *b)
+{
+	const struct got_name *x = a, *y = b;
+
+	return x->slot < y->slot ? -1 : x->slot > y->slot;
+}
+
+/* the GOT slots of elf bound to dynamic symbols: .rela.plt's JUMP_SLOT
+ * (.plt, .plt.sec) and .rela.dyn's GLOB_DAT (.plt.got), sorted */
+static int got_names(Elf *elf, struct got_name **out, size_t *nr)
+{
+	struct got_name *v = NULL;
+	size_t cap = 0, n = 0;
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh, symsh;
+		Elf_Scn *symscn;
+		Elf_Data *rel, *syms;
+		GElf_Rela r;
+		GElf_Sym sym;
+		int i;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA)
+			continue;
+		symscn = elf_getscn(elf, sh.sh_link);
+		if (!symscn || !gelf_getshdr(symscn, &symsh) ||
+		    symsh.sh_type != SHT_DYNSYM)
+			continue;
+		rel = elf_getdata(scn, NULL);
+		syms = elf_getdata(symscn, NULL);
+		/* gelf_getrela fails past the section's end */
+		for (i = 0; rel && syms && gelf_getrela(rel, i, &r); i++) {
+			int type = (int)GELF_R_TYPE(r.r_info);
+			const char *name;
+
+			if ((type != R_X86_64_JUMP_SLOT &&
+			     type != R_X86_64_GLOB_DAT) ||
+			    !gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym))
+				continue;
+			name = elf_strptr(elf, symsh.sh_link, sym.st_name);
+			if (!name || !name[0])
+				continue;
+			if (ap_grow((void **)&v, &cap, n, sizeof(*v), 64)) {
+				free(v);
+				return -ENOMEM;
+			}
+			v[n].slot = r.r_offset;
+			v[n++].name = name;
+		}
+	}
+	ap_sort(v, n, sizeof(*v), got_name__cmp);
+	*out = v;
+	*nr = n;
+	return 0;
+}
+
+/* the GOT slot a PLT entry at addr jumps through: jmp *disp32(%rip)
+ * (ff 25), after a bnd prefix (f2), an endbr64 (f3 0f 1e fa) or both;
+ * -1 for anything else (the lazy-binding PLT0, the pushes of .plt
+ * beside .plt.sec) */
+static int plt_slot(const uint8_t *p, size_t len, uint64_t addr,
+		    uint64_t *slot)
+{
+	static const uint8_t endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	size_t at = 0;
+	int32_t disp;
+
+	if (len >= 4 && !memcmp(p, endbr64, 4))
+		at = 4;
+	if (at < len && p[at] == 0xf2)
+		at++;
+	if (at + 6 > len || p[at] != 0xff || p[at + 1] != 0x25)
+		return -1;
+	memcpy(&disp, p + at + 2, 4);
+	*slot = addr + at + 6 + (int64_t)disp;
+	return 0;
+}
+
+/* a sized symbol "NAME@plt" for each entry of .plt, .plt.sec and
+ * .plt.got that jumps through a slot bound to NAME: the stubs have no
+ * symbol of their own, and perf shows them so */
+static int module__plt_syms(struct module *mod, size_t *n, size_t *cap)
+{
+	static const char *const plts[] = { ".plt", ".plt.sec", ".plt.got" };
+	struct got_name *got = NULL;
+	size_t nr_got = 0, shstrndx;
+	Elf_Scn *scn = NULL;
+	Dwarf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod->dwmod, &bias);
+	int err;
+
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	err = got_names(elf, &got, &nr_got);
+	if (err || !nr_got)
+		goto out;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *sname;
+		Elf_Data *d;
+		GElf_Shdr sh;
+		uint64_t ent, off;
+		size_t k;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_EXECINSTR))
+			continue;
+		sname = elf_strptr(elf, shstrndx, sh.sh_name);
+		for (k = 0; sname && k < sizeof(plts) / sizeof(plts[0]); k++)
+			if (!strcmp(sname, plts[k]))
+				break;
+		if (!sname || k == sizeof(plts) / sizeof(plts[0]))
+			continue;
+		ent = sh.sh_entsize >= 8 && sh.sh_entsize <= 32 ?
+		      sh.sh_entsize : 16;
+		d = elf_getdata(scn, NULL);
+		for (off = 0; d && d->d_buf && off + ent <= d->d_size;
+		     off += ent) {
+			struct got_name key, *g;
+			struct func_sym *fs;
+			char buf[256];
+
+			if (plt_slot((const uint8_t *)d->d_buf + off, ent,
+				     sh.sh_addr + off, &key.slot))
+				continue;
+			g = bsearch(&key, got, nr_got, sizeof(*got),
+				    got_name__cmp);
+			if (!g)
+				continue;
+			if (ap_grow((void **)&mod->syms, cap, *n,
+				    sizeof(*mod->syms), 64)) {
+				err = -ENOMEM;
+				goto out;
+			}
+			snprintf(buf, sizeof(buf), "%.240s@plt", g->name);
+			fs = &mod->syms[*n];
+			fs->name = symbolizer__intern(mod->owner, buf);
+			if (!fs->name)
+				continue;
+			fs->start = sh.sh_addr + off + bias;
+			fs->end = fs->start + ent;
+			fs->sized = 1;
+			fs->rank = 0;
+			fs->idx = INT32_MAX;
+			(*n)++;
+		}
+	}
+out:
+	free(got);
+	return err;
+}
+
 /*
  * The function symbols of a module (.symtab, or .dynsym, from the file or
  * its debuginfo, as libdwfl picks), sorted once: dwfl_module_addrinfo
@@ -1210,13 +1371,13 @@ static int func_sym__cmp(const void *a, const void *b)
 static int module__load_syms(struct module *mod)
 {
 	int i, nr = dwfl_module_getsymtab(mod->dwmod);
-	size_t n = 0, j;
+	size_t n = 0, j, cap = nr > 0 ? (size_t)nr : 0;
 
-	if (nr <= 0)
-		return 0;
-	mod->syms = calloc(nr, sizeof(*mod->syms));
-	if (!mod->syms)
-		return -ENOMEM;
+	if (cap) {
+		mod->syms = calloc(cap, sizeof(*mod->syms));
+		if (!mod->syms)
+			return -ENOMEM;
+	}
 	for (i = 1; i < nr; i++) {
 		struct func_sym *fs = &mod->syms[n];
 		const char *name;
@@ -1256,7 +1417,9 @@ static int module__load_syms(struct module *mod)
 		}
 		n++;
 	}
-	qsort(mod->syms, n, sizeof(*mod->syms), func_sym__cmp);
+	if (module__plt_syms(mod, &n, &cap))
+		return -ENOMEM;
+	ap_sort(mod->syms, n, sizeof(*mod->syms), func_sym__cmp);
 	/* a label also ends at the next symbol */
 	for (j = 0; j < n; j++) {
 		size_t k;

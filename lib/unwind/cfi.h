@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Unwind tables: the call frame information of one ELF file (.eh_frame,
- * else .debug_frame) compiled by libdw into rows that the BPF unwinder
+ * and .debug_frame, compressed or not, for the code no FDE of .eh_frame
+ * covers) compiled by libdw into rows that the BPF unwinder
  * (bpf/unwind.bpf.h) can follow: from each row's pc on, how to find the
  * CFA, the return address (at CFA - 8) and the caller's rbp.  x86-64.
  */
@@ -26,7 +27,8 @@ struct ap_cfi_table {
  * when the file has no CFI, -E2BIG when its code lies above 4 GiB or it
  * would take more than 4 Mi rows, or -errno. */
 int ap_cfi__compile(struct Elf *elf, struct ap_cfi_table *t);
-/* only the .debug_frame of elf (a separate debug file's): 0, -ENOENT */
+/* only the .debug_frame (or .zdebug_frame) of elf, a separate debug
+ * file's: 0, -ENOENT */
 int ap_cfi__compile_debug_frame(struct Elf *elf, struct ap_cfi_table *t);
 /* where t has no rule (no FDE covers the code), more's: t merged in place;
  * 0 or -errno (t unchanged) */

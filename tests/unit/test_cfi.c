@@ -194,6 +194,11 @@ START_TEST(test_workload_and_self)
 	compare_with_readelf(build_path("tests/workloads/nofp_chains", p,
 					sizeof(p)), &s);
 	ck_assert_uint_gt(s.same, 10);
+	/* nofp_zdwarf keeps its .debug_frame, compressed, beside an
+	 * .eh_frame that covers only the C runtime's start code: both */
+	compare_with_readelf(build_path("tests/workloads/nofp_zdwarf", p,
+					sizeof(p)), &s);
+	ck_assert_uint_gt(s.same, 10);
 	/* _start: the outermost frame has its return address undefined */
 	compare_with_readelf(build_path("aperture", p, sizeof(p)), &s);
 	ck_assert_uint_gt(s.same, 1000);
@@ -254,6 +259,33 @@ static Elf *open_elf(const char *path, int *fd)
 	return elf;
 }
 
+/* the table of the program at path with its separate debug file's rules
+ * filled in, against readelf's rows for both */
+static void check_debug_file(const char *path, const char *debug)
+{
+	struct ap_cfi_table own = { 0 }, dbg = { 0 };
+	struct cmp_stats s;
+	Elf *elf, *delf;
+	int fd, dfd;
+
+	elf = open_elf(path, &fd);
+	ck_assert_int_eq(ap_cfi__compile(elf, &own), 0);
+	dfd = ap_debugfile__open(elf, path, "/nonexistent");
+	ck_assert_int_ge(dfd, 0);
+	delf = elf_begin(dfd, ELF_C_READ_MMAP, NULL);
+	ck_assert_int_eq(ap_cfi__compile_debug_frame(delf, &dbg), 0);
+	ck_assert_int_eq(ap_cfi_table__fill(&own, &dbg), 0);
+	compare_table(&own, debug, &s);
+	ck_assert_uint_gt(s.same, 10);
+	compare_table(&own, path, &s);
+	elf_end(delf);
+	close(dfd);
+	elf_end(elf);
+	close(fd);
+	ap_cfi_table__free(&own);
+	ap_cfi_table__free(&dbg);
+}
+
 /*
  * nofp_nocfi has .eh_frame only for the C runtime's start code; its own
  * rules are in the .debug_frame of nofp_nocfi.debug, named by its
@@ -262,34 +294,81 @@ static Elf *open_elf(const char *path, int *fd)
  */
 START_TEST(test_separate_debug_file)
 {
-	struct ap_cfi_table own = { 0 }, dbg = { 0 };
 	char p[PATH_MAX], dp[PATH_MAX + 8];
-	struct cmp_stats s;
-	Elf *elf, *delf;
-	int fd, dfd;
+	Elf *elf;
+	int fd;
 
 	ck_assert_ptr_nonnull(realpath(build_path("tests/workloads/nofp_nocfi",
 						  dp, sizeof(dp)), p));
 	elf = open_elf(p, &fd);
-	ck_assert_int_eq(ap_cfi__compile(elf, &own), 0);
 	/* a relative path has no directory to look in */
 	ck_assert_int_eq(ap_debugfile__open(elf, "nofp_nocfi", "/nonexistent"),
 			 -ENOENT);
-	dfd = ap_debugfile__open(elf, p, "/nonexistent");
-	ck_assert_int_ge(dfd, 0);
-	delf = elf_begin(dfd, ELF_C_READ_MMAP, NULL);
-	ck_assert_int_eq(ap_cfi__compile_debug_frame(delf, &dbg), 0);
-	ck_assert_int_eq(ap_cfi_table__fill(&own, &dbg), 0);
-	snprintf(dp, sizeof(dp), "%s.debug", p);
-	compare_table(&own, dp, &s);
-	ck_assert_uint_gt(s.same, 10);
-	compare_table(&own, p, &s);
-	elf_end(delf);
-	close(dfd);
 	elf_end(elf);
 	close(fd);
-	ap_cfi_table__free(&own);
-	ap_cfi_table__free(&dbg);
+	snprintf(dp, sizeof(dp), "%s.debug", p);
+	check_debug_file(p, dp);
+}
+END_TEST
+
+/* nofp_zdebug.debug is compressed by objcopy (SHF_COMPRESSED); a copy in
+ * the legacy form (.zdebug_frame) too */
+START_TEST(test_compressed_debug_file)
+{
+	char dir[] = "/tmp/test_cfi.XXXXXX", p[PATH_MAX], dp[PATH_MAX + 8];
+	char cmd[3 * PATH_MAX];
+
+	ck_assert_ptr_nonnull(realpath(build_path("tests/workloads/nofp_zdebug",
+						  dp, sizeof(dp)), p));
+	snprintf(dp, sizeof(dp), "%s.debug", p);
+	check_debug_file(p, dp);
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd), "cp '%s' %s/nofp_zdebug && objcopy "
+		 "--decompress-debug-sections --compress-debug-sections=zlib-gnu"
+		 " '%s' %s/nofp_zdebug.debug && readelf -S %s/nofp_zdebug.debug"
+		 " | grep -q zdebug_frame", p, dir, dp, dir, dir);
+	ck_assert_int_eq(system(cmd), 0);
+	snprintf(p, sizeof(p), "%s/nofp_zdebug", dir);
+	snprintf(dp, sizeof(dp), "%s.debug", p);
+	check_debug_file(p, dp);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* a .debug_frame of bytes that parse as no entry (here a compression
+ * header without the flag that says so) ends the section: no rows, and no
+ * endless loop over the same offset */
+START_TEST(test_garbage_debug_frame)
+{
+	char dir[] = "/tmp/test_cfi.XXXXXX", p[PATH_MAX], src[PATH_MAX];
+	char cmd[3 * PATH_MAX];
+	static const unsigned char junk[32] = { 1, 0, 0, 0, 0, 0, 0, 0, 0xb7,
+						1 };
+	struct ap_cfi_table t = { 0 };
+	FILE *f;
+	Elf *elf;
+	int fd;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(p, sizeof(p), "%s/junk", dir);
+	f = fopen(p, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(junk, 1, sizeof(junk), f), sizeof(junk));
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "objcopy --update-section .debug_frame=%s "
+		 "'%s' %s/bad.debug", p, build_path("tests/workloads/"
+		 "nofp_nocfi.debug", src, sizeof(src)), dir);
+	ck_assert_int_eq(system(cmd), 0);
+	snprintf(p, sizeof(p), "%s/bad.debug", dir);
+	elf = open_elf(p, &fd);
+	ck_assert_int_eq(ap_cfi__compile_debug_frame(elf, &t), -ENOENT);
+	ck_assert_uint_eq(t.nr, 0);
+	elf_end(elf);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
 }
 END_TEST
 
@@ -367,6 +446,8 @@ static Suite *cfi_suite(void)
 	tcase_add_test(tc, test_signal_trampoline);
 	tcase_add_test(tc, test_large_frame);
 	tcase_add_test(tc, test_separate_debug_file);
+	tcase_add_test(tc, test_compressed_debug_file);
+	tcase_add_test(tc, test_garbage_debug_frame);
 	tcase_add_test(tc, test_debug_file_mismatch);
 	tcase_add_test(tc, test_fill);
 	tcase_add_test(tc, test_not_elf);

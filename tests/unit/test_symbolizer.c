@@ -11,6 +11,8 @@
  */
 #include "symbols/symbolizer.h"
 #include "symbols/demangle.h"
+#include "report/stackres.h"
+#include "util/strtab.h"
 
 #include <bpf/bpf.h>
 #include <check.h>
@@ -379,6 +381,43 @@ START_TEST(test_user_function)
 	loc = ap_symbolizer__user(fx.s, fx.as, sym_addr(&fx, "main"), 0);
 	ck_assert_str_eq(last_frame(loc)->sym, "main");
 	ck_assert_int_eq(fx.warn.count, 0);
+	fixture__fini(&fx);
+}
+END_TEST
+
+/* PLT stubs have no symbol: each is named "NAME@plt" as objdump (and
+ * perf) name them, in .plt, .plt.sec (endbr64, bnd) and .plt.got */
+static const char *const plt_cases[] = { "nofp_chains", "plt_ibt" };
+
+START_TEST(test_user_plt)
+{
+	char cmd[4200], line[512], name[256];
+	const struct ap_sym_loc *loc;
+	struct fixture fx;
+	unsigned long long addr;
+	int seen = 0;
+	FILE *f;
+
+	fixture__init(&fx, plt_cases[_i], NULL);
+	snprintf(cmd, sizeof(cmd), "objdump -d -j .plt -j .plt.sec -j .plt.got"
+		 " '%s' 2>/dev/null", fx.path);
+	f = popen(cmd, "r");
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f)) {
+		size_t len;
+
+		/* (objdump calls PLT0 "first@plt-0x10") */
+		if (sscanf(line, "%llx <%255[^>]>:", &addr, name) != 2 ||
+		    (len = strlen(name)) < 5 || strcmp(name + len - 4, "@plt"))
+			continue;
+		loc = ap_symbolizer__user(fx.s, fx.as, fx.base + addr + 4, 0);
+		ck_assert_str_eq(last_frame(loc)->sym, name);
+		ck_assert_uint_eq(loc->sym_offset, 4);
+		seen++;
+	}
+	pclose(f);
+	/* getenv, qsort, sigaction, strtod, clock_gettime... */
+	ck_assert_int_gt(seen, 5);
 	fixture__fini(&fx);
 }
 END_TEST
@@ -987,6 +1026,82 @@ START_TEST(test_format)
 }
 END_TEST
 
+/* ---- where a stack ends ---- */
+
+static const struct {
+	const char *frames;	/* leaf first, ';'-separated */
+	int root;
+} root_cases[] = {
+	{ "leaf_spin;main;__libc_start_call_main;__libc_start_main;_start",
+	  AP_ROOT_KNOWN },
+	{ "worker;start_thread;clone3", AP_ROOT_KNOWN },
+	/* Go: goroutines end at goexit, threads' own stacks at mstart */
+	{ "main.leaf;main.middle;main.main;runtime.main;runtime.goexit.abi0",
+	  AP_ROOT_KNOWN },
+	{ "runtime.futex;runtime.mPark;runtime.schedule;runtime.mstart0;"
+	  "runtime.mstart", AP_ROOT_KNOWN },
+	{ "runtime.procresize;runtime.schedinit;runtime.rt0_go.abi0",
+	  AP_ROOT_KNOWN },
+	{ "leaf;mid", AP_ROOT_OTHER },
+	{ "leaf;prog+0x1040", AP_ROOT_UNKNOWN },
+	{ "leaf;[unknown]", AP_ROOT_UNKNOWN },
+	{ "leaf;[truncated]", AP_ROOT_TRUNCATED },
+};
+
+START_TEST(test_stack_root)
+{
+	struct ap_strtab *strs = ap_strtab__new();
+	struct ap_stackres r;
+	char buf[256], *tok, *save = NULL;
+
+	ck_assert_ptr_nonnull(strs);
+	ap_stackres__init(&r, strs);
+	snprintf(buf, sizeof(buf), "%s", root_cases[_i].frames);
+	for (tok = strtok_r(buf, ";", &save); tok;
+	     tok = strtok_r(NULL, ";", &save))
+		ck_assert_int_eq(ap_stackres__push(&r, tok, "prog", 0), 0);
+	ck_assert_int_eq(ap_stackres__root(&r), root_cases[_i].root);
+	ap_stackres__free(&r);
+	ap_strtab__free(strs);
+}
+END_TEST
+
+/* a sample in one of aperture's BPF programs, or in a helper under it;
+ * another tool's program, or a kernel symbol of a similar name, is not */
+START_TEST(test_stack_own_bpf)
+{
+	static const struct {
+		const char *sym, *dso;
+		int own;
+	} cases[] = {
+		{ "bpf_prog_23fe4b090438b47b_ap_syscall_exit", "[bpf]", 1 },
+		{ "bpf_prog_23fe4b090438b47b_sd_fw_ingress", "[bpf]", 0 },
+		{ "bpf_prog_23fe4b09_ap_syscall_exit", "[bpf]", 0 },
+		{ "bpf_prog_23fe4b090438b47b_ap_syscall_exit",
+		  "[kernel.kallsyms]", 0 },
+	};
+	struct ap_strtab *strs = ap_strtab__new();
+	struct ap_stackres r;
+	size_t i;
+
+	ck_assert_ptr_nonnull(strs);
+	ap_stackres__init(&r, strs);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ap_stackres__clear(&r);
+		ck_assert_int_eq(ap_stackres__push(&r, "htab_map_hash",
+						   "[kernel.kallsyms]", 1), 0);
+		ck_assert_int_eq(ap_stackres__own_bpf(&r), 0);
+		ck_assert_int_eq(ap_stackres__push(&r, cases[i].sym,
+						   cases[i].dso, 1), 0);
+		ck_assert_int_eq(ap_stackres__push(&r, "bpf_trace_run2",
+						   "[kernel.kallsyms]", 1), 0);
+		ck_assert_int_eq(ap_stackres__own_bpf(&r), cases[i].own);
+	}
+	ap_stackres__free(&r);
+	ap_strtab__free(strs);
+}
+END_TEST
+
 /* ---- kallsyms ---- */
 
 static const char crafted_kallsyms[] =
@@ -1004,6 +1119,9 @@ static const char crafted_kallsyms[] =
 	"ffffffff81000500 W weak_twin\n"
 	"ffffffff81000500 T global_twin\n"
 	"ffffffff81000500 t local_longer_twin\n"
+	"ffffffff81000600 t __do_sys_getpid\n"
+	"ffffffff81000600 T __ia32_sys_getpid\n"
+	"ffffffff81000600 T __x64_sys_getpid\n"
 	"ffffffffc0010000 t bpf_prog_1111111111111111_first\t[bpf]\n"
 	"ffffffffc0020800 t bpf_prog_2222222222222222_second\t[bpf]\n"
 	"garbage line\n"
@@ -1019,13 +1137,15 @@ static const struct {
 	{ 0xffffffff81000080, "alpha", "" },
 	{ 0xffffffff810000ff, "alpha", "" },
 	{ 0xffffffff81000100, "beta", "" },
-	/* aliases: the one perf prints (global, fewer underscores, longer) */
+	/* aliases: the one perf prints, the last in the file (perf ends
+	 * the others where it starts, and prefers a symbol with a length
+	 * to one of any binding or name) */
 	{ 0xffffffff81000250, "gamma_alias", "" },
 	{ 0xffffffff81000300, "weakfn", "" },
-	/* not weak, then global: perf's choice among kallsyms aliases */
-	{ 0xffffffff81000500, "global_twin", "" },
+	{ 0xffffffff81000500, "local_longer_twin", "" },
+	{ 0xffffffff81000600, "__x64_sys_getpid", "" },
 	/* the last of vmlinux ends a page past its page */
-	{ 0xffffffff81001fff, "global_twin", "" },
+	{ 0xffffffff81001fff, "__x64_sys_getpid", "" },
 	{ 0xffffffff81002000, NULL, NULL },
 	{ 0xffffffffc0001050, "modfn", "ext4" },
 	{ 0xffffffffc0001fff, "modfn2", "ext4" },
@@ -1062,7 +1182,7 @@ START_TEST(test_kallsyms_find)
 	ks = ap_kallsyms__load(path, &err);
 	ck_assert_ptr_nonnull(ks);
 	ck_assert_int_eq(err, 0);
-	ck_assert_uint_eq(ap_kallsyms__count(ks), 14);
+	ck_assert_uint_eq(ap_kallsyms__count(ks), 17);
 	k = ap_kallsyms__find(ks, ksym_cases[_i].addr);
 	if (!ksym_cases[_i].name) {
 		ck_assert_ptr_null(k);
@@ -1197,7 +1317,7 @@ START_TEST(test_kallsyms_bpf_sized)
 	ks = ap_kallsyms__load_sized(path, "tTwW", sizes, 2, &err);
 	ck_assert_ptr_nonnull(ks);
 	ck_assert_int_eq(err, 0);
-	ck_assert_uint_eq(ap_kallsyms__count(ks), 15);
+	ck_assert_uint_eq(ap_kallsyms__count(ks), 18);
 	k = ap_kallsyms__find(ks, 0xffffffffc001007f);
 	ck_assert_ptr_nonnull(k);
 	ck_assert_str_eq(k->name, "bpf_prog_1111111111111111_first");
@@ -1405,6 +1525,7 @@ static Suite *symbolizer_suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_user_function);
 	tcase_add_test(tc, test_user_srcline);
+	tcase_add_loop_test(tc, test_user_plt, 0, NR(plt_cases));
 	tcase_add_test(tc, test_user_inline);
 	tcase_add_test(tc, test_user_options);
 	tcase_add_test(tc, test_user_return_addr);
@@ -1432,6 +1553,11 @@ static Suite *symbolizer_suite(void)
 
 	tc = tcase_create("ap_sym_loc__format");
 	tcase_add_loop_test(tc, test_format, 0, NR(format_cases));
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("ap_stackres__root");
+	tcase_add_loop_test(tc, test_stack_root, 0, NR(root_cases));
+	tcase_add_test(tc, test_stack_own_bpf);
 	suite_add_tcase(s, tc);
 	return s;
 }

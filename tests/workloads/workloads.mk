@@ -61,6 +61,34 @@ $(O)/tests/workloads/nofp_nocfi: tests/workloads/nofp_chains.c
 	$(Q)objcopy --strip-debug --add-gnu-debuglink=$@.debug $@.tmp $@
 	$(Q)rm -f $@.tmp
 
+# nofp_zdwarf: the same without .eh_frame for its own code, its
+# .debug_frame kept in the file and compressed (SHF_COMPRESSED, as Go's
+# linker and ld --compress-debug-sections write it); nofp_zdebug: the
+# .debug_frame in a separate debug file compressed by objcopy
+WORKLOAD_EXTRA	+= $(O)/tests/workloads/nofp_zdwarf $(O)/tests/workloads/nofp_zdebug
+$(O)/tests/workloads/nofp_zdwarf: tests/workloads/nofp_chains.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(WORKLOAD_CFLAGS) $(WORKLOAD_CFLAGS_nofp_chains) -fno-asynchronous-unwind-tables \
+		-fno-unwind-tables -Wl,--compress-debug-sections=zlib -o $@ $<
+$(O)/tests/workloads/nofp_zdebug: tests/workloads/nofp_chains.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(WORKLOAD_CFLAGS) $(WORKLOAD_CFLAGS_nofp_chains) -fno-asynchronous-unwind-tables \
+		-fno-unwind-tables -o $@.tmp $<
+	$(Q)objcopy --only-keep-debug --compress-debug-sections=zlib $@.tmp $@.debug
+	$(Q)objcopy --strip-debug --add-gnu-debuglink=$@.debug $@.tmp $@
+	$(Q)rm -f $@.tmp
+
+# plt_ibt: the same program's PLT as -fcf-protection and -z ibtplt lay it
+# out (the stubs in .plt.sec, endbr64 first, and a .plt.got), for the
+# symbolizer's PLT names
+WORKLOAD_EXTRA	+= $(O)/tests/workloads/plt_ibt
+$(O)/tests/workloads/plt_ibt: tests/workloads/nofp_chains.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(WORKLOAD_CFLAGS) -fcf-protection=full -Wl,-z,ibtplt -o $@ $<
+
 # gpu device times: the stand-in CUPTI (tests/workloads/fakecupti/),
 # built against the toolkit's cupti.h where the injection library is
 # built, in a directory of its own: a test puts it on LD_LIBRARY_PATH so
