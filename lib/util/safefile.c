@@ -45,6 +45,8 @@ const char *ap_open_strerror(int err)
 		err = -err;
 	if (err == AP_ENOTREG)
 		return "not a regular file";
+	if (err == AP_ENOTOURS)
+		return "a FIFO or socket of another user's, not written to";
 	if (err == ELOOP)
 		return "a symbolic link, not followed";
 	return strerror(err);

@@ -13,6 +13,9 @@
 /* the error for "exists but is not a regular file": one open(2) never
  * returns, so that callers can tell it apart */
 #define AP_ENOTREG	EMEDIUMTYPE
+/* for an output: a FIFO or socket that another user owns (the writer's
+ * open, lib/format/writer.c); no open(2) returns it either */
+#define AP_ENOTOURS	EOWNERDEAD
 
 /*
  * Opens path read-only, non-blocking, close-on-exec, plus flags (O_NOFOLLOW
