@@ -638,7 +638,10 @@ int cmd_record(int argc, char **argv)
 				      o.user.name ? &o.user : NULL,
 				      to_stdout(&o));
 		if (e) {
-			ap_err("starting '%s': %s", o.cmd[0], strerror(-e));
+			ap_err("starting '%s': %s%s", o.cmd[0], strerror(-e),
+			       e == -EMFILE ?
+			       "; the open files limit (ulimit -n) is too low: raise it (ulimit -n 1024)" :
+			       "");
 			goto out_collector;
 		}
 		if (!o.cmd_times)
