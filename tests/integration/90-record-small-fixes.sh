@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Issue 27's smaller items: a SIGKILLed record takes its command with it;
-# with too few descriptors the error names the limit, not the verifier.
+# with too few descriptors the error names the limit, not the verifier;
+# the duration is the recording window, not the drain after it; report
+# says 20 warnings about missing files and counts the rest.
 . tests/integration/lib.sh
 need_bpf
 need_cmd python3
@@ -38,5 +40,62 @@ wait_for gone || {
 grep -q "open files limit (ulimit -n) is 12" "$T/n.err" ||
 	fail "ulimit -n 12: $(cat "$T/n.err")"
 ! grep -q verifier "$T/n.err" || fail "blames the verifier: $(cat "$T/n.err")"
+
+# 30 deleted libraries, each with its samples, none kept: 30 files that
+# cannot be opened, 20 warnings said and 10 counted
+mkdir "$T/w"
+n=0
+while [ $n -lt 30 ]; do
+	n=$((n + 1))
+	cp "$WL/plugin_alpha.so" "$T/w/lib$n.so"
+done
+cat >"$T/spin.py" <<'EOF'
+import ctypes, os, sys
+libs = [ctypes.CDLL(p) for p in sys.argv[1:]]
+for p in sys.argv[1:]:
+    os.unlink(p)
+for l in libs:
+    l.alpha_spin.argtypes = [ctypes.c_double]
+    l.alpha_spin(30.0)
+EOF
+# shellcheck disable=SC2046
+"$APERTURE" record --no-buildid-cache -o "$T/w.data" -- python3 "$T/spin.py" \
+	$(n=0; while [ $n -lt 30 ]; do n=$((n + 1)); echo "$T/w/lib$n.so"; done) \
+	2>"$T/w.err" || fail "record: $(cat "$T/w.err")"
+"$APERTURE" report -i "$T/w.data" --stdio >"$T/w.rep" 2>"$T/w.warn" ||
+	fail "report: $(cat "$T/w.warn")"
+hit=$(grep -o ' lib[0-9]*\.so ' "$T/w.rep" | sort -u | wc -l)
+[ "$hit" -ge 25 ] || fail "only $hit of the 30 libraries sampled"
+[ "$(grep -c "cannot open '$T/w/lib" "$T/w.warn")" = 20 ] ||
+	fail "not 20 warnings said: $(cat "$T/w.warn")"
+more=$(sed -n 's/.* \([0-9]*\) more warnings about the recorded files not shown (20 were)$/\1/p' "$T/w.warn")
+[ -n "$more" ] && [ $((more + 20)) -ge "$hit" ] ||
+	fail "the rest not counted: $(tail -2 "$T/w.warn")"
+[ "$(grep -c . "$T/w.warn")" = 21 ] || fail "more lines: $(cat "$T/w.warn")"
+
+# the summary's end is the window's: before the status frames that the
+# end of the file writes after the drain
+cat >"$T/ends.py" <<'EOF'
+import struct, sys, zlib
+d = open(sys.argv[1], "rb").read()
+off = 16 + struct.unpack_from("<I", d, 12)[0] + 4
+last = {}
+while d[off:off + 4] == b"APBK":
+    clen = struct.unpack_from("<I", d, off + 4)[0]
+    raw = zlib.decompress(d[off + 24:off + 24 + clen])
+    off += 24 + clen
+    p = 0
+    while p < len(raw):
+        tag, flen = struct.unpack_from("<II", raw, p)
+        if tag in (23, 31):
+            last[tag] = struct.unpack_from("<Q", raw, p + 8)[0]
+        p += 8 + flen
+print(last[23], last[31])
+EOF
+read -r end status <<EOF
+$(python3 "$T/ends.py" "$T/w.data")
+EOF
+[ -n "$status" ] && [ "$end" -lt "$status" ] ||
+	fail "the summary ends at $end, after the status written at $status"
 
 exit 0
