@@ -9,6 +9,7 @@
 #define APERTURE_SAFEFILE_H
 
 #include <errno.h>
+#include <stddef.h>
 
 /* the error for "exists but is not a regular file": one open(2) never
  * returns, so that callers can tell it apart */
@@ -24,6 +25,17 @@
  * anything else: a FIFO, a socket, a device, a directory).
  */
 int ap_open_regular(const char *path, int flags);
+
+/*
+ * Whether the file at path may be loaded into a program (an injection
+ * library): it and every directory above it, links resolved, belong to
+ * root or to the effective user, and none can be written by anyone else
+ * (a sticky directory, /tmp, excepted: others cannot replace what is not
+ * theirs there).  0 with the resolved path in real[rlen], or -errno
+ * (-EPERM: with the reason in why[wlen]).
+ */
+int ap_path_trusted(const char *path, char *real, size_t rlen, char *why,
+		    size_t wlen);
 
 /* strerror() for ap_open_regular's errors */
 const char *ap_open_strerror(int err);

@@ -3,7 +3,9 @@
 # Issue 27's smaller items: a SIGKILLed record takes its command with it;
 # with too few descriptors the error names the limit, not the verifier;
 # the duration is the recording window, not the drain after it; report
-# says 20 warnings about missing files and counts the rest.
+# says 20 warnings about missing files and counts the rest; gpu-env
+# passes over an injection library that another user could have put
+# there.
 . tests/integration/lib.sh
 need_bpf
 need_cmd python3
@@ -98,4 +100,26 @@ EOF
 [ -n "$status" ] && [ "$end" -lt "$status" ] ||
 	fail "the summary ends at $end, after the status written at $status"
 
+# gpu-env: a library under a directory others can write is passed over
+[ -f "$BUILD/libaperture-cupti.so" ] || skip_tool "no libaperture-cupti.so built"
+libdir=$(strings "$APERTURE" | grep -m1 '/lib/aperture$' || true)
+[ -z "$libdir" ] || [ ! -e "$libdir/libaperture-cupti.so" ] ||
+	skip "an installed $libdir/libaperture-cupti.so would be found"
+mkdir -p "$T/inst/bin" "$T/inst/lib/aperture"
+cp "$APERTURE" "$T/inst/bin/aperture"
+cp "$BUILD/libaperture-cupti.so" "$T/inst/lib/aperture/"
+lib=$T/inst/lib/aperture/libaperture-cupti.so
+"$T/inst/bin/aperture" gpu-env 2>"$T/g.err" | grep -qx "CUDA_INJECTION64_PATH=$lib" ||
+	fail "gpu-env, a trusted tree: $(cat "$T/g.err")"
+chmod 0777 "$T/inst/lib/aperture"
+"$T/inst/bin/aperture" gpu-env >"$T/g.out" 2>"$T/g.err" &&
+	fail "gpu-env took a library others can replace: $(cat "$T/g.out")"
+grep -q "'$T/inst/lib/aperture' can be written by others" "$T/g.err" ||
+	fail "gpu-env, a writable directory: $(cat "$T/g.err")"
+chmod 0755 "$T/inst/lib/aperture"
+chown nobody "$lib"
+"$T/inst/bin/aperture" gpu-env >"$T/g.out" 2>"$T/g.err" &&
+	fail "gpu-env took another user's library: $(cat "$T/g.out")"
+grep -q "'$lib' belongs to uid $(id -u nobody)" "$T/g.err" ||
+	fail "gpu-env, another user's library: $(cat "$T/g.err")"
 exit 0
