@@ -709,9 +709,6 @@ int cmd_record(int argc, char **argv)
 	e = ap_recording__drain(&r.file, &stop_now);
 	if (e < 0)
 		ap_warn("writing the calls still in flight: %s", strerror(-e));
-	/* the copies ran beside the recording; the rest get a little
-	 * time now (none after a second signal) */
-	ap_bidcache__finish(bid, stop_now ? 0 : BIDCACHE_FINISH_NS);
 	ret = 0;
 
 	e = ap_recording__close(&r.file, o.cmd && wl.exited ? wl.status : -1);
@@ -724,6 +721,11 @@ int cmd_record(int argc, char **argv)
 	 * run on untraced; after the file, so that its calls in flight are
 	 * written as they were */
 	ap_workload__stop(&wl);
+	/* the copies ran beside the recording; the rest get a little time
+	 * now, the file finished (out of its duration) and the command
+	 * stopped: the copies hold their files open (a second signal cuts
+	 * it short) */
+	ap_bidcache__finish(bid, BIDCACHE_FINISH_NS, &stop_now);
 	if (ret == 0 && !o.quiet) {
 		ap_recording__print_summary(&r.file, o.output, stderr);
 		print_bidcache(bid, &o.bid_limits, o.verbose);

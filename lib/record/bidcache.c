@@ -112,6 +112,8 @@ static int mkdirs(char *path)
 
 /* copies queued at most: each holds the file open */
 #define QUEUE_MAX	32
+/* ap_bidcache__finish looks at its abort flag this often */
+#define FINISH_SLICE_NS	(100 * 1000 * 1000ull)
 
 struct job {
 	int fd;
@@ -129,6 +131,7 @@ struct ap_bidcache {
 	int started;
 	int closing;			/* no more jobs come */
 	int cancel;			/* stop copying (atomic) */
+	int stuck;			/* the thread did not stop */
 	struct job q[QUEUE_MAX];
 	size_t head, nr;
 	struct ap_bidcache_counts counts;
@@ -344,9 +347,23 @@ int ap_bidcache__keep(struct ap_bidcache *c, const struct ap_mmap *m)
 	return -ENOENT;
 }
 
-void ap_bidcache__finish(struct ap_bidcache *c, uint64_t budget_ns)
+/* pthread_timedjoin_np's deadline: ns from now */
+static void deadline(struct timespec *ts, uint64_t ns)
+{
+	clock_gettime(CLOCK_REALTIME, ts);
+	ts->tv_sec += ns / 1000000000ull;
+	ts->tv_nsec += ns % 1000000000ull;
+	if (ts->tv_nsec >= 1000000000) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000;
+	}
+}
+
+void ap_bidcache__finish(struct ap_bidcache *c, uint64_t budget_ns,
+			 const volatile sig_atomic_t *abort)
 {
 	struct timespec ts;
+	uint64_t waited;
 
 	if (!c)
 		return;
@@ -357,18 +374,22 @@ void ap_bidcache__finish(struct ap_bidcache *c, uint64_t budget_ns)
 	if (!c->started)
 		return;
 	c->started = 0;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += budget_ns / 1000000000ull;
-	ts.tv_nsec += budget_ns % 1000000000ull;
-	if (ts.tv_nsec >= 1000000000) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000;
+	/* in slices: a signal cuts the wait short */
+	for (waited = 0; waited < budget_ns && !(abort && *abort);
+	     waited += FINISH_SLICE_NS) {
+		deadline(&ts, FINISH_SLICE_NS);
+		if (!pthread_timedjoin_np(c->thread, NULL, &ts))
+			return;
 	}
-	if (!budget_ns || pthread_timedjoin_np(c->thread, NULL, &ts)) {
-		/* the rest is left out; the copy under way stops at its
-		 * next chunk */
-		__atomic_store_n(&c->cancel, 1, __ATOMIC_RELAXED);
-		pthread_join(c->thread, NULL);
+	/* the rest is left out; the copy under way stops at its next
+	 * chunk */
+	__atomic_store_n(&c->cancel, 1, __ATOMIC_RELAXED);
+	deadline(&ts, 1000000000ull);
+	if (pthread_timedjoin_np(c->thread, NULL, &ts)) {
+		/* a read that never returns (a hung NFS server): the
+		 * thread keeps c, and the exit ends it */
+		pthread_detach(c->thread);
+		c->stuck = 1;
 	}
 }
 
@@ -386,7 +407,9 @@ void ap_bidcache__free(struct ap_bidcache *c)
 {
 	if (!c)
 		return;
-	ap_bidcache__finish(c, 0);
+	ap_bidcache__finish(c, 0, NULL);
+	if (c->stuck)
+		return;
 	pthread_cond_destroy(&c->cond);
 	pthread_mutex_destroy(&c->lock);
 	free(c);

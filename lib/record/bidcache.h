@@ -10,6 +10,7 @@
 #ifndef APERTURE_BIDCACHE_H
 #define APERTURE_BIDCACHE_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -69,11 +70,14 @@ struct ap_bidcache *ap_bidcache__new(const char *dir,
  * over a limit, counted).
  */
 int ap_bidcache__keep(struct ap_bidcache *c, const struct ap_mmap *m);
-/* Waits up to budget_ns for the copies queued; those not done by then are
- * stopped and left out (counted as unfinished).  Nothing is queued after. */
-void ap_bidcache__finish(struct ap_bidcache *c, uint64_t budget_ns);
+/* Waits up to budget_ns for the copies queued, less when *abort is set (a
+ * signal; abort may be NULL); those not done by then are stopped and left
+ * out (counted as unfinished).  Nothing is queued after. */
+void ap_bidcache__finish(struct ap_bidcache *c, uint64_t budget_ns,
+			 const volatile sig_atomic_t *abort);
 void ap_bidcache__counts(struct ap_bidcache *c, struct ap_bidcache_counts *n);
-/* finishes at once (nothing more is copied) and frees; NULL is fine */
+/* finishes at once (nothing more is copied) and frees (but for a copy
+ * stuck in a read: the exit ends it); NULL is fine */
 void ap_bidcache__free(struct ap_bidcache *c);
 
 #endif /* APERTURE_BIDCACHE_H */
