@@ -261,10 +261,8 @@ int ap_recording__loop(struct ap_recording *r,
 		uint64_t now;
 
 		e = ap_collector__poll(r->col, 100);
-		if (e < 0 && e != -EINTR) {
-			r->end_ns = mono_ns();
+		if (e < 0 && e != -EINTR)
 			return e;
-		}
 		now = mono_ns();
 		if (now - last_flush >= FLUSH_NS) {
 			ap_recorder__flush(r->rec);
@@ -289,9 +287,6 @@ int ap_recording__loop(struct ap_recording *r,
 			last_alive = now;
 		}
 	}
-	/* the window ends here: the drain and the file's end are not in
-	 * the duration */
-	r->end_ns = mono_ns();
 	return 0;
 }
 
@@ -319,7 +314,7 @@ int ap_recording__close(struct ap_recording *r, int exit_status)
 	ap_collector__counters(r->col, r->counters);
 	counts = ap_recorder__counts(r->rec);
 	memset(&sum, 0, sizeof(sum));
-	sum.end_mono_ns = r->end_ns ? r->end_ns : mono_ns();
+	sum.end_mono_ns = mono_ns();
 	sum.samples = counts->samples;
 	sum.events = counts->events;
 	sum.lost[AP_LOST_RINGBUF] = r->counters[AP_STAT_RB_DROP];

@@ -36,7 +36,6 @@ struct ap_recording {
 	/* at the end, for the summary */
 	uint64_t counters[AP_STAT_NR];
 	uint64_t written;		/* bytes before summary and trailer */
-	uint64_t end_ns;		/* when the loop ended; 0: not run */
 };
 
 /* what the header says about the recording */
