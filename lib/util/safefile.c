@@ -51,7 +51,10 @@ static int trusted(const char *path, const struct stat *st, char *why,
 			 (unsigned int)st->st_uid);
 		return -EPERM;
 	}
-	if ((st->st_mode & (S_IWGRP | S_IWOTH)) &&
+	/* group root's writing is root's; a sticky directory keeps what
+	 * is not theirs from others */
+	if (((st->st_mode & S_IWOTH) ||
+	     ((st->st_mode & S_IWGRP) && st->st_gid != 0)) &&
 	    !(S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX))) {
 		snprintf(why, wlen, "'%s' can be written by others", path);
 		return -EPERM;

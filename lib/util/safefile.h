@@ -30,8 +30,8 @@ int ap_open_regular(const char *path, int flags);
  * Whether the file at path may be loaded into a program (an injection
  * library): it and every directory above it, links resolved, belong to
  * root or to the effective user, and none can be written by anyone else
- * (a sticky directory, /tmp, excepted: others cannot replace what is not
- * theirs there).  0 with the resolved path in real[rlen], or -errno
+ * (group root aside; a sticky directory, /tmp, excepted: others cannot
+ * replace what is not theirs there).  0 with the resolved path in real[rlen], or -errno
  * (-EPERM: with the reason in why[wlen]).
  */
 int ap_path_trusted(const char *path, char *real, size_t rlen, char *why,

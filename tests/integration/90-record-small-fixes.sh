@@ -94,6 +94,14 @@ chmod 0777 "$T/inst/lib/aperture"
 	fail "gpu-env took a library others can replace: $(cat "$T/g.out")"
 grep -q "'$T/inst/lib/aperture' can be written by others" "$T/g.err" ||
 	fail "gpu-env, a writable directory: $(cat "$T/g.err")"
+# group-writable: by group root only
+chmod 0775 "$T/inst/lib/aperture"
+"$T/inst/bin/aperture" gpu-env 2>"$T/g.err" | grep -qx "CUDA_INJECTION64_PATH=$lib" ||
+	fail "gpu-env, group root's directory: $(cat "$T/g.err")"
+chgrp nogroup "$T/inst/lib/aperture"
+"$T/inst/bin/aperture" gpu-env >"$T/g.out" 2>"$T/g.err" &&
+	fail "gpu-env took a library a group can replace: $(cat "$T/g.out")"
+chgrp 0 "$T/inst/lib/aperture"
 chmod 0755 "$T/inst/lib/aperture"
 chown nobody "$lib"
 "$T/inst/bin/aperture" gpu-env >"$T/g.out" 2>"$T/g.err" &&
