@@ -474,11 +474,13 @@ static int cupti_candidate(const char *path, char *buf, size_t len,
 			   char *why, size_t wlen, int *refused)
 {
 	char r[512];
+	int err;
 
 	if (access(path, R_OK))
 		return -ENOENT;
-	if (!ap_path_trusted(path, buf, len, r, sizeof(r)))
-		return 0;
+	err = ap_path_trusted(path, buf, len, r, sizeof(r));
+	if (err != -EPERM)
+		return err;
 	if (!*refused)
 		snprintf(why, wlen, "%s not used: %s", path, r);
 	*refused = 1;
