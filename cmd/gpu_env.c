@@ -47,12 +47,18 @@ static const struct argp argp = {
 
 int cmd_gpu_env(int argc, char **argv)
 {
-	char lib[PATH_MAX], exe[PATH_MAX], why[160], **cmd = NULL;
+	char lib[PATH_MAX], exe[PATH_MAX], why[PATH_MAX + 600], **cmd = NULL;
 	const char *cur;
+	int e;
 
 	argp_parse(&argp, argc, argv, AP_ARGP_FLAGS | ARGP_IN_ORDER, NULL,
 		   &cmd);
-	if (ap_cupti_lib_self(lib, sizeof(lib))) {
+	e = ap_cupti_lib_self(lib, sizeof(lib), why, sizeof(why));
+	if (e == -EPERM) {
+		ap_err("%s", why);
+		return 1;
+	}
+	if (e) {
 		ap_err("%s not found (beside aperture or in %s): it is built where the CUDA toolkit's CUPTI is installed",
 		       AP_CUPTI_LIB, APERTURE_LIBDIR);
 		return 1;

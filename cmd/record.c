@@ -2,6 +2,7 @@
 /* aperture record: sample the targets into a record file. */
 #include <argp.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <malloc.h>
 #include <signal.h>
@@ -26,6 +27,8 @@
 #include "util/num.h"
 
 #define DEFAULT_FREQ	999
+/* after the recording, the build-id copies still queued get this long */
+#define BIDCACHE_FINISH_NS	(5 * 1000000000ull)
 
 struct record_opts {
 	struct ap_cli_targets t;	/* -p, -a, -e, -F */
@@ -39,6 +42,7 @@ struct record_opts {
 	char cmd_path[4096];		/* cmd[0] found in PATH */
 	const char *buildid_dir;	/* NULL: from the environment */
 	int no_buildid_cache;
+	struct ap_bidcache_limits bid_limits;
 	struct ap_collect_opts collect;
 	struct ap_workload_user user;	/* --user: the command runs as */
 	/* -t, -C, -u, -G: filters in BPF (ap_collect_opts) */
@@ -63,6 +67,9 @@ enum {
 	OPT_USER,
 	OPT_BUILDID_DIR,
 	OPT_NO_BUILDID_CACHE,
+	OPT_BUILDID_MAX_FILE,
+	OPT_BUILDID_MAX_TOTAL,
+	OPT_BUILDID_MIN_FREE,
 	OPT_FILTER,
 };
 
@@ -98,6 +105,9 @@ static const struct argp_option options[] = {
 	{ NULL, 'g', NULL, 0, "Accepted for perf users: stacks are always recorded", 2 },
 	{ "buildid-dir", OPT_BUILDID_DIR, "DIR", 0, "Keep files only the targets reach (another mount namespace, deleted) in this build-id cache (default: $APERTURE_BUILDID_DIR, else $XDG_CACHE_HOME/aperture/build-id or ~/.cache/aperture/build-id)", 3 },
 	{ "no-buildid-cache", OPT_NO_BUILDID_CACHE, NULL, 0, "Keep no files in the build-id cache", 3 },
+	{ "buildid-max-file", OPT_BUILDID_MAX_FILE, "SIZE", 0, "Keep no file bigger than SIZE (bytes, or with K, M, G, T; default: 256M)", 3 },
+	{ "buildid-max-total", OPT_BUILDID_MAX_TOTAL, "SIZE", 0, "Copy at most SIZE into the cache in this recording (default: 1G)", 3 },
+	{ "buildid-min-free", OPT_BUILDID_MIN_FREE, "SIZE", 0, "Leave at least SIZE free on the cache's filesystem (default: 1G)", 3 },
 	AP_CLI_HELP_OPTIONS,
 	{ NULL },
 };
@@ -219,6 +229,16 @@ static void find_user(struct argp_state *state, const char *arg,
 		ap_cli_usage_error(state, "no such user: '%s'", arg);
 }
 
+/* --buildid-*: a size, up to an exbibyte */
+static void parse_size(struct argp_state *state, const char *opt,
+		       const char *arg, uint64_t *bytes)
+{
+	if (ap_parse_size(arg, 1ull << 60, bytes))
+		ap_cli_usage_error(state,
+				   "bad %s '%s': give bytes, or a size with K, M, G or T",
+				   opt, arg);
+}
+
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct record_opts *o = state->input;
@@ -252,6 +272,18 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_BUILDID_CACHE:
 		o->no_buildid_cache = 1;
+		break;
+	case OPT_BUILDID_MAX_FILE:
+		parse_size(state, "--buildid-max-file", arg,
+			   &o->bid_limits.max_file);
+		break;
+	case OPT_BUILDID_MAX_TOTAL:
+		parse_size(state, "--buildid-max-total", arg,
+			   &o->bid_limits.max_total);
+		break;
+	case OPT_BUILDID_MIN_FREE:
+		parse_size(state, "--buildid-min-free", arg,
+			   &o->bid_limits.min_free);
 		break;
 	case OPT_CUDA_LIB:
 		if (access(arg, R_OK))
@@ -490,6 +522,55 @@ static void build_header(const struct record_opts *o, struct record *r,
 	ap_record_header__build(hdr, &ho);
 }
 
+/* a size as the options take it: 256M */
+static const char *size_str(uint64_t v, char *buf, size_t len)
+{
+	static const char units[] = "BKMGT";
+	int u = 0;
+
+	while (u < 4 && v && !(v % 1024)) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%" PRIu64 "%c", v, units[u]);
+	return buf;
+}
+
+/* what the build-id cache did not keep, and why; -v: what it kept */
+static void print_bidcache(struct ap_bidcache *c,
+			   const struct ap_bidcache_limits *lim, int verbose)
+{
+	struct ap_bidcache_counts n;
+	char sz[32];
+	uint64_t left;
+
+	ap_bidcache__counts(c, &n);
+	left = n.too_big + n.over_total + n.no_space + n.unfinished +
+	       n.failed;
+	if (verbose || left)
+		fprintf(stderr, "aperture: build-id cache: %" PRIu64 " file%s kept (%" PRIu64 " bytes), %" PRIu64 " not",
+			n.kept, n.kept == 1 ? "" : "s", n.kept_bytes, left);
+	if (!verbose && !left)
+		return;
+	if (n.too_big)
+		fprintf(stderr, "; %" PRIu64 " over --buildid-max-file %s",
+			n.too_big, size_str(lim->max_file, sz, sizeof(sz)));
+	if (n.over_total)
+		fprintf(stderr, "; %" PRIu64 " past --buildid-max-total %s",
+			n.over_total, size_str(lim->max_total, sz, sizeof(sz)));
+	if (n.no_space)
+		fprintf(stderr, "; %" PRIu64 " for --buildid-min-free %s",
+			n.no_space, size_str(lim->min_free, sz, sizeof(sz)));
+	if (n.unfinished)
+		fprintf(stderr, "; %" PRIu64 " not copied in time",
+			n.unfinished);
+	if (n.failed)
+		fprintf(stderr, "; %" PRIu64 " failed", n.failed);
+	fprintf(stderr, "%s\n", left ?
+		": reports symbolize those only where the file is still found" :
+		"");
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = {
@@ -497,12 +578,18 @@ int cmd_record(int argc, char **argv)
 		.output = "aperture.data",
 		.collect.mem_density = 1,
 		.collect.min_block_ns = 1000,
+		.bid_limits = {
+			.max_file = AP_BIDCACHE_MAX_FILE,
+			.max_total = AP_BIDCACHE_MAX_TOTAL,
+			.min_free = AP_BIDCACHE_MIN_FREE,
+		},
 	};
 	struct record r = { .o = &o };
 	struct ap_workload wl = { .pid = -1 };
 	struct ap_recording_until until = { .stop = &stop_signal };
 	struct ap_recorder *rec;
 	struct ap_kallsyms *ksyms = NULL;
+	struct ap_bidcache *bid = NULL;
 	char bid_dir[AP_PATH_MAX];
 	struct ap_header hdr;
 	char err[512];
@@ -521,8 +608,14 @@ int cmd_record(int argc, char **argv)
 		return 1;
 	}
 	if (!o.no_buildid_cache &&
-	    !ap_bidcache__dir(o.buildid_dir, bid_dir, sizeof(bid_dir)))
-		ap_recorder__set_buildid_dir(rec, bid_dir);
+	    !ap_bidcache__dir(o.buildid_dir, bid_dir, sizeof(bid_dir))) {
+		bid = ap_bidcache__new(bid_dir, &o.bid_limits);
+		if (!bid) {
+			ap_err("out of memory");
+			goto out_recorder;
+		}
+		ap_recorder__set_buildid_cache(rec, bid);
+	}
 	e = ap_collector__open(&r.file.col, &o.collect, on_event, note, &r,
 			       err, sizeof(err));
 	if (e) {
@@ -545,7 +638,10 @@ int cmd_record(int argc, char **argv)
 				      o.user.name ? &o.user : NULL,
 				      to_stdout(&o));
 		if (e) {
-			ap_err("starting '%s': %s", o.cmd[0], strerror(-e));
+			ap_err("starting '%s': %s%s", o.cmd[0], strerror(-e),
+			       e == -EMFILE ?
+			       "; the open files limit (ulimit -n) is too low: raise it (ulimit -n 1024)" :
+			       "");
 			goto out_collector;
 		}
 		if (!o.cmd_times)
@@ -625,8 +721,15 @@ int cmd_record(int argc, char **argv)
 	 * run on untraced; after the file, so that its calls in flight are
 	 * written as they were */
 	ap_workload__stop(&wl);
-	if (ret == 0 && !o.quiet)
+	/* the copies ran beside the recording; the rest get a little time
+	 * now, the file finished (out of its duration) and the command
+	 * stopped: the copies hold their files open (a second signal cuts
+	 * it short) */
+	ap_bidcache__finish(bid, BIDCACHE_FINISH_NS, &stop_now);
+	if (ret == 0 && !o.quiet) {
 		ap_recording__print_summary(&r.file, o.output, stderr);
+		print_bidcache(bid, &o.bid_limits, o.verbose);
+	}
 	if (o.verbose)
 		ap_recording__print_costs(&r.file, ksyms, stderr);
 	/* like time and strace: `aperture record -- make && ..` */
@@ -642,6 +745,7 @@ out_collector:
 out_recorder:
 	ap_kallsyms__free(ksyms);
 	ap_recorder__free(rec);
+	ap_bidcache__free(bid);
 	ap_recording__free(&r.file);
 	return ret;
 }

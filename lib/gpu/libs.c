@@ -459,44 +459,66 @@ int ap_gpu_which(const char *cmd, const char *path_env, char *buf,
 	return -ENOENT;
 }
 
-int ap_cupti_lib_self(char *buf, size_t len)
+int ap_cupti_lib_self(char *buf, size_t len, char *why, size_t wlen)
 {
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 
 	exe[n > 0 ? n : 0] = '\0';
-	return ap_cupti_lib_find(n > 0 ? exe : NULL, APERTURE_LIBDIR, buf, len);
+	return ap_cupti_lib_find(n > 0 ? exe : NULL, APERTURE_LIBDIR, buf, len,
+				 why, wlen);
+}
+
+/* a candidate that exists: used when trusted; the first reason kept */
+static int cupti_candidate(const char *path, char *buf, size_t len,
+			   char *why, size_t wlen, int *refused)
+{
+	char r[512];
+	int err;
+
+	if (access(path, R_OK))
+		return -ENOENT;
+	err = ap_path_trusted(path, buf, len, r, sizeof(r));
+	if (err != -EPERM)
+		return err;
+	if (!*refused)
+		snprintf(why, wlen, "%s not used: %s", path, r);
+	*refused = 1;
+	return -EPERM;
 }
 
 int ap_cupti_lib_find(const char *exe, const char *libdir, char *buf,
-		      size_t len)
+		      size_t len, char *why, size_t wlen)
 {
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], path[PATH_MAX + 64];
 	const char *slash;
-	int n;
+	int refused = 0;
 
 	slash = exe ? strrchr(exe, '/') : NULL;
 	if (slash && (size_t)(slash - exe) < sizeof(dir)) {
 		memcpy(dir, exe, slash - exe);
 		dir[slash - exe] = '\0';
-		n = snprintf(buf, len, "%s/" AP_CUPTI_LIB, dir);
-		if (n > 0 && (size_t)n < len && !access(buf, R_OK))
+		snprintf(path, sizeof(path), "%s/" AP_CUPTI_LIB, dir);
+		if (!cupti_candidate(path, buf, len, why, wlen, &refused))
 			return 0;
-		n = snprintf(buf, len, "%s/../lib/aperture/" AP_CUPTI_LIB, dir);
-		if (n > 0 && (size_t)n < len && !access(buf, R_OK))
+		snprintf(path, sizeof(path), "%s/../lib/aperture/" AP_CUPTI_LIB,
+			 dir);
+		if (!cupti_candidate(path, buf, len, why, wlen, &refused))
 			return 0;
 	}
 	if (libdir) {
-		n = snprintf(buf, len, "%s/" AP_CUPTI_LIB, libdir);
-		if (n > 0 && (size_t)n < len && !access(buf, R_OK))
+		snprintf(path, sizeof(path), "%s/" AP_CUPTI_LIB, libdir);
+		if (!cupti_candidate(path, buf, len, why, wlen, &refused))
 			return 0;
 	}
-	return -ENOENT;
+	return refused ? -EPERM : -ENOENT;
 }
 
 const char *ap_cupti_inject(char *lib, size_t len, char *warn, size_t wlen)
 {
 	const char *cur = getenv("CUDA_INJECTION64_PATH");
+	char why[PATH_MAX + 600];
+	int e;
 
 	if (cur && *cur) {
 		const char *base = strrchr(cur, '/');
@@ -508,7 +530,13 @@ const char *ap_cupti_inject(char *lib, size_t len, char *warn, size_t wlen)
 			 cur);
 		return NULL;
 	}
-	if (ap_cupti_lib_self(lib, len)) {
+	e = ap_cupti_lib_self(lib, len, why, sizeof(why));
+	if (e == -EPERM) {
+		snprintf(warn, wlen,
+			 "gpu: %s: recording host-side launches only", why);
+		return NULL;
+	}
+	if (e) {
 		snprintf(warn, wlen,
 			 "gpu: %s not found (beside aperture or in %s): recording host-side launches only; it is built where the CUDA toolkit's CUPTI is installed",
 			 AP_CUPTI_LIB, APERTURE_LIBDIR);

@@ -81,14 +81,17 @@ int ap_gpu_which(const char *cmd, const char *path_env, char *buf,
  * libaperture-cupti.so, the CUDA injection library: beside the aperture
  * binary (the build directory), in ../lib/aperture from it (an installed
  * tree moved elsewhere), or in libdir (APERTURE_LIBDIR, where make install
- * put it).  exe is aperture's own path (/proc/self/exe).  0 with the path
- * in buf, -ENOENT when none exists.
+ * put it).  exe is aperture's own path (/proc/self/exe).  It is loaded
+ * into the command, root's maybe: one that another user could have put
+ * there (ap_path_trusted, util/safefile.h) is passed over.  0 with the
+ * resolved path in buf, -ENOENT when none exists, -EPERM when those there
+ * were passed over, the first with why in why[wlen].
  */
 #define AP_CUPTI_LIB	"libaperture-cupti.so"
 int ap_cupti_lib_find(const char *exe, const char *libdir, char *buf,
-		      size_t len);
+		      size_t len, char *why, size_t wlen);
 /* the same for the running aperture (/proc/self/exe, APERTURE_LIBDIR) */
-int ap_cupti_lib_self(char *buf, size_t len);
+int ap_cupti_lib_self(char *buf, size_t len, char *why, size_t wlen);
 
 /*
  * record -e gpu -- CMD: the CUDA driver loads CUDA_INJECTION64_PATH into

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -396,9 +397,20 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
 
 static void explain_load_error(int err, char *buf, size_t len)
 {
+	struct rlimit rl;
+
 	if (err == -EPERM || err == -EACCES)
 		snprintf(buf, len,
 			 "loading BPF programs: %s; run as root or grant CAP_BPF and CAP_PERFMON",
+			 strerror(-err));
+	/* each map and program is a descriptor: not the verifier's doing */
+	else if (err == -EMFILE && !getrlimit(RLIMIT_NOFILE, &rl))
+		snprintf(buf, len,
+			 "loading BPF programs: %s; the open files limit (ulimit -n) is %llu, too low for aperture's maps and programs: raise it (ulimit -n 1024)",
+			 strerror(-err), (unsigned long long)rl.rlim_cur);
+	else if (err == -ENFILE)
+		snprintf(buf, len,
+			 "loading BPF programs: %s; the system's open files are at fs.file-max",
 			 strerror(-err));
 	else if (access("/sys/kernel/btf/vmlinux", R_OK))
 		snprintf(buf, len,

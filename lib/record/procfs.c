@@ -258,6 +258,17 @@ int ap_proc_maps_new(pid_t pid, int exec_only, ap_mmap_fn known, ap_mmap_fn fn,
 			if (n <= 0)
 				n = read_build_id(m->path, m->build_id,
 						  sizeof(m->build_id));
+			/* deleted, or its path leads elsewhere: the file
+			 * mapped itself (root only) */
+			if (n <= 0) {
+				snprintf(elf, sizeof(elf),
+					 "/proc/%d/map_files/%llx-%llx",
+					 (int)pid,
+					 (unsigned long long)m->start,
+					 (unsigned long long)m->end);
+				n = read_build_id(elf, m->build_id,
+						  sizeof(m->build_id));
+			}
 			m->build_id_len = n > 0 ? n : 0;
 		}
 		err = fn(ctx, m);

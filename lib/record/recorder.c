@@ -76,7 +76,7 @@ struct ap_recorder {
 	struct ap_hmap comm_of;		/* tid -> hash of its last comm */
 	struct ap_record_counts counts;
 	int vdso_done;			/* its image written */
-	char *bid_dir;			/* build-id cache; NULL: none */
+	struct ap_bidcache *bid;	/* not owned; NULL: none */
 	struct ap_hmap bid_done;	/* hash of a build-id -> 1 */
 	struct ap_rec_kmap **pend;	/* oldest first, packed */
 	struct ap_rec_kmap *one_kmap;	/* one of them unpacked */
@@ -128,7 +128,6 @@ void ap_recorder__free(struct ap_recorder *r)
 	ap_hmap__free(&r->by_pid);
 	ap_hmap__free(&r->comm_of);
 	ap_hmap__free(&r->bid_done);
-	free(r->bid_dir);
 	for (i = 0; i < 32; i++)
 		if (r->priv_free[i])
 			r->priv_free[i](r->priv[i]);
@@ -155,11 +154,10 @@ void ap_recorder__set_collector(struct ap_recorder *r,
 			ap_event_kinds[i]->rec_prepare(r);
 }
 
-int ap_recorder__set_buildid_dir(struct ap_recorder *r, const char *dir)
+void ap_recorder__set_buildid_cache(struct ap_recorder *r,
+				    struct ap_bidcache *c)
 {
-	free(r->bid_dir);
-	r->bid_dir = dir ? strdup(dir) : NULL;
-	return dir && !r->bid_dir ? -ENOMEM : 0;
+	r->bid = c;
 }
 
 void ap_recorder__set_kallsyms(struct ap_recorder *r, struct ap_kallsyms *k)
@@ -266,13 +264,13 @@ static void emit_mapping(struct ap_recorder *r, struct proc *p,
 			 const struct ap_mmap *m)
 {
 	/* a file only the target reaches: kept by build-id while it lives */
-	if (r->bid_dir && m->build_id_len && m->path[0] == '/' &&
+	if (r->bid && m->build_id_len && m->path[0] == '/' &&
 	    (m->prot & PROT_EXEC)) {
 		uint64_t h = ap_hash_bytes(m->build_id, m->build_id_len, 7);
 		int fresh;
 
 		if (ap_hmap__upsert(&r->bid_done, h == AP_HMAP_EMPTY ? 0 : h, &fresh) && fresh)
-			ap_bidcache__keep(r->bid_dir, m);
+			ap_bidcache__keep(r->bid, m);
 	}
 	ap_mmap__encode(m, &r->buf);
 	ap_addrspace__add_mapping(p->as, m);

@@ -20,6 +20,7 @@
 struct ap_recorder;
 struct ap_collector;
 struct ap_kallsyms;
+struct ap_bidcache;
 struct ap_ev_hdr;
 
 /* receives encoded frames; returns 0 or -errno */
@@ -33,9 +34,10 @@ void ap_recorder__set_collector(struct ap_recorder *r,
 /* kernel symbols to write as stacks hit them; NULL: none */
 void ap_recorder__set_kallsyms(struct ap_recorder *r,
 			       struct ap_kallsyms *k);
-/* keep the files only a target reaches in this build-id cache directory
- * (lib/record/bidcache.h); NULL: none.  0 or -ENOMEM */
-int ap_recorder__set_buildid_dir(struct ap_recorder *r, const char *dir);
+/* keep the files only a target reaches in this build-id cache (not owned;
+ * lib/record/bidcache.h); NULL: none */
+void ap_recorder__set_buildid_cache(struct ap_recorder *r,
+				    struct ap_bidcache *c);
 /* A process present at start: writes TASK, COMM for each thread, MMAPs. */
 int ap_recorder__snapshot(struct ap_recorder *r, pid_t pid);
 /* one ring buffer record; matches ap_event_fn */

@@ -25,6 +25,7 @@
 #include "unwind/unwind.h"
 #include "util/escape.h"
 #include "util/num.h"
+#include "util/safefile.h"
 
 #define FLUSH_NS	(500 * 1000 * 1000ull)
 #define ALIVE_NS	(100 * 1000 * 1000ull)
@@ -227,8 +228,8 @@ int ap_recording__create(struct ap_recording *r, const char *path,
 
 	r->w = ap_writer__create(path, h, &e);
 	if (!r->w) {
-		snprintf(err, len, "creating '%s': %s", path, e == -ELOOP ?
-			 "a symbolic link, not followed" : strerror(-e));
+		snprintf(err, len, "creating '%s': %s", path,
+			 ap_open_strerror(e));
 		return e;
 	}
 	return 0;

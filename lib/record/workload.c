@@ -70,6 +70,7 @@ int ap_workload__fork(struct ap_workload *w, const char *path, char **cmd,
 		      const struct ap_workload_user *user,
 		      int stdout_to_stderr)
 {
+	pid_t parent = getpid();
 	int go[2], errp[2];
 	char ready;
 
@@ -92,6 +93,13 @@ int ap_workload__fork(struct ap_workload *w, const char *path, char **cmd,
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);
 		e = user ? -become_user(user) : 0;
+		/* record killed (SIGKILL: no handler stops the command):
+		 * the command dies with it.  After become_user, as a change
+		 * of uid clears it; and the parent may have died before,
+		 * when no signal will come */
+		if (!e && (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) ||
+			   getppid() != parent))
+			_exit(127);
 		if (!e) {
 			/* -o -: standard output carries the record stream */
 			if (stdout_to_stderr &&

@@ -58,6 +58,8 @@
 
 #define KERNEL_DSO	"[kernel.kallsyms]"
 #define DELETED_SUFFIX	" (deleted)"
+/* warnings said, the rest counted */
+#define WARN_MAX	20
 
 /* ---- a chained hash table; nodes are embedded in their entries ---- */
 
@@ -284,6 +286,7 @@ struct ap_symbolizer {
 	struct htab kcache;		/* kernel results */
 	struct ap_kallsyms *ksyms;
 	struct ap_symbolizer_stats stats;
+	uint64_t warned;		/* warnings, said or not */
 	struct htab jits;		/* JIT symbols per process */
 	int vdso_fd;			/* the vDSO image (memfd), or -1 */
 	char vdso_path[64];		/* /proc/self/fd/N */
@@ -695,18 +698,27 @@ static const Dwfl_Callbacks dwfl_callbacks = {
 	.debuginfo_path = NULL,		/* libdw's default search path */
 };
 
+static void symbolizer__say(struct ap_symbolizer *s, const char *msg)
+{
+	if (s->opts.warn)
+		s->opts.warn(s->opts.warn_ctx, msg);
+	else
+		fprintf(stderr, "aperture: warning: %s\n", msg);
+}
+
+/* one a file at most, WARN_MAX in all: a file of 41 KB can name
+ * thousands of missing files; the rest are counted, said at the end */
 static void symbolizer__warn(struct ap_symbolizer *s, const char *fmt, ...)
 {
 	char msg[AP_PATH_MAX + 512];
 	va_list ap;
 
+	if (s->warned++ >= WARN_MAX)
+		return;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (s->opts.warn)
-		s->opts.warn(s->opts.warn_ctx, msg);
-	else
-		fprintf(stderr, "aperture: warning: %s\n", msg);
+	symbolizer__say(s, msg);
 }
 
 /* Interned copy of str, valid until the symbolizer is freed; NULL for NULL
@@ -823,8 +835,16 @@ static void addrspace__free(struct hnode *n)
 
 void ap_symbolizer__free(struct ap_symbolizer *s)
 {
+	char msg[128];
+
 	if (!s)
 		return;
+	if (s->warned > WARN_MAX) {
+		snprintf(msg, sizeof(msg),
+			 "%" PRIu64 " more warnings about the recorded files not shown (%d were)",
+			 s->warned - WARN_MAX, WARN_MAX);
+		symbolizer__say(s, msg);
+	}
 	while (s->versions) {
 		struct ap_addrspace *as = s->versions;
 

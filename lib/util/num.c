@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "util/num.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 int ap_parse_u64(const char *s, unsigned long long min,
 		 unsigned long long max, unsigned long long *out)
@@ -50,6 +52,31 @@ int ap_parse_pow2_size(const char *s, unsigned long long page,
 	if (n < min || n > max || (n & (n - 1)) || n % page)
 		return -EINVAL;
 	*bytes = n;
+	return 0;
+}
+
+int ap_parse_size(const char *s, uint64_t max, uint64_t *bytes)
+{
+	static const char units[] = "BKMGT";
+	unsigned long long n;
+	const char *u;
+	char *end;
+	int shift;
+
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (errno || end == s || *s == '-')
+		return -EINVAL;
+	shift = 0;
+	if (*end) {
+		u = strchr(units, toupper((unsigned char)*end));
+		if (!u || end[1])
+			return -EINVAL;
+		shift = 10 * (int)(u - units);
+	}
+	if (n > (max >> shift))
+		return -EINVAL;
+	*bytes = (uint64_t)n << shift;
 	return 0;
 }
 

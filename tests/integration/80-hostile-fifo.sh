@@ -16,15 +16,19 @@ sleep 0.3
 rm -f "$T/victim"
 mkfifo "$T/victim" "$T/victim (deleted)"
 
-# timeout: the failure this guards against is a hang, not an error
-timeout 60 "$APERTURE" record -p "$pid" -d 2 -o "$T/f.data" 2>"$T/rec.err"
+# timeout: the failure this guards against is a hang, not an error.  The
+# file mapped is kept in a cache of the test's own (read through
+# /proc/PID/map_files); report looks in another, empty, so that it meets
+# the FIFOs
+timeout 60 "$APERTURE" record -p "$pid" -d 2 -o "$T/f.data" \
+	--buildid-dir "$T/cache" 2>"$T/rec.err"
 rc=$?
 [ $rc -eq 0 ] || fail "record -p (exit $rc): $(cat "$T/rec.err")"
 kill "$pid"
 wait "$pid"
 for fmt in table folded json; do
 	timeout 60 "$APERTURE" report -i "$T/f.data" --format $fmt \
-		>"$T/out.$fmt" 2>"$T/rep.err"
+		--buildid-dir "$T/none" >"$T/out.$fmt" 2>"$T/rep.err"
 	rc=$?
 	[ $rc -eq 0 ] || fail "report --format $fmt (exit $rc): $(cat "$T/rep.err")"
 done
@@ -32,6 +36,10 @@ grep -q "not a regular file" "$T/rep.err" ||
 	fail "report does not say why the FIFO was not read: $(cat "$T/rep.err")"
 # the samples are there, as victim+offset
 grep -q 'victim' "$T/out.folded" || fail "no frames of victim"
+# the file mapped, kept while the target lived, names them
+"$APERTURE" report -i "$T/f.data" --format folded --buildid-dir "$T/cache" \
+	2>"$T/rep.err" | grep -q 'burn_60' ||
+	fail "the mapped file was not kept: $(cat "$T/rep.err")"
 
 # -i FIFO as perf takes it: read when a recording comes into it; a FIFO
 # nothing writes to (one another user planted) is refused within seconds
@@ -44,7 +52,7 @@ grep -q "not a regular file" "$T/fifo.err" ||
 	fail "report of a FIFO: $(cat "$T/fifo.err")"
 cat "$T/f.data" >"$T/rec.fifo" &
 timeout 20 "$APERTURE" report -i "$T/rec.fifo" --format folded \
-	>"$T/fifo.folded" 2>"$T/fifo.err" ||
+	--buildid-dir "$T/none" >"$T/fifo.folded" 2>"$T/fifo.err" ||
 	fail "report of a FIFO with a writer: $(cat "$T/fifo.err")"
 wait
 cmp -s "$T/fifo.folded" "$T/out.folded" ||

@@ -361,6 +361,31 @@ START_TEST(test_pow2_sizes)
 }
 END_TEST
 
+START_TEST(test_sizes)
+{
+	static const char *const bad[] = {
+		"", "M", "-1", "4MB", "1P", "2G", "18446744073709551616",
+	};
+	uint64_t b = 0;
+	size_t i;
+
+	ck_assert_int_eq(ap_parse_size("4096", 1ull << 30, &b), 0);
+	ck_assert_uint_eq(b, 4096);
+	ck_assert_int_eq(ap_parse_size("256m", 1ull << 30, &b), 0);
+	ck_assert_uint_eq(b, 256ull << 20);
+	ck_assert_int_eq(ap_parse_size("1G", 1ull << 30, &b), 0);
+	ck_assert_uint_eq(b, 1ull << 30);
+	ck_assert_int_eq(ap_parse_size("3T", 1ull << 60, &b), 0);
+	ck_assert_uint_eq(b, 3ull << 40);
+	/* junk, past max, and a shift that would wrap */
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_int_eq(ap_parse_size(bad[i], 1ull << 30, &b),
+				 -EINVAL);
+	ck_assert_int_eq(ap_parse_size("17179869184T", UINT64_MAX, &b),
+			 -EINVAL);
+}
+END_TEST
+
 START_TEST(test_seconds)
 {
 	uint64_t ns = 0;
@@ -454,6 +479,7 @@ static Suite *core_suite(void)
 	tc = tcase_create("options");
 	tcase_add_test(tc, test_u64_range);
 	tcase_add_test(tc, test_pow2_sizes);
+	tcase_add_test(tc, test_sizes);
 	tcase_add_test(tc, test_seconds);
 	tcase_add_test(tc, test_cpu_lists);
 	tcase_add_test(tc, test_thread_lists);
