@@ -204,7 +204,10 @@ FUZZ_O		:= $(O)/fuzz
 FUZZ_OBJS	:= $(patsubst %.c,$(FUZZ_O)/%.o,$(LIB_SRCS)) \
 		   $(FUZZ_O)/lib/syscall_names.o $(FUZZ_O)/proto/profile.pb-c.o
 FUZZ_TIME	?= 300
-FUZZ_RUN	= $(FUZZ_O)/fuzz_report -max_total_time=$(1) -timeout=20 \
+# seconds one input may take before it counts as a hang: a run takes
+# milliseconds, but a machine shared with builds stalls it for seconds
+FUZZ_TIMEOUT	?= 120
+FUZZ_RUN	= $(FUZZ_O)/fuzz_report -max_total_time=$(1) -timeout=$(FUZZ_TIMEOUT) \
 		  -rss_limit_mb=2048 -print_final_stats=1 \
 		  -artifact_prefix=$(FUZZ_O)/ $(FUZZ_O)/corpus tests/fuzz/corpus
 
