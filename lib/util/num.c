@@ -92,8 +92,3 @@ uint64_t ap_add_sat(uint64_t a, uint64_t b)
 {
 	return a + b < a ? UINT64_MAX : a + b;
 }
-
-uint64_t ap_mul_sat(uint64_t a, uint64_t b)
-{
-	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
-}

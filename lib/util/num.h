@@ -36,8 +36,7 @@ int ap_parse_secs_ns(const char *s, size_t len, uint64_t *ns);
 /* a weight summed in a double, rounded, within [0, AP_WEIGHT_MAX]
  * (NaN: 0): never a float-to-integer conversion that overflows */
 int64_t ap_weight(double w);
-/* a + b, b * a: UINT64_MAX when it does not fit */
+/* a + b, or UINT64_MAX when it does not fit */
 uint64_t ap_add_sat(uint64_t a, uint64_t b);
-uint64_t ap_mul_sat(uint64_t a, uint64_t b);
 
 #endif /* APERTURE_NUM_H */
