@@ -75,6 +75,7 @@ struct pick {
 	int format;			/* AP_FMT_* */
 	int call_graph;			/* AP_CG_* */
 	int per_thread, hist, user_only, inline_rows, no_children;
+	unsigned view;			/* exports: the first view tried */
 };
 
 static void pick_of(const uint8_t *data, size_t size, struct pick *p)
@@ -90,27 +91,32 @@ static void pick_of(const uint8_t *data, size_t size, struct pick *p)
 	p->user_only = (h >> 2 & 7) == 0;
 	p->inline_rows = h >> 5 & 1;
 	p->no_children = h >> 6 & 1;
+	p->view = h >> 7;
 }
 
 /* every view the file's events need, one for a profile export (a profile
- * holds one unit, as report's ap_viewset__one_unit keeps) */
+ * holds one unit, as report's ap_viewset__one_unit keeps): the first
+ * from the pick's on that has events and an export */
 static void add_views(struct ap_viewset *vs, const struct ap_header *h,
-		      int format)
+		      const struct pick *p)
 {
 	static const char *const names[] = {
 		"cpu", "syscall", "lock", "gpu", "mem", "sched", "io",
 		"tracepoint",
 	};
+	const size_t nr = sizeof(names) / sizeof(names[0]);
+	int format = p->format;
 	size_t i;
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		const struct ap_view_ops *ops = ap_view__find(names[i]);
+	for (i = 0; i < nr; i++) {
+		const char *name = names[(i + p->view) % nr];
+		const struct ap_view_ops *ops = ap_view__find(name);
 
 		if (!ops || !(h->events_requested & AP_EVMASK(ops->tag)))
 			continue;
 		if (ap_format__is_export(format) && !ops->profile)
 			continue;
-		ap_viewset__add(vs, names[i]);
+		ap_viewset__add(vs, name);
 		if (ap_format__is_export(format) && vs->nr)
 			return;
 	}
@@ -175,7 +181,7 @@ static void run(const char *path, const struct pick *p)
 	o.freq = ap_reader__header(in.rd)->freq;
 	ap_session__escape_names(in.s, p->format != AP_FMT_JSON);
 	ap_viewset__init(&vs, "report", &o, in.s);
-	add_views(&vs, ap_reader__header(in.rd), p->format);
+	add_views(&vs, ap_reader__header(in.rd), p);
 	if (p->format == AP_FMT_FOLDED && ap_viewset__folded_unit(&vs, &o))
 		goto done;
 	if (p->format == AP_FMT_TRACE) {
@@ -381,17 +387,35 @@ static size_t file_write(const struct file *f, uint8_t *d, size_t max)
 	return off + 16;
 }
 
-/* one frame of b, its payload mutated and its length set to match */
+/* the values that break arithmetic: sums, casts, the top bit */
+static const uint64_t edges[] = {
+	0, 1, 0x7f, 0x80, 0xff, 0x7fffffff, 0x80000000, 0xffffffff,
+	0x100000000ull, 1ull << 53, 0x7fffffffffffffffull,
+	0x8000000000000000ull, 0xffffffffffffffffull,
+};
+
+/* one frame of b, its payload mutated and its length set to match; or
+ * one of its aligned fields (the formats' u32s and u64s) set to an edge */
 static void mutate_frame(struct blk *b, unsigned r)
 {
 	size_t off = 0, n = count_frames(b->raw, b->len, (uint64_t[32]){ 0 });
-	size_t k, len, nlen, room;
+	size_t k, len, nlen, room, at;
+	uint64_t e;
 
 	if (!n)
 		return;
 	for (k = r % n; k; k--)
 		off += 8 + le32(b->raw + off + 4);
 	len = le32(b->raw + off + 4);
+	if (rand() % 3 == 0 && len >= 8) {
+		at = off + 8 + (size_t)rand() % (len / 4) * 4;
+		e = edges[rand() % (sizeof(edges) / sizeof(edges[0]))];
+		if (rand() % 2 && at + 8 <= off + 8 + len)
+			put64(b->raw + at, e);
+		else
+			put32(b->raw + at, (uint32_t)e);
+		return;
+	}
 	room = b->cap - b->len;
 	if (room > 4096)
 		room = 4096;
