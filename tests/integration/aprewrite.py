@@ -17,11 +17,12 @@ def crc(b):
 
 def hostile(tag, p):
     p = bytearray(p)
-    if tag == 5 and len(p) >= 76:
-        kind = struct.unpack_from("<I", p, 0)[0]
+    # the sizes of 1.0 (68 and 128 bytes): later ones only add fields
+    kind = struct.unpack_from("<I", p, 0)[0] if tag == 5 else 0
+    if tag == 5 and len(p) >= 68:
         if kind == 1:			# interval: off_ns, wakeup_ns
             struct.pack_into("<QQ", p, 4 + 24, HUGE, HUGE)
-        elif kind == 2:			# totals: on, blocked, runnable
+        elif kind == 2 and len(p) >= 128:  # totals: on, blocked, runnable
             struct.pack_into("<QQQ", p, 4 + 24, HUGE, HUGE, HUGE)
             struct.pack_into("<Q", p, 4 + 24 + 8 * 6, HUGE)  # wake total
             struct.pack_into("<Q", p, 4 + 24 + 8 * 7, HUGE)  # wake max
