@@ -13,7 +13,10 @@
 VERSION		:= 0.1.0
 ifeq ($(SANITIZE),1)
 O		?= build-san
-SAN_FLAGS	:= -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+# float-cast-overflow is not in gcc's "undefined": a double too big for
+# the integer it becomes (a hostile file's durations) must fail too
+SAN_FLAGS	:= -fsanitize=address,undefined,float-cast-overflow \
+		   -fno-sanitize-recover=undefined,float-cast-overflow \
 		   -fno-omit-frame-pointer
 # memory errors and undefined behaviour fail a test; what a command leaves
 # allocated when it exits does not
@@ -195,12 +198,16 @@ $(O)/tests/test_%: tests/unit/test_%.c $(LIBAP) | $(SKEL)
 # report runs (reader, session, symbolizer, views), objects of their own
 FUZZ_CC		?= clang
 FUZZ_FLAGS	:= -O1 -g -fno-omit-frame-pointer \
-		   -fsanitize=address,undefined -fno-sanitize-recover=undefined
+		   -fsanitize=address,undefined,float-cast-overflow \
+		   -fno-sanitize-recover=undefined,float-cast-overflow
 FUZZ_O		:= $(O)/fuzz
 FUZZ_OBJS	:= $(patsubst %.c,$(FUZZ_O)/%.o,$(LIB_SRCS)) \
 		   $(FUZZ_O)/lib/syscall_names.o $(FUZZ_O)/proto/profile.pb-c.o
 FUZZ_TIME	?= 300
-FUZZ_RUN	= $(FUZZ_O)/fuzz_report -max_total_time=$(1) -timeout=20 \
+# seconds one input may take before it counts as a hang: a run takes
+# milliseconds, but a machine shared with builds stalls it for seconds
+FUZZ_TIMEOUT	?= 120
+FUZZ_RUN	= $(FUZZ_O)/fuzz_report -max_total_time=$(1) -timeout=$(FUZZ_TIMEOUT) \
 		  -rss_limit_mb=2048 -print_final_stats=1 \
 		  -artifact_prefix=$(FUZZ_O)/ $(FUZZ_O)/corpus tests/fuzz/corpus
 

@@ -551,9 +551,9 @@ int cmd_report(int argc, char **argv)
 			.icicle = o.icicle,
 			.user_only = o.r.user_only,
 		};
-		double secs = ap_report_header__duration_s(h, st, in.s);
+		uint64_t ns = ap_report_header__duration_ns(h, st, in.s);
 
-		ret = ap_viewset__export(&vs, &eo, h, secs) ? 1 : 0;
+		ret = ap_viewset__export(&vs, &eo, h, ns) ? 1 : 0;
 	} else {
 		ret = print_views(&o, &vs, &in, st);
 	}

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/num.h"
 #include "event/event.h"
 #include "export/export.h"
 #include "report/ctxtab.h"
@@ -1156,7 +1157,7 @@ static int cpu_profile(void *p, struct ap_profile *pr)
 
 		if (a->count <= 0)
 			continue;
-		smp.v[0] = (int64_t)(a->count + 0.5);
+		smp.v[0] = ap_weight(a->count);
 		smp.v[1] = smp.v[0] * pv->period;
 		err = ap_profile__add(pr, &smp);
 		if (err)

@@ -592,6 +592,7 @@ int ap_export_pprof(const struct ap_profile *p, FILE *out)
 		prof.period = p->views[0].period;
 	}
 	prof.time_nanos = (int64_t)p->wall_start_ns;
+	/* p->duration_ns is within AP_WEIGHT_MAX (ap_viewset__export) */
 	prof.duration_nanos = (int64_t)p->duration_ns;
 	for (i = 0; i < p->nr; i++) {
 		err = add_sample(&x, &p->samples[i], nr_cols);

@@ -17,6 +17,7 @@
 
 #include "symbols/symbolizer.h"
 #include "util/hmap.h"
+#include "util/num.h"
 #include "export/profile.h"
 #include "report/stackres.h"
 #include "util/strtab.h"
@@ -90,7 +91,20 @@ static uint64_t item_start(const struct ap_profile *p, const struct item *it)
 {
 	const struct ap_prof_time *t = &p->times[it->t];
 
-	return t->end_ns - t->ns;
+	return t->end_ns > t->ns ? t->end_ns - t->ns : 0;
+}
+
+/* a weight within what the outputs hold (AP_WEIGHT_MAX), and sums of
+ * them that stop at INT64_MAX: a hostile file's times never wrap */
+static int64_t ss_weight(uint64_t w)
+{
+	return w < (uint64_t)AP_WEIGHT_MAX ? (int64_t)w :
+					     (int64_t)AP_WEIGHT_MAX;
+}
+
+static int64_t ss_add(int64_t a, int64_t b)
+{
+	return a > INT64_MAX - b ? INT64_MAX : a + b;
 }
 
 /* items grouped by view, then pid, tid and comm; in time, or by sample */
@@ -175,7 +189,7 @@ static int seq_add(struct seq *q, const char *stk, int64_t w)
 		return 0;
 	/* back to back on one stack: one sample, as speedscope joins them */
 	if (q->nr && q->stk[q->nr - 1] == stk) {
-		q->w[q->nr - 1] += w;
+		q->w[q->nr - 1] = ss_add(q->w[q->nr - 1], w);
 		return 0;
 	}
 	if (ap_grow((void **)&q->stk, &q->cap, q->nr, sizeof(*q->stk), 256) ||
@@ -207,19 +221,19 @@ static int timed_seq(struct ss *x, const struct item *it, size_t from,
 		start = item_start(p, &it[i]);
 		start = start > p->start_ns ? start - p->start_ns : 0;
 		if (start > cur) {
-			err = seq_add(q, NULL, (int64_t)(start - cur));
+			err = seq_add(q, NULL, ss_weight(start - cur));
 			if (err)
 				return err;
 			cur = start;
 		}
-		err = seq_add(q, stk, (int64_t)t->ns);
+		err = seq_add(q, stk, ss_weight(t->ns));
 		if (err)
 			return err;
-		cur += t->ns;
-		*total += (int64_t)t->ns;
+		cur = ap_add_sat(cur, t->ns);
+		*total = ss_add(*total, ss_weight(t->ns));
 	}
 	return p->duration_ns > cur ?
-	       seq_add(q, NULL, (int64_t)(p->duration_ns - cur)) : 0;
+	       seq_add(q, NULL, ss_weight(p->duration_ns - cur)) : 0;
 }
 
 /* one sampled profile: items [from, to); its total (gaps left out) in
@@ -246,12 +260,12 @@ static int write_profile(struct ss *x, const struct item *it, size_t from,
 		int64_t w = p->samples[it[i].smp].v[pv->main];
 
 		err = stk ? seq_add(&q, stk, w) : -ENOMEM;
-		total += w > 0 ? w : 0;
+		total = ss_add(total, w > 0 ? w : 0);
 	}
 	if (err)
 		goto out;
 	for (i = 0; i < q.nr; i++)
-		span += q.w[i];
+		span = ss_add(span, q.w[i]);
 	if (s0->tid)
 		snprintf(name, sizeof(name), "%s %s %u/%u", pv->name,
 			 s0->comm, sample_pid(s0), s0->tid);

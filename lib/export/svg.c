@@ -296,10 +296,10 @@ static void diff_colour(const struct node *n, double k, double max,
 			char *buf, size_t len)
 {
 	double d = n->value - k * n->old;
-	int c = max > 0 ? (int)(200 * fabs(d) / max) : 0;
+	double r = max > 0 ? 200 * fabs(d) / max : 0;
+	/* NaN too: no float-to-int conversion out of range */
+	int c = r < 200 ? (int)r : 200;
 
-	if (c > 200)
-		c = 200;
 	if (d > 0)
 		snprintf(buf, len, "rgb(255,%d,%d)", 255 - c, 255 - c);
 	else

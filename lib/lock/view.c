@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/num.h"
 #include "event/event.h"
 #include "symbols/datasym.h"
 #include "lock/codec.h"
@@ -821,8 +822,8 @@ static int lock_profile(void *p, struct ap_profile *pr)
 		smp.leaf = ap_strtab__intern(v->strs, leaf, -1);
 		if (!smp.leaf)
 			return -ENOMEM;
-		smp.v[0] = (int64_t)(st->wait + 0.5);
-		smp.v[1] = (int64_t)(st->count + 0.5);
+		smp.v[0] = ap_weight(st->wait);
+		smp.v[1] = ap_weight(st->count);
 		err = ap_profile__add(pr, &smp);
 		if (err)
 			return err;

@@ -29,6 +29,7 @@
 #include "record/perf_decode.h"
 #include "report/session.h"
 #include "report/stackres.h"
+#include "util/num.h"
 #include "util/strtab.h"
 #include "symbols/symbolizer.h"
 #include "util/vec.h"
@@ -320,6 +321,10 @@ static int mem_event(void *p, const struct ap_frame *f)
 
 	if (ap_mem_event__decode(f->payload, f->len, &e))
 		return -EBADMSG;
+	/* a sample weighs its period: no more than a recorder sets (a
+	 * hostile file's would overflow the sums every output shows) */
+	if (e.period > ap_mem_period_max(e.source))
+		e.period = ap_mem_period_max(e.source);
 	if (e.source < 32)
 		v->sources |= 1u << e.source;
 	if (e.kind == AP_MEM_KIND_PERIOD) {
@@ -655,7 +660,7 @@ static int mem_profile(void *p, struct ap_profile *pr)
 			.view = idx, .pid = c->pid, .tid = c->tid,
 			.comm = c->comm, .as = c->as,
 			.stack_id = k->stack_id, .ip = k->ip,
-			.v = { (int64_t)(k->weight + 0.5) },
+			.v = { ap_weight(k->weight) },
 		};
 
 		if (k->weight < 0.5)

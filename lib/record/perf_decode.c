@@ -266,6 +266,12 @@ uint64_t ap_mem_period(uint32_t source, int density, uint64_t user)
 	return fault[density];
 }
 
+uint64_t ap_mem_period_max(uint32_t source)
+{
+	return source == AP_MEM_SRC_PAGE_FAULT ? AP_FAULT_MAX_PERIOD :
+						 AP_IBS_MAX_PERIOD;
+}
+
 uint64_t ap_mem_period_after_loss(uint32_t source, uint64_t period)
 {
 	uint64_t max = source == AP_MEM_SRC_IBS_OP ? AP_IBS_MAX_PERIOD :

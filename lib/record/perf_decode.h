@@ -98,6 +98,9 @@ const char *ap_mem_data_src__level(uint64_t data_src);
 #define AP_IBS_MIN_PERIOD	0x90ull
 #define AP_IBS_MAX_PERIOD	0xffff0ull
 #define AP_FAULT_MAX_PERIOD	65536ull
+/* the largest period a recording of the source holds (an unknown
+ * source: the largest of any) */
+uint64_t ap_mem_period_max(uint32_t source);
 /* source: AP_MEM_SRC_*; density 0 low, 1 default, 2 high; user: -c (0:
  * none).  The result is always valid for the source. */
 uint64_t ap_mem_period(uint32_t source, int density, uint64_t user);

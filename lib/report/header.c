@@ -25,14 +25,21 @@ static void fmt_time(char *buf, size_t len, const struct ap_header *h)
 		snprintf(buf, len, "?");
 }
 
-double ap_report_header__duration_s(const struct ap_header *h,
-				    const struct ap_read_stats *st,
-				    const struct ap_session *s)
+uint64_t ap_report_header__duration_ns(const struct ap_header *h,
+				       const struct ap_read_stats *st,
+				       const struct ap_session *s)
 {
 	uint64_t end = st->has_summary ? st->summary.end_mono_ns :
 					 ap_session__last_ts(s);
 
-	return end > h->start_mono_ns ? (end - h->start_mono_ns) / 1e9 : 0;
+	return end > h->start_mono_ns ? end - h->start_mono_ns : 0;
+}
+
+double ap_report_header__duration_s(const struct ap_header *h,
+				    const struct ap_read_stats *st,
+				    const struct ap_session *s)
+{
+	return ap_report_header__duration_ns(h, st, s) / 1e9;
 }
 
 /*

@@ -9,13 +9,17 @@
 #ifndef APERTURE_REPORT_HEADER_H
 #define APERTURE_REPORT_HEADER_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 struct ap_header;
 struct ap_read_stats;
 struct ap_session;
 
-/* seconds from the start to the summary's end, else the last event */
+/* from the start to the summary's end, else the last event */
+uint64_t ap_report_header__duration_ns(const struct ap_header *h,
+				       const struct ap_read_stats *st,
+				       const struct ap_session *s);
 double ap_report_header__duration_s(const struct ap_header *h,
 				    const struct ap_read_stats *st,
 				    const struct ap_session *s);

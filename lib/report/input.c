@@ -8,6 +8,7 @@
 
 #include "util/escape.h"
 #include "format/reader.h"
+#include "report/header.h"
 #include "report/session.h"
 #include "symbols/symbolizer.h"
 
@@ -61,6 +62,12 @@ int ap_input__next(struct ap_input *in, struct ap_frame *f)
 	while ((err = ap_reader__next(in->rd, f)) > 0)
 		if (ap_session__feed(in->s, f) == 1)
 			return 1;
+	/* all read: what the views' durations must fit in */
+	ap_session__set_span(in->s,
+			     ap_report_header__duration_ns(
+				     ap_reader__header(in->rd),
+				     ap_reader__stats(in->rd), in->s),
+			     ap_reader__header(in->rd)->ncpus);
 	return err;
 }
 

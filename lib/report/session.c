@@ -7,6 +7,7 @@
 
 #include "util/hmap.h"
 #include "format/stacktab.h"
+#include "util/num.h"
 #include "util/strtab.h"
 #include "symbols/symbolizer.h"
 #include "util/vec.h"
@@ -52,6 +53,9 @@ struct ap_session {
 	struct ap_unwind_info unwind;
 	int has_unwind;
 	uint64_t first_ts, last_ts;
+	uint64_t span_ns;
+	uint32_t span_cpus;
+	int has_span;
 	uint64_t event_ts;		/* of the event frame fed last */
 	uint64_t epoch;			/* symbol frames fed: they may change
 					 * what any stack resolves to */
@@ -606,4 +610,36 @@ uint64_t ap_session__first_ts(const struct ap_session *s)
 uint64_t ap_session__last_ts(const struct ap_session *s)
 {
 	return s->last_ts;
+}
+
+void ap_session__set_span(struct ap_session *s, uint64_t span_ns,
+			  uint32_t ncpus)
+{
+	s->span_ns = span_ns;
+	s->span_cpus = ncpus ? ncpus : 1;
+	s->has_span = 1;
+}
+
+uint64_t ap_session__span_ns(const struct ap_session *s)
+{
+	return s->has_span ? s->span_ns : 0;
+}
+
+double ap_session__max_ns(const struct ap_session *s, int all_cpus)
+{
+	double max;
+
+	if (!s->has_span)
+		return AP_WEIGHT_MAX;
+	max = (double)s->span_ns * (all_cpus ? s->span_cpus : 1);
+	return max < AP_WEIGHT_MAX ? max : AP_WEIGHT_MAX;
+}
+
+double ap_session__clamp_ns(const struct ap_session *s, double ns,
+			    int all_cpus)
+{
+	double max = ap_session__max_ns(s, all_cpus);
+
+	/* !(ns > 0): NaN too */
+	return !(ns > 0) ? 0 : ns < max ? ns : max;
 }

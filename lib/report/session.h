@@ -89,4 +89,22 @@ const struct ap_unwind_info *ap_session__unwind(const struct ap_session *s);
 uint64_t ap_session__first_ts(const struct ap_session *s);
 uint64_t ap_session__last_ts(const struct ap_session *s);
 
+/*
+ * What the recording can hold: span_ns from its start to its end, on
+ * ncpus CPUs (0: one), set once every frame is read (ap_input__next).
+ * Durations in a hostile file may claim more, or more than an int64_t
+ * holds; the views clamp theirs to this before any output sees them, so
+ * that the table, folded, JSON and exports agree.
+ */
+void ap_session__set_span(struct ap_session *s, uint64_t span_ns,
+			  uint32_t ncpus);
+/* the span; 0 when not set (a live session) or when it was 0 */
+uint64_t ap_session__span_ns(const struct ap_session *s);
+/* the most one thread (all_cpus: every thread together) can have spent
+ * in the recording; without a span, the most an output's int64_t holds */
+double ap_session__max_ns(const struct ap_session *s, int all_cpus);
+/* ns within [0, ap_session__max_ns(s, all_cpus)] */
+double ap_session__clamp_ns(const struct ap_session *s, double ns,
+			    int all_cpus);
+
 #endif /* APERTURE_SESSION_H */

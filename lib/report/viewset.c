@@ -11,6 +11,7 @@
 #include "export/profile.h"
 #include "format/format.h"
 #include "report/view.h"
+#include "util/num.h"
 
 void ap_viewset__init(struct ap_viewset *vs, const char *cmd,
 		      const struct ap_report_opts *o, struct ap_session *s)
@@ -224,7 +225,7 @@ void ap_viewset__event(struct ap_viewset *vs, const struct ap_frame *f)
 
 int ap_viewset__export(const struct ap_viewset *vs,
 		       const struct ap_export_opts *eo,
-		       const struct ap_header *h, double secs)
+		       const struct ap_header *h, uint64_t duration_ns)
 {
 	struct ap_profile p;
 	int i, err = 0;
@@ -233,7 +234,9 @@ int ap_viewset__export(const struct ap_viewset *vs,
 	p.user_only = eo->user_only;
 	p.start_ns = h->start_mono_ns;
 	p.wall_start_ns = h->start_mono_ns + h->mono_to_real_ns;
-	p.duration_ns = (uint64_t)(secs * 1e9);
+	/* as the views' durations: what an output's weight holds */
+	p.duration_ns = duration_ns < (uint64_t)AP_WEIGHT_MAX ?
+			duration_ns : (uint64_t)AP_WEIGHT_MAX;
 	_Static_assert(AP_PROF_BUILD_ID_MAX == AP_BUILD_ID_MAX,
 		       "the profile holds the file's build-ids");
 	memcpy(p.kernel_build_id, h->kernel_build_id,

@@ -73,11 +73,11 @@ int ap_viewset__needs_inline(const struct ap_viewset *vs);
 uint32_t ap_viewset__tags(const struct ap_viewset *vs);
 /* a frame to each view that wants its tag */
 void ap_viewset__event(struct ap_viewset *vs, const struct ap_frame *f);
-/* the views' stacks as one profile in eo's format to stdout (h and secs
- * for its times): 0, else said */
+/* the views' stacks as one profile in eo's format to stdout (h and
+ * duration_ns for its times): 0, else said */
 int ap_viewset__export(const struct ap_viewset *vs,
 		       const struct ap_export_opts *eo,
-		       const struct ap_header *h, double secs);
+		       const struct ap_header *h, uint64_t duration_ns);
 void ap_viewset__free(struct ap_viewset *vs);
 
 #endif /* APERTURE_VIEWSET_H */

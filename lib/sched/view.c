@@ -25,6 +25,7 @@
 #include "export/profile.h"
 #include "report/session.h"
 #include "report/stackres.h"
+#include "util/num.h"
 #include "util/strtab.h"
 #include "symbols/symbolizer.h"
 #include "util/vec.h"
@@ -147,35 +148,58 @@ static struct thr *thr_get(struct view_sched *v, uint32_t pid, uint32_t tid,
 	return t;
 }
 
+/* saturating: a hostile file's totals must not wrap round */
 static void thr_add(struct ap_sched_thr *d, const struct ap_sched_thr *s)
 {
 	int i;
 
-	d->on_ns += s->on_ns;
-	d->blocked_ns += s->blocked_ns;
-	d->runnable_ns += s->runnable_ns;
-	d->vol += s->vol;
-	d->invol += s->invol;
-	d->wakeups += s->wakeups;
-	d->wakeup_total_ns += s->wakeup_total_ns;
+	d->on_ns = ap_add_sat(d->on_ns, s->on_ns);
+	d->blocked_ns = ap_add_sat(d->blocked_ns, s->blocked_ns);
+	d->runnable_ns = ap_add_sat(d->runnable_ns, s->runnable_ns);
+	d->vol = ap_add_sat(d->vol, s->vol);
+	d->invol = ap_add_sat(d->invol, s->invol);
+	d->wakeups = ap_add_sat(d->wakeups, s->wakeups);
+	d->wakeup_total_ns = ap_add_sat(d->wakeup_total_ns,
+					s->wakeup_total_ns);
 	if (s->wakeup_max_ns > d->wakeup_max_ns)
 		d->wakeup_max_ns = s->wakeup_max_ns;
-	d->migrations += s->migrations;
-	d->short_nr += s->short_nr;
-	d->short_ns += s->short_ns;
+	d->migrations = ap_add_sat(d->migrations, s->migrations);
+	d->short_nr = ap_add_sat(d->short_nr, s->short_nr);
+	d->short_ns = ap_add_sat(d->short_ns, s->short_ns);
 	d->flags |= s->flags;
 	for (i = 0; i < AP_SCHED_MASK_WORDS; i++)
 		d->cpus[i] |= s->cpus[i];
 }
 
+static uint64_t clamp_ns(const struct view_sched *v, uint64_t ns,
+			 int all_cpus)
+{
+	return (uint64_t)ap_session__clamp_ns(v->s, (double)ns, all_cpus);
+}
+
+/* the durations of one thread within what the recording holds, as
+ * every output shows them (a process's: the sums of its threads', its
+ * on-CPU time no more than the recording on all its CPUs) */
+static void thr_clamp(const struct view_sched *v, struct ap_sched_thr *t)
+{
+	t->on_ns = clamp_ns(v, t->on_ns, 0);
+	t->blocked_ns = clamp_ns(v, t->blocked_ns, 0);
+	t->runnable_ns = clamp_ns(v, t->runnable_ns, 0);
+	t->wakeup_total_ns = clamp_ns(v, t->wakeup_total_ns, 0);
+	t->wakeup_max_ns = clamp_ns(v, t->wakeup_max_ns, 0);
+	t->short_ns = clamp_ns(v, t->short_ns, 0);
+}
+
 /* a thread's totals: every finished instance plus the live one */
-static void thr_total(const struct thr *t, struct ap_sched_thr *out)
+static void thr_total(const struct view_sched *v, const struct thr *t,
+		      struct ap_sched_thr *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (t->has_done)
 		thr_add(out, &t->done);
 	if (t->has_live)
 		thr_add(out, &t->live);
+	thr_clamp(v, out);
 }
 
 static int on_thr(struct view_sched *v, const struct ap_sched_thr *e)
@@ -213,7 +237,7 @@ static int on_iv(struct view_sched *v, const struct ap_sched_iv *e)
 	if (!t)
 		return -ENOMEM;
 	t->iv_nr++;
-	t->iv_ns += e->off_ns;
+	t->iv_ns = ap_add_sat(t->iv_ns, e->off_ns);
 	v->iv_nr++;
 	v->iv_ns += e->off_ns;
 	if (e->flags & AP_SCHED_IV_OPEN)
@@ -282,6 +306,34 @@ static void sched_decay(void *p, unsigned num, unsigned den)
 	}
 }
 
+/*
+ * Off-CPU time by stack within what the recording holds: a thread's
+ * intervals of one stack no longer than the recording (a hostile file
+ * claims years; threads wait at once, so their sum has no bound but
+ * the outputs').  Each interval a timed export places is scaled with
+ * its row, so that the table, folded, JSON and every export agree.
+ * Before any output; again changes nothing.
+ */
+static void sched_clamp(struct view_sched *v)
+{
+	double max = ap_session__max_ns(v->s, 0);
+	size_t i;
+
+	for (i = 0; i < v->times.nr; i++) {
+		struct ap_prof_time *t = &v->times.t[i];
+		const struct agg *a = &v->aggs[t->ref];
+
+		if (a->ns > max)
+			t->ns = (uint64_t)((double)t->ns * (max / a->ns));
+	}
+	v->iv_ns = 0;
+	for (i = 0; i < v->nr_aggs; i++) {
+		v->aggs[i].ns = ap_session__clamp_ns(v->s, v->aggs[i].ns, 0);
+		v->iv_ns += v->aggs[i].ns;
+	}
+	v->iv_ns = v->iv_ns < AP_WEIGHT_MAX ? v->iv_ns : AP_WEIGHT_MAX;
+}
+
 /* the frames of a stack, leaf first, into v->res; returns the count */
 static long resolve(struct view_sched *v, const struct ap_ctx *c, uint32_t id)
 {
@@ -338,7 +390,7 @@ static size_t on_partial(struct view_sched *v)
 	size_t i, n = 0;
 
 	for (i = 0; i < v->nr_thrs; i++) {
-		thr_total(&v->thrs[i], &one);
+		thr_total(v, &v->thrs[i], &one);
 		n += !!(one.flags & AP_SCHED_THR_ON_PARTIAL);
 	}
 	return n;
@@ -351,17 +403,18 @@ static int same_proc(const struct thr *a, const struct thr *b)
 
 /* the totals of the process whose threads, sorted by cmp_thr, start at
  * ts[i]; returns the index past its last thread */
-static size_t proc_total(const struct thr *ts, size_t nr, size_t i,
-			 struct ap_sched_thr *sum)
+static size_t proc_total(const struct view_sched *v, const struct thr *ts,
+			 size_t nr, size_t i, struct ap_sched_thr *sum)
 {
 	struct ap_sched_thr one;
 	size_t j;
 
 	memset(sum, 0, sizeof(*sum));
 	for (j = i; j < nr && same_proc(&ts[j], &ts[i]); j++) {
-		thr_total(&ts[j], &one);
+		thr_total(v, &ts[j], &one);
 		thr_add(sum, &one);
 	}
+	sum->on_ns = clamp_ns(v, sum->on_ns, 1);
 	return j;
 }
 
@@ -531,11 +584,11 @@ static int print_table(struct view_sched *v, FILE *out)
 	for (i = 0; i < v->nr_thrs; i = j) {
 		struct ap_sched_thr sum, one;
 
-		j = proc_total(ts, v->nr_thrs, i, &sum);
+		j = proc_total(v, ts, v->nr_thrs, i, &sum);
 		snprintf(pidbuf, sizeof(pidbuf), "%u", ts[i].pid);
 		print_row(out, pidbuf, "-", ts[i].pcomm, &sum);
 		for (; i < j; i++) {
-			thr_total(&ts[i], &one);
+			thr_total(v, &ts[i], &one);
 			snprintf(tidbuf, sizeof(tidbuf), "%u", ts[i].tid);
 			print_row(out, "", tidbuf, ts[i].comm, &one);
 		}
@@ -618,7 +671,7 @@ static int print_json(struct view_sched *v, FILE *out)
 	for (i = 0; i < v->nr_thrs; i = j) {
 		struct ap_sched_thr sum, one;
 
-		j = proc_total(ts, v->nr_thrs, i, &sum);
+		j = proc_total(v, ts, v->nr_thrs, i, &sum);
 		fprintf(out, "%s\n    {\"pid\": %u, \"comm\": ", i ? "," : "",
 			ts[i].pid);
 		ap_json_str(out, ts[i].pcomm);
@@ -626,7 +679,7 @@ static int print_json(struct view_sched *v, FILE *out)
 		json_thr(out, &sum);
 		fputs(", \"threads\": [", out);
 		for (k = 0; i < j; i++, k++) {
-			thr_total(&ts[i], &one);
+			thr_total(v, &ts[i], &one);
 			fprintf(out, "%s\n      {\"tid\": %u, \"comm\": ",
 				k ? "," : "", ts[i].tid);
 			ap_json_str(out, ts[i].comm);
@@ -634,7 +687,7 @@ static int print_json(struct view_sched *v, FILE *out)
 				", \"interval_ns\": %" PRIu64 ", ",
 				ts[i].has_done && !ts[i].has_live ? "true" :
 								   "false",
-				ts[i].iv_nr, ts[i].iv_ns);
+				ts[i].iv_nr, clamp_ns(v, ts[i].iv_ns, 0));
 			json_thr(out, &one);
 			fputc('}', out);
 		}
@@ -722,6 +775,7 @@ static int sched_print(void *p, FILE *out)
 {
 	struct view_sched *v = p;
 
+	sched_clamp(v);
 	switch (v->o->format) {
 	case AP_FMT_FOLDED:
 		return print_folded(v, out);
@@ -742,6 +796,7 @@ static int sched_profile(void *p, struct ap_profile *pr)
 	idx = ap_profile__add_kind(pr, AP_TAG_SCHED, 0);
 	if (idx < 0)
 		return idx;
+	sched_clamp(v);
 	for (i = 0; i < v->nr_aggs; i++) {
 		const struct agg *a = &v->aggs[i];
 		const struct ap_ctx *c = ap_ctxtab__get(&v->ctxs, a->ctx);
@@ -753,8 +808,8 @@ static int sched_profile(void *p, struct ap_profile *pr)
 
 		if (a->ns <= 0)
 			continue;
-		smp.v[0] = (int64_t)(a->ns + 0.5);
-		smp.v[1] = (int64_t)(a->count + 0.5);
+		smp.v[0] = ap_weight(a->ns);
+		smp.v[1] = ap_weight(a->count);
 		err = ap_profile__add(pr, &smp);
 		if (err)
 			return err;

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include "util/num.h"
 #include "syscall/syscalls.h"
 
 #include <errno.h>
@@ -155,8 +156,11 @@ uint64_t ap_hist__percentile(const double *hist, double timed,
 		rank = 1;
 	if (rank >= timed)
 		return max_ns;
+	/* the shorter of two: never more than the longer (a hostile
+	 * file's total does not fit a uint64_t) */
 	if (timed == 2 && total_ns >= max_ns)
-		return (uint64_t)(total_ns - max_ns + 0.5);
+		return total_ns - max_ns < (double)max_ns ?
+		       (uint64_t)(total_ns - max_ns + 0.5) : max_ns;
 	*exact = 0;
 	for (k = 0; k < AP_HIST_BUCKETS; k++) {
 		if (hist[k] <= 0)

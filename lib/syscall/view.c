@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/num.h"
 #include "event/event.h"
 #include "report/ctxtab.h"
 #include "syscall/codec.h"
@@ -687,7 +688,7 @@ static void hist_of(struct srow *r, uint64_t *h, unsigned *lo, unsigned *hi)
 	*lo = AP_HIST_BUCKETS;
 	*hi = 0;
 	for (i = 0; i < AP_HIST_BUCKETS; i++) {
-		h[i] = (uint64_t)(r->hist[i] + 0.5);
+		h[i] = (uint64_t)ap_weight(r->hist[i]);
 		if (!h[i])
 			continue;
 		if (i < *lo)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/num.h"
 #include "export/profile.h"
 #include "report/ctxtab.h"
 #include "report/session.h"
@@ -500,7 +501,7 @@ static int tp_profile(void *p, struct ap_profile *pr)
 			.view = idx, .pid = c->pid, .tid = c->tid,
 			.comm = c->comm, .as = c->as,
 			.stack_id = k->stack_id,
-			.v = { (int64_t)(k->n + 0.5) },
+			.v = { ap_weight(k->n) },
 		};
 
 		if (k->n < 0.5 || !d)

@@ -105,3 +105,17 @@ int ap_parse_secs_ns(const char *s, size_t len, uint64_t *ns)
 	*ns = sec * 1000000000ull + frac;
 	return 0;
 }
+
+int64_t ap_weight(double w)
+{
+	if (!(w > 0))
+		return 0;
+	if (w >= AP_WEIGHT_MAX)
+		return (int64_t)AP_WEIGHT_MAX;
+	return (int64_t)(w + 0.5);
+}
+
+uint64_t ap_add_sat(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}

@@ -407,6 +407,20 @@ START_TEST(test_seconds)
 }
 END_TEST
 
+/* a hostile file's sums: never a float-to-int conversion out of range */
+START_TEST(test_weights_saturate)
+{
+	ck_assert_int_eq(ap_weight(2.5), 3);
+	ck_assert_int_eq(ap_weight(-1e30), 0);
+	ck_assert_int_eq(ap_weight(0.0 / 0.0), 0);
+	ck_assert_int_eq(ap_weight(1e300), (int64_t)AP_WEIGHT_MAX);
+	ck_assert_int_eq(ap_weight(18446744073709551615.0),
+			 (int64_t)AP_WEIGHT_MAX);
+	ck_assert_uint_eq(ap_add_sat(UINT64_MAX - 1, 2), UINT64_MAX);
+	ck_assert_uint_eq(ap_add_sat(1, 2), 3);
+}
+END_TEST
+
 START_TEST(test_cpu_lists)
 {
 	uint64_t mask[AP_MAX_CPUS / 64];
@@ -481,6 +495,7 @@ static Suite *core_suite(void)
 	tcase_add_test(tc, test_pow2_sizes);
 	tcase_add_test(tc, test_sizes);
 	tcase_add_test(tc, test_seconds);
+	tcase_add_test(tc, test_weights_saturate);
 	tcase_add_test(tc, test_cpu_lists);
 	tcase_add_test(tc, test_thread_lists);
 	suite_add_tcase(s, tc);
