@@ -2224,6 +2224,18 @@ int ap_symbolizer__user_code(struct ap_symbolizer *s, struct ap_addrspace *as,
 	return 0;
 }
 
+const char *ap_symbolizer__file(struct ap_symbolizer *s,
+				const struct ap_mmap *m)
+{
+	struct module *mod = m ? symbolizer__module(s, m) : NULL;
+
+	if (!mod || m->path[0] != '/')
+		return NULL;
+	if (mod->state == MODULE_UNOPENED)
+		module__open(s, mod);
+	return mod->state == MODULE_OK ? mod->file : NULL;
+}
+
 const char *ap_symbolizer__comp_dir(struct ap_symbolizer *s,
 				    struct ap_addrspace *as, uint64_t ip)
 {

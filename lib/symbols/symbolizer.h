@@ -143,6 +143,11 @@ struct ap_sym_code {
 /* 0, or -ENOENT when no readable module or no symbol covers ip */
 int ap_symbolizer__user_code(struct ap_symbolizer *s, struct ap_addrspace *as,
 			     uint64_t ip, struct ap_sym_code *out);
+/* The ELF file read for the mapped file m (under --symfs, the build-id
+ * cache's copy, the servers'; its build-id checked), opened on first use
+ * with the same warnings; NULL when there is none.  Owned by s. */
+const char *ap_symbolizer__file(struct ap_symbolizer *s,
+				const struct ap_mmap *m);
 /* the compilation directory (DWARF) of the code at user address ip, which
  * a relative source file name is under; NULL: unknown */
 const char *ap_symbolizer__comp_dir(struct ap_symbolizer *s,
