@@ -35,6 +35,7 @@ struct report_opts {
 	const char *buildid_dir;	/* NULL: from the environment */
 	int no_debuginfod;
 	int no_debug_cache;
+	struct ap_dwcache_limits debug_limits;	/* 0: from the environment */
 	int verbose;
 	const char *format_name;	/* as given to --format */
 	const char *diff;		/* --diff: the old file */
@@ -64,6 +65,9 @@ enum {
 	OPT_FOLDED_SRCLINE,
 	OPT_NO_DEBUGINFOD,
 	OPT_NO_DEBUG_CACHE,
+	OPT_DEBUG_CACHE_SIZE,
+	OPT_DEBUG_CACHE_FILES,
+	OPT_DEBUG_INFLATE,
 	OPT_DIFF,
 	OPT_TIME,
 	OPT_STDIO,
@@ -101,6 +105,9 @@ static const struct argp_option options[] = {
 	{ "buildid-dir", OPT_BUILDID_DIR, "DIR", 0, "The build-id cache record kept files in (default: as record)", 2 },
 	{ "no-debuginfod", OPT_NO_DEBUGINFOD, NULL, 0, "Ask no debuginfod server, even with DEBUGINFOD_URLS set", 2 },
 	{ "no-debug-cache", OPT_NO_DEBUG_CACHE, NULL, 0, "Read compressed separate debug files as they are, not through the uncompressed copies kept in ~/.cache/aperture/debug (as APERTURE_DEBUG_CACHE=off)", 2 },
+	{ "debug-cache-size", OPT_DEBUG_CACHE_SIZE, "SIZE", 0, "The debug cache's entries take at most SIZE bytes in all (K, M, G; default 2G, or APERTURE_DEBUG_CACHE_SIZE), the least recently used removed to make room", 2 },
+	{ "debug-cache-files", OPT_DEBUG_CACHE_FILES, "N", 0, "At most N entries in the debug cache (default 100, or APERTURE_DEBUG_CACHE_FILES)", 2 },
+	{ "debug-inflate", OPT_DEBUG_INFLATE, "SIZE", 0, "Inflate at most SIZE bytes of compressed DWARF in all, into the debug cache or by libdw (default 1G, or APERTURE_DEBUG_INFLATE); a debug file that would take more keeps its ELF symbols only", 2 },
 	{ "verbose", 'v', NULL, 0, "Say on standard error what symbolizing read: modules, those whose DWARF was read with its size and the bytes inflated, the debug cache's work and the debug files refused", 2 },
 	{ "per-thread", OPT_PER_THREAD, NULL, 0, "syscall, lock: split by thread (syscall: a table per thread; lock: a row per lock and thread)", 2 },
 	{ "lock-class", OPT_LOCK_CLASS, "LIST", 0, "lock: futex waits shown, comma-separated mutex, cond, join, other or all (default mutex)", 2 },
@@ -264,6 +271,27 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_NO_DEBUG_CACHE:
 		o->no_debug_cache = 1;
 		break;
+	case OPT_DEBUG_CACHE_SIZE:
+	case OPT_DEBUG_INFLATE:
+		if (ap_parse_size(arg, 1, UINT64_MAX,
+				  key == OPT_DEBUG_INFLATE ?
+				  &o->debug_limits.inflate :
+				  &o->debug_limits.size))
+			ap_cli_usage_error(state,
+					   "bad --%s '%s': give a size in bytes, or with K, M or G",
+					   key == OPT_DEBUG_INFLATE ? "debug-inflate" :
+					   "debug-cache-size", arg);
+		break;
+	case OPT_DEBUG_CACHE_FILES: {
+		unsigned long long n;
+
+		if (ap_parse_u64(arg, 1, 1000000, &n))
+			ap_cli_usage_error(state,
+					   "bad --debug-cache-files '%s': give a count from 1 to 1000000",
+					   arg);
+		o->debug_limits.files = n;
+		break;
+	}
 	case OPT_PER_THREAD:
 		o->r.per_thread = 1;
 		break;
@@ -322,6 +350,7 @@ static int symbolizer_opts(struct report_opts *o,
 			   struct ap_symbolizer_opts *so, char *bid_dir,
 			   char *dw_dir)
 {
+	const char *bad;
 	int i;
 
 	so->no_inline = o->src.no_inline;
@@ -351,6 +380,14 @@ static int symbolizer_opts(struct report_opts *o,
 		so->buildid_dir = bid_dir;
 	if (!o->no_debug_cache && !ap_dwcache__dir(dw_dir, AP_PATH_MAX))
 		so->debug_cache = dw_dir;
+	so->debug_limits = o->debug_limits;
+	if (ap_dwcache__limits(&so->debug_limits, &bad)) {
+		ap_err("bad %s='%s': give %s", bad, getenv(bad),
+		       strcmp(bad, "APERTURE_DEBUG_CACHE_FILES") ?
+		       "a size in bytes, or with K, M or G" :
+		       "a count from 1 to 1000000");
+		return EXIT_USAGE;
+	}
 	return 0;
 }
 

@@ -288,6 +288,7 @@ struct ap_symbolizer {
 	char vdso_path[64];		/* /proc/self/fd/N */
 	struct dw_alias *aliases;	/* debug files read through the cache */
 	int cache_err;			/* the debug cache's last error, said */
+	uint64_t inflate_left;		/* of opts.debug_limits.inflate */
 };
 
 /* a debug file read through its copy in the debug cache: where a dwz
@@ -582,11 +583,31 @@ static int64_t dwarf_checked(struct ap_symbolizer *s, int fd,
 }
 
 /*
+ * bytes more inflated by this symbolizer, within what one may inflate:
+ * 0, or -1 with the file refused, said
+ */
+static int inflate_charge(struct ap_symbolizer *s, uint64_t bytes,
+			  const char *name)
+{
+	if (bytes <= s->inflate_left) {
+		s->inflate_left -= bytes;
+		return 0;
+	}
+	symbolizer__warn(s, "debug file '%s' refused: its compressed sections claim %" PRIu64 " bytes once inflated, more than the %" PRIu64 " left of the %" PRIu64 " one report may inflate (--debug-inflate, APERTURE_DEBUG_INFLATE); symbols only",
+			 name, bytes, s->inflate_left,
+			 s->opts.debug_limits.inflate);
+	s->stats.debug_refused++;
+	return -1;
+}
+
+/*
  * The debug file found (fd, build-id id of n bytes), checked first: one
  * whose compressed sections claim more than they can hold is refused,
  * since libdw would allocate what they claim.  When DWARF is wanted, read
  * through its uncompressed copy in the debug cache (lib/symbols/dwcache.h): libdw
- * would inflate its compressed sections whole, every report.
+ * would inflate its compressed sections whole, every report.  What is
+ * inflated, by libdw or into the cache, is charged to what one report
+ * may inflate; a copy read from the cache inflates nothing.
  */
 static int debug_checked(struct ap_symbolizer *s, int fd,
 			 const unsigned char *id, int n, char **name)
@@ -598,18 +619,16 @@ static int debug_checked(struct ap_symbolizer *s, int fd,
 	int cfd;
 
 	ret = dwarf_checked(s, fd, *name);
-	if (ret < 0) {
-		close(fd);
-		free(*name);
-		*name = NULL;
-		errno = EINVAL;
-		return -1;
-	}
+	if (ret < 0)
+		goto refused;
 	if (!ret || !s->opts.debug_cache || n <= 0 || !*name ||
 	    (s->opts.no_inline && s->opts.no_srcline))
-		return fd;
-	cfd = ap_dwcache__open(s->opts.debug_cache, fd, id, (size_t)n, path,
+		goto by_libdw;
+	cfd = ap_dwcache__open(s->opts.debug_cache, &s->opts.debug_limits,
+			       s->inflate_left, fd, id, (size_t)n, path,
 			       sizeof(path), &inflated);
+	if (cfd == -EDQUOT)
+		goto by_libdw;	/* refused there, said */
 	if (cfd < 0) {
 		/* said once, not for every debug file: a directory refused
 		 * refuses them all */
@@ -618,9 +637,10 @@ static int debug_checked(struct ap_symbolizer *s, int fd,
 					 *name, s->opts.debug_cache,
 					 ap_open_strerror(cfd),
 					 cfd == -EPERM ? " (not a directory of this user's own that no one else can write)" :
-					 cfd == -ENOSPC ? " (it would leave less than a tenth of the filesystem free)" : "");
+					 cfd == -ENOSPC ? " (it would leave less than a tenth of the filesystem free)" :
+					 cfd == -E2BIG ? " (more than the cache may hold: --debug-cache-size, --debug-cache-files)" : "");
 		s->cache_err = cfd;
-		return fd;
+		goto by_libdw;
 	}
 	a = calloc(1, sizeof(*a));
 	if (a) {
@@ -634,7 +654,7 @@ static int debug_checked(struct ap_symbolizer *s, int fd,
 		}
 		free(a);
 		close(cfd);
-		return fd;
+		goto by_libdw;
 	}
 	close(fd);
 	free(*name);
@@ -642,12 +662,24 @@ static int debug_checked(struct ap_symbolizer *s, int fd,
 	a->next = s->aliases;
 	s->aliases = a;
 	if (inflated) {
+		s->inflate_left -= inflated;
 		s->stats.debug_cache_made++;
 		s->stats.dwarf_inflated += inflated;
 	} else {
 		s->stats.debug_cache_used++;
 	}
 	return cfd;
+
+by_libdw:
+	/* libdw inflates what it reads of the file as it is */
+	if (!inflate_charge(s, (uint64_t)ret, *name))
+		return fd;
+refused:
+	close(fd);
+	free(*name);
+	*name = NULL;
+	errno = EINVAL;
+	return -1;
 }
 
 static int safe_find_debuginfo(Dwfl_Module *mod, void **userdata,
@@ -757,12 +789,17 @@ static const char *symbolizer__name(struct ap_symbolizer *s, const char *name)
 struct ap_symbolizer *ap_symbolizer__new(const struct ap_symbolizer_opts *o)
 {
 	struct ap_symbolizer *s = calloc(1, sizeof(*s));
+	const char *bad = NULL;
 
 	if (!s)
 		return NULL;
 	if (o)
 		s->opts = *o;
 	s->vdso_fd = -1;
+	if (ap_dwcache__limits(&s->opts.debug_limits, &bad))
+		symbolizer__warn(s, "%s='%s' is not a count or size (as 512M, 2G): the default is used",
+				 bad, getenv(bad));
+	s->inflate_left = s->opts.debug_limits.inflate;
 	return s;
 }
 
@@ -1837,6 +1874,9 @@ static void module__dwarf(struct ap_symbolizer *s, struct module *mod)
 		if (fd >= 0) {
 			bytes = dwarf_checked(s, fd, mainfile);
 			close(fd);
+			if (bytes >= 0 &&
+			    inflate_charge(s, (uint64_t)bytes, mainfile))
+				bytes = -1;
 			if (bytes < 0) {
 				mod->no_dwarf = true;
 				return;

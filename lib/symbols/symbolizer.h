@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "format/format.h"
+#include "symbols/dwcache.h"
 
 struct ap_symbolizer;
 struct ap_addrspace;
@@ -53,6 +54,10 @@ struct ap_symbolizer_opts {
 	/* separate debug files kept uncompressed (lib/symbols/dwcache.h); NULL:
 	 * none */
 	const char *debug_cache;
+	/* its bounds, and what one symbolizer may inflate (by libdw or into
+	 * the cache); fields 0: from the environment, else the defaults
+	 * (lib/symbols/dwcache.h) */
+	struct ap_dwcache_limits debug_limits;
 	/* called once per problem (build-id mismatch, missing file...) */
 	void (*warn)(void *ctx, const char *msg);
 	void *warn_ctx;

@@ -78,3 +78,33 @@ int ap_parse_secs_ns(const char *s, size_t len, uint64_t *ns)
 	*ns = sec * 1000000000ull + frac;
 	return 0;
 }
+
+int ap_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *bytes)
+{
+	unsigned long long n;
+	unsigned int shift = 0;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	switch (*end) {
+	case 'T': case 't': shift += 10;	/* fall through */
+	case 'G': case 'g': shift += 10;	/* fall through */
+	case 'M': case 'm': shift += 10;	/* fall through */
+	case 'K': case 'k': shift += 10;	/* fall through */
+	case 'B': case 'b':
+		end++;
+		break;
+	}
+	if (*end || (shift && n > (UINT64_MAX >> shift)))
+		return -EINVAL;
+	n <<= shift;
+	if (n < min || n > max)
+		return -EINVAL;
+	*bytes = n;
+	return 0;
+}
