@@ -289,6 +289,7 @@ struct ap_symbolizer {
 	struct dw_alias *aliases;	/* debug files read through the cache */
 	int cache_err;			/* the debug cache's last error, said */
 	uint64_t inflate_left;		/* of opts.debug_limits.inflate */
+	int servers_err;		/* the servers' last failure, said */
 };
 
 /* a debug file read through its copy in the debug cache: where a dwz
@@ -417,15 +418,72 @@ static int build_id_path(char *path, size_t len, const char *symfs,
 			 len - off ? 0 : -1;
 }
 
+static void symbolizer__warn(struct ap_symbolizer *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void build_id__hex(const uint8_t *id, size_t len, char *buf,
+			  size_t size);
+
+/*
+ * What the servers did for the file (kind) of build-id id, err from
+ * lib/symbols/debuginfod.h, said: an answer of another build-id (the file
+ * at path; err 0) each time, a budget spent or a server's failure once;
+ * "not on the servers" is the caller's to say.  -ESRCH for the answer of
+ * another build-id, else err.
+ */
+static int servers_said(struct ap_symbolizer *s, int err, const char *kind,
+			const unsigned char *id, int n, const char *path)
+{
+	char want[2 * AP_BUILD_ID_MAX + 1], have[2 * AP_BUILD_ID_MAX + 1];
+	struct ap_debuginfod_stats st;
+	uint8_t got[AP_BUILD_ID_MAX];
+	int len;
+
+	if (!s || err == -ENOENT || err == -ENOSYS)
+		return err;
+	build_id__hex(id, n > 0 ? (size_t)n : 0, want, sizeof(want));
+	if (!err) {
+		len = ap_read_build_id_safe(path, got, sizeof(got));
+		build_id__hex(got, len > 0 ? (size_t)len : 0, have,
+			      sizeof(have));
+		symbolizer__warn(s, "the debuginfod servers' answer for the %s of build-id %s is a file of build-id %s ('%s'); not using it",
+				 kind, want, have, path);
+		return -ESRCH;
+	}
+	if (err == s->servers_err)
+		return err;
+	s->servers_err = err;
+	ap_debuginfod__stats(&st);
+	if (err == -ETIME)
+		symbolizer__warn(s, "debuginfod: the servers have had the %" PRIu64 " s a report gives them (--debuginfod-time, DEBUGINFOD_MAXTIME): the %s of build-id %s and any build-id after it are not looked up",
+				 st.time, kind, want);
+	else if (err == -EFBIG)
+		symbolizer__warn(s, "debuginfod: the %s of build-id %s is larger than what is left of the %" PRIu64 " bytes a report may download (--debuginfod-size, DEBUGINFOD_MAXSIZE); not downloaded",
+				 kind, want, st.size);
+	else
+		symbolizer__warn(s, "debuginfod: the servers failed for the %s of build-id %s: %s",
+				 kind, want, strerror(-err));
+	return err;
+}
+
 /* last: the debuginfod servers of DEBUGINFOD_URLS (none: -1) */
-static int servers_debugfile(const unsigned char *id, int n, char **name)
+static int servers_debugfile(struct ap_symbolizer *s, const unsigned char *id,
+			     int n, char **name)
 {
 	char path[AP_PATH_MAX];
+	int fd, err;
 
-	if (n <= 0 || !ap_debuginfod__enabled() ||
-	    ap_debuginfod__find_debuginfo(id, (size_t)n, path, sizeof(path)))
+	if (n <= 0 || !ap_debuginfod__enabled())
 		return -1;
-	return try_debugfile(path, id, n, 0, name);
+	err = ap_debuginfod__find_debuginfo(id, (size_t)n, path,
+					    sizeof(path));
+	if (err) {
+		servers_said(s, err, "debug file", id, n, NULL);
+		return -1;
+	}
+	fd = try_debugfile(path, id, n, 0, name);
+	if (fd < 0)
+		servers_said(s, 0, "debug file", id, n, path);
+	return fd;
 }
 
 /*
@@ -434,9 +492,9 @@ static int servers_debugfile(const unsigned char *id, int n, char **name)
  * path the link names (under --symfs when absolute, beside file_name
  * when relative), and on the servers; it must carry the link's build-id.
  */
-static int find_altfile(const char *symfs, const char *file_name,
-			const char *link, const unsigned char *id, int n,
-			char **name)
+static int find_altfile(struct ap_symbolizer *s, const char *symfs,
+			const char *file_name, const char *link,
+			const unsigned char *id, int n, char **name)
 {
 	char path[AP_PATH_MAX + 64];
 	const char *slash;
@@ -462,7 +520,7 @@ static int find_altfile(const char *symfs, const char *file_name,
 	}
 	if (fd >= 0)
 		return fd;
-	return servers_debugfile(id, n, name);
+	return servers_debugfile(s, id, n, name);
 }
 
 /*
@@ -479,7 +537,7 @@ static int find_altfile(const char *symfs, const char *file_name,
  * (.gnu_debugaltlink): the link's name with CRC 0 (*found_id is alt_id
  * then); module__dwarf reads no DWARF that needs one it was not given.
  */
-static int find_debugfile(const struct ap_symbolizer *s, Dwfl_Module *mod,
+static int find_debugfile(struct ap_symbolizer *s, Dwfl_Module *mod,
 			  const char *file_name, const char *debuglink_file,
 			  GElf_Word debuglink_crc, char **debuginfo_file_name,
 			  unsigned char *alt_id, const unsigned char **found_id,
@@ -509,7 +567,7 @@ static int find_debugfile(const struct ap_symbolizer *s, Dwfl_Module *mod,
 	    !altlink_of(file_name, debuglink_file, alt_id, &alt_len)) {
 		*found_id = alt_id;
 		*found_len = alt_len;
-		return find_altfile(symfs, file_name, debuglink_file, alt_id,
+		return find_altfile(s, symfs, file_name, debuglink_file, alt_id,
 				    alt_len, debuginfo_file_name);
 	}
 	n = dwfl_module_build_id(mod, &bid, &vaddr);
@@ -544,15 +602,12 @@ static int find_debugfile(const struct ap_symbolizer *s, Dwfl_Module *mod,
 			return fd;
 	}
 out_servers:
-	fd = servers_debugfile(bid, n, debuginfo_file_name);
+	fd = servers_debugfile(s, bid, n, debuginfo_file_name);
 	if (fd >= 0)
 		return fd;
 	errno = ENOENT;
 	return -1;
 }
-
-static void symbolizer__warn(struct ap_symbolizer *s, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 
 /*
  * The bytes the compressed sections of file fd inflate to; -1 when they
@@ -1387,7 +1442,8 @@ static int module__find_file(struct ap_symbolizer *s, struct module *mod,
 	char hex[2 * AP_BUILD_ID_MAX + 1], have[2 * AP_BUILD_ID_MAX + 1];
 	const char *symfs = s->opts.symfs ? s->opts.symfs : "";
 	uint8_t id[AP_BUILD_ID_MAX];
-	int mismatch = 0, r, n;
+	int mismatch = 0, srv = -ENOSYS, r, n;
+	const char *why;
 	size_t l;
 
 	if (mod->path[0] == '[') {
@@ -1418,20 +1474,33 @@ static int module__find_file(struct ap_symbolizer *s, struct module *mod,
 			 symfs, hex, hex + 2);
 		if (candidate(mod, buf) > 0)
 			return 0;
-		if (!ap_debuginfod__find_executable(mod->build_id,
-						    mod->build_id_len, buf,
-						    len) &&
-		    candidate(mod, buf) > 0)
-			return 0;
+		srv = ap_debuginfod__find_executable(mod->build_id,
+						     mod->build_id_len, buf,
+						     len);
+		if (!srv) {
+			r = candidate(mod, buf);
+			if (r > 0)
+				return 0;
+			srv = r < 0 ? 0 : -ENOENT;
+		}
+		srv = servers_said(s, srv, "executable", mod->build_id,
+				   (int)mod->build_id_len, buf);
 	}
+	/* "nor on the servers" only where they said so */
+	why = srv == -ENOENT ? "" : srv == -ESRCH ?
+	      " (their answer has another build-id)" :
+	      srv == -ETIME ? " (out of time for them)" :
+	      srv == -EFBIG ? " (too large to download)" :
+	      " (they failed)";
 	if (mismatch) {
 		snprintf(buf, len, "%s%s", symfs, mod->path);
 		n = ap_read_build_id_safe(buf, id, sizeof(id));
 		build_id__hex(id, n > 0 ? n : 0, have, sizeof(have));
-		symbolizer__warn(s, "build-id mismatch for '%s': recorded %s, on disk %s, none in the build-id cache%s; not using it",
+		symbolizer__warn(s, "build-id mismatch for '%s': recorded %s, on disk %s, none in the build-id cache%s%s; not using it",
 				 mod->path, hex, have,
-				 ap_debuginfod__enabled() ?
-				 " nor on the debuginfod servers" : "");
+				 srv != -ENOSYS ?
+				 " nor on the debuginfod servers" : "",
+				 srv != -ENOSYS ? why : "");
 	} else {
 		int fd;
 
@@ -1439,13 +1508,13 @@ static int module__find_file(struct ap_symbolizer *s, struct module *mod,
 		fd = ap_open_regular(buf, 0);
 		if (fd >= 0)
 			close(fd);
-		symbolizer__warn(s, "cannot open '%s': %s%s%s; its frames show as %s+offset",
+		symbolizer__warn(s, "cannot open '%s': %s%s%s%s; its frames show as %s+offset",
 				 mod->path, ap_open_strerror(fd >= 0 ? -EIO : fd),
 				 mod->build_id_len ?
 				 ", nor its build-id in the cache" : "",
-				 mod->build_id_len && ap_debuginfod__enabled() ?
+				 srv != -ENOSYS ?
 				 " or on the debuginfod servers" : "",
-				 mod->dso);
+				 srv != -ENOSYS ? why : "", mod->dso);
 	}
 	return -ENOENT;
 }
