@@ -460,6 +460,18 @@ static int entry_lock(int sfd, const char *name, int nb)
 	}
 }
 
+/* releases the lock of entry name taken by entry_lock: its file removed
+ * first, so that none are left behind (one waiting for it takes the one
+ * made after) */
+static void entry_unlock(int sfd, const char *name, int lfd)
+{
+	char lname[NAME_MAX + 1];
+
+	if (!lock_name(name, lname, sizeof(lname)))
+		unlinkat(sfd, lname, 0);
+	close(lfd);
+}
+
 /* a file of the cache: an entry or a temporary one, 0600 and ours */
 struct centry {
 	int sub;			/* index in the subdirectories */
@@ -483,15 +495,12 @@ static int by_use(const void *a, const void *b)
  * done, 0 when a report holds its lock */
 static int centry_remove(const int *subs, const struct centry *e)
 {
-	char lname[NAME_MAX + 1];
 	int lfd = entry_lock(subs[e->sub], e->name, 1);
 
 	if (lfd < 0)
 		return 0;
 	unlinkat(subs[e->sub], e->name, 0);
-	if (!e->tmp && !lock_name(e->name, lname, sizeof(lname)))
-		unlinkat(subs[e->sub], lname, 0);
-	close(lfd);
+	entry_unlock(subs[e->sub], e->name, lfd);
 	return 1;
 }
 
@@ -779,7 +788,7 @@ out:
 	free(sh);
 	free(nsh);
 	if (lfd >= 0)
-		close(lfd);
+		entry_unlock(sfd, name, lfd);
 	if (sfd >= 0)
 		close(sfd);
 	close(dfd);
