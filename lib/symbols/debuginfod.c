@@ -69,6 +69,7 @@ static struct {
 	/* the lookup in flight */
 	uint64_t start_ns;
 	uint64_t bytes;			/* downloaded so far */
+	int answered;			/* a server began to send it */
 	int stop;			/* why the callback stopped it */
 	int said;			/* its progress line is out */
 	const char *kind;
@@ -101,8 +102,8 @@ static void budget_init(void)
 		return;
 	dbg.user_time = env_u64("DEBUGINFOD_MAXTIME");
 	dbg.user_size = env_u64("DEBUGINFOD_MAXSIZE");
-	dbg.time_ns = (dbg.user_time ? dbg.user_time : AP_DEBUGINFOD_TIME) *
-		      NS;
+	dbg.time_ns = dbg.user_time > UINT64_MAX / NS ? UINT64_MAX :
+		      (dbg.user_time ? dbg.user_time : AP_DEBUGINFOD_TIME) * NS;
 	dbg.size = dbg.user_size ? dbg.user_size : AP_DEBUGINFOD_SIZE;
 }
 
@@ -134,6 +135,7 @@ static int progress(debuginfod_client *c, long a, long b)
 	uint64_t el = now_ns() - dbg.start_ns;
 	int answering = dbg.get_url && dbg.get_url(c);
 
+	dbg.answered |= answering;
 	if (answering && a > 0)
 		dbg.bytes = (uint64_t)a;
 	if (dbg.spent_ns + el >= dbg.time_ns) {
@@ -276,6 +278,7 @@ static int find(int debuginfo, const uint8_t *id, size_t len, char *buf,
 {
 	const char *kind = debuginfo ? "debuginfo" : "executable";
 	struct failed *f;
+	struct stat st;
 	char num[32];
 	char *path = NULL;
 	uint64_t left, el;
@@ -293,6 +296,10 @@ static int find(int debuginfo, const uint8_t *id, size_t len, char *buf,
 	f = failed_find(debuginfo, id, len);
 	if (f)
 		return f->err;
+	if (!dbg.out && dbg.spent_ns >= dbg.time_ns)
+		dbg.out = -ETIME;
+	else if (!dbg.out && dbg.got >= dbg.size)
+		dbg.out = -EFBIG;
 	if (dbg.out) {
 		dbg.not_asked++;
 		return dbg.out;
@@ -314,6 +321,7 @@ static int find(int debuginfo, const uint8_t *id, size_t len, char *buf,
 	dbg.kind = debuginfo ? "debug file" : "executable";
 	dbg.start_ns = now_ns();
 	dbg.bytes = 0;
+	dbg.answered = 0;
 	dbg.stop = 0;
 	dbg.said = 0;
 	since = time(NULL);
@@ -323,20 +331,20 @@ static int find(int debuginfo, const uint8_t *id, size_t len, char *buf,
 	dbg.spent_ns += el;
 	dbg.asked++;
 	dbg.got += dbg.bytes;
-	if (dbg.stop && fd < 0)
+	if (fd < 0 && dbg.stop) {
 		unsay_miss(kind, since);
-	if (fd < 0 && dbg.stop)
 		fd = dbg.stop;
-	if (dbg.spent_ns >= dbg.time_ns)
-		dbg.out = -ETIME;
-	else if (dbg.got >= dbg.size)
-		dbg.out = -EFBIG;
+	}
 	if (fd < 0) {
 		free(path);
 		ret = fd == -ENOSYS ? -ENOENT : fd;
 		failed_add(debuginfo, id, len, ret);
 		return ret;
 	}
+	/* the whole of what came, past the callback's last count */
+	if (dbg.answered && !fstat(fd, &st) &&
+	    (uint64_t)st.st_size > dbg.bytes)
+		dbg.got += (uint64_t)st.st_size - dbg.bytes;
 	close(fd);
 	if (!path)
 		return -ENOENT;

@@ -13,6 +13,7 @@
  */
 #include "symbols/dwcache.h"
 
+#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -21,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
