@@ -603,7 +603,8 @@ static int make_room(int dfd, const struct ap_dwcache_limits *l,
 		total += v[i].size;
 		count++;
 	}
-	if (!err)
+	/* an empty cache has no table: qsort takes no NULL */
+	if (!err && nr)
 		qsort(v, nr, sizeof(*v), by_use);
 	for (i = 0; i < nr && !err &&
 		    (total + need > l->size || count + 1 > l->files); i++) {
