@@ -37,7 +37,8 @@ struct report_opts {
 	int no_debuginfod;
 	struct ap_debuginfod_opts dio;	/* 0: from the environment */
 	int no_debug_cache;
-	struct ap_dwcache_limits debug_limits;	/* 0: from the environment */
+	/* fields 0: from the environment */
+	struct ap_dwcache_limits debug_limits;
 	int verbose;
 	const char *format_name;	/* as given to --format */
 	const char *diff;		/* --diff: the old file */

@@ -64,7 +64,7 @@ static struct {
 	uint64_t spent_ns, got;
 	uint64_t asked, not_asked;
 	int progress;
-	int out;			/* the budget is spent: -ETIME, -EFBIG */
+	int out;			/* spent: -ETIME, -EFBIG */
 
 	/* the lookup in flight */
 	uint64_t start_ns;
@@ -149,7 +149,8 @@ static int progress(debuginfod_client *c, long a, long b)
 	}
 	if (dbg.progress && !dbg.said && el >= NS) {
 		fprintf(stderr, "aperture: debuginfod: waiting for the %s of build-id %s (%" PRIu64 " s left of %" PRIu64 " s for the servers: --debuginfod-time)\n",
-			dbg.kind, dbg.hex, (dbg.time_ns - dbg.spent_ns - el) / NS,
+			dbg.kind, dbg.hex,
+			(dbg.time_ns - dbg.spent_ns - el) / NS,
 			dbg.time_ns / NS);
 		dbg.said = 1;
 	}

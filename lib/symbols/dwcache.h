@@ -22,8 +22,9 @@
  * use) removed to make room; what one report inflates, into the cache or
  * by libdw, is bounded by inflate.  An entry is made under a lock of its
  * own (DIR/ab/cdef....lock, flock, removed when released): a second
- * report that wants it waits for the first and reads its copy.  Only files that look like entries (0600,
- * the user's, named as entries) are ever removed.
+ * report that wants it waits for the first and reads its copy.  Only
+ * files that look like entries (0600, the user's, named as entries) are
+ * ever removed.
  */
 #ifndef APERTURE_DWCACHE_H
 #define APERTURE_DWCACHE_H

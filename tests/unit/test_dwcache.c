@@ -204,8 +204,8 @@ START_TEST(test_open_copy)
 
 	snprintf(dir, sizeof(dir), "%s/cache/debug", tmpdir);
 	fd = write_elf("ok", 0, 0);
-	cfd = ap_dwcache__open(dir, &lim, UINT64_MAX, fd, bid, sizeof(bid), path, sizeof(path),
-			       &inflated);
+	cfd = ap_dwcache__open(dir, &lim, UINT64_MAX, fd, bid, sizeof(bid),
+			       path, sizeof(path), &inflated);
 	ck_assert_int_ge(cfd, 0);
 	ck_assert_uint_eq(inflated, DATA_LEN);
 	snprintf(sub, sizeof(sub), "%s/ab/cd0102030405060708090a0b0c0d0e0f101112.debug", dir);
@@ -224,16 +224,16 @@ START_TEST(test_open_copy)
 	ck_assert_int_eq(st.st_mode & 0777, 0600);
 
 	/* again: read, not made */
-	cfd = ap_dwcache__open(dir, &lim, UINT64_MAX, fd, bid, sizeof(bid), path, sizeof(path),
-			       &inflated);
+	cfd = ap_dwcache__open(dir, &lim, UINT64_MAX, fd, bid, sizeof(bid),
+			       path, sizeof(path), &inflated);
 	ck_assert_int_ge(cfd, 0);
 	ck_assert_uint_eq(inflated, 0);
 	close(cfd);
 
 	/* an entry of another build-id is made again */
 	ck_assert_int_eq(truncate(path, 100), 0);
-	cfd = ap_dwcache__open(dir, &lim, UINT64_MAX, fd, bid, sizeof(bid), path, sizeof(path),
-			       &inflated);
+	cfd = ap_dwcache__open(dir, &lim, UINT64_MAX, fd, bid, sizeof(bid),
+			       path, sizeof(path), &inflated);
 	ck_assert_int_ge(cfd, 0);
 	ck_assert_uint_eq(inflated, DATA_LEN);
 	close(cfd);
@@ -250,16 +250,19 @@ START_TEST(test_open_refused)
 	snprintf(dir, sizeof(dir), "%s/cache", tmpdir);
 	/* more than the stream gives, less than it gives */
 	fd = write_elf("more", DATA_LEN + 1, 0);
-	ck_assert_int_eq(ap_dwcache__open(dir, &lim, UINT64_MAX, fd, bid, sizeof(bid), path,
-					  sizeof(path), &inflated), -EINVAL);
+	ck_assert_int_eq(ap_dwcache__open(dir, &lim, UINT64_MAX, fd, bid,
+					  sizeof(bid), path, sizeof(path),
+					  &inflated), -EINVAL);
 	close(fd);
 	fd = write_elf("less", DATA_LEN - 1, 0);
-	ck_assert_int_eq(ap_dwcache__open(dir, &lim, UINT64_MAX, fd, bid, sizeof(bid), path,
-					  sizeof(path), &inflated), -EINVAL);
+	ck_assert_int_eq(ap_dwcache__open(dir, &lim, UINT64_MAX, fd, bid,
+					  sizeof(bid), path, sizeof(path),
+					  &inflated), -EINVAL);
 	close(fd);
 	fd = write_elf("huge", 1ull << 40, 0);
-	ck_assert_int_eq(ap_dwcache__open(dir, &lim, UINT64_MAX, fd, bid, sizeof(bid), path,
-					  sizeof(path), &inflated), -EFBIG);
+	ck_assert_int_eq(ap_dwcache__open(dir, &lim, UINT64_MAX, fd, bid,
+					  sizeof(bid), path, sizeof(path),
+					  &inflated), -EFBIG);
 	close(fd);
 	/* nothing left behind: no entry, no temporary file */
 	snprintf(sub, sizeof(sub), "rmdir %s/cache/ab", tmpdir);
@@ -271,8 +274,9 @@ START_TEST(test_open_refused)
 	snprintf(sub, sizeof(sub), "%s/ab", dir);
 	ck_assert_int_eq(symlink(other, sub), 0);
 	fd = write_elf("ok", 0, 0);
-	ck_assert_int_eq(ap_dwcache__open(dir, &lim, UINT64_MAX, fd, bid, sizeof(bid), path,
-					  sizeof(path), &inflated), -ELOOP);
+	ck_assert_int_eq(ap_dwcache__open(dir, &lim, UINT64_MAX, fd, bid,
+					  sizeof(bid), path, sizeof(path),
+					  &inflated), -ELOOP);
 	close(fd);
 	snprintf(sub, sizeof(sub), "rmdir %s", other);
 	ck_assert_int_eq(system(sub), 0);
@@ -283,7 +287,9 @@ END_TEST
 static void fake_entry(const char *dir, const char *sub, const char *name,
 		       size_t size, time_t atime)
 {
-	struct timespec ts[2] = { { .tv_sec = atime }, { .tv_nsec = UTIME_OMIT } };
+	struct timespec ts[2] = {
+		{ .tv_sec = atime }, { .tv_nsec = UTIME_OMIT },
+	};
 	char path[320];
 	int fd;
 
