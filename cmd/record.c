@@ -233,7 +233,7 @@ static void find_user(struct argp_state *state, const char *arg,
 static void parse_size(struct argp_state *state, const char *opt,
 		       const char *arg, uint64_t *bytes)
 {
-	if (ap_parse_size(arg, 1ull << 60, bytes))
+	if (ap_parse_size(arg, 0, 1ull << 60, bytes))
 		ap_cli_usage_error(state,
 				   "bad %s '%s': give bytes, or a size with K, M, G or T",
 				   opt, arg);

@@ -21,6 +21,7 @@
 #include "format/reader.h"
 #include "report/session.h"
 #include "record/bidcache.h"
+#include "symbols/debuginfod.h"
 #include "symbols/dwcache.h"
 #include "symbols/symbolizer.h"
 #include "lock/codec.h"
@@ -34,7 +35,10 @@ struct report_opts {
 	const char *symfs;
 	const char *buildid_dir;	/* NULL: from the environment */
 	int no_debuginfod;
+	struct ap_debuginfod_opts dio;	/* 0: from the environment */
 	int no_debug_cache;
+	/* fields 0: from the environment */
+	struct ap_dwcache_limits debug_limits;
 	int verbose;
 	const char *format_name;	/* as given to --format */
 	const char *diff;		/* --diff: the old file */
@@ -63,7 +67,12 @@ enum {
 	OPT_BUILDID_DIR,
 	OPT_FOLDED_SRCLINE,
 	OPT_NO_DEBUGINFOD,
+	OPT_DEBUGINFOD_TIME,
+	OPT_DEBUGINFOD_SIZE,
 	OPT_NO_DEBUG_CACHE,
+	OPT_DEBUG_CACHE_SIZE,
+	OPT_DEBUG_CACHE_FILES,
+	OPT_DEBUG_INFLATE,
 	OPT_DIFF,
 	OPT_TIME,
 	OPT_STDIO,
@@ -100,7 +109,12 @@ static const struct argp_option options[] = {
 	{ "symfs", OPT_SYMFS, "DIR", 0, "Look for the recorded files under DIR (a copy of the target's root)", 2 },
 	{ "buildid-dir", OPT_BUILDID_DIR, "DIR", 0, "The build-id cache record kept files in (default: as record)", 2 },
 	{ "no-debuginfod", OPT_NO_DEBUGINFOD, NULL, 0, "Ask no debuginfod server, even with DEBUGINFOD_URLS set", 2 },
+	{ "debuginfod-time", OPT_DEBUGINFOD_TIME, "SECONDS", 0, "Give the debuginfod servers SECONDS in all (default DEBUGINFOD_MAXTIME, else 60); then nothing more is asked", 2 },
+	{ "debuginfod-size", OPT_DEBUGINFOD_SIZE, "SIZE", 0, "Download at most SIZE bytes in all from the debuginfod servers (K, M, G; default DEBUGINFOD_MAXSIZE, else 1G)", 2 },
 	{ "no-debug-cache", OPT_NO_DEBUG_CACHE, NULL, 0, "Read compressed separate debug files as they are, not through the uncompressed copies kept in ~/.cache/aperture/debug (as APERTURE_DEBUG_CACHE=off)", 2 },
+	{ "debug-cache-size", OPT_DEBUG_CACHE_SIZE, "SIZE", 0, "The debug cache's entries take at most SIZE bytes in all (K, M, G; default 2G, or APERTURE_DEBUG_CACHE_SIZE), the least recently used removed to make room", 2 },
+	{ "debug-cache-files", OPT_DEBUG_CACHE_FILES, "N", 0, "At most N entries in the debug cache (default 100, or APERTURE_DEBUG_CACHE_FILES)", 2 },
+	{ "debug-inflate", OPT_DEBUG_INFLATE, "SIZE", 0, "Inflate at most SIZE bytes of compressed DWARF in all, into the debug cache or by libdw (default 1G, or APERTURE_DEBUG_INFLATE); a debug file that would take more keeps its ELF symbols only", 2 },
 	{ "verbose", 'v', NULL, 0, "Say on standard error what symbolizing read: modules, those whose DWARF was read with its size and the bytes inflated, the debug cache's work and the debug files refused", 2 },
 	{ "per-thread", OPT_PER_THREAD, NULL, 0, "syscall, lock: split by thread (syscall: a table per thread; lock: a row per lock and thread)", 2 },
 	{ "lock-class", OPT_LOCK_CLASS, "LIST", 0, "lock: futex waits shown, comma-separated mutex, cond, join, other or all (default mutex)", 2 },
@@ -139,6 +153,21 @@ static void call_graph(struct argp_state *state, struct report_opts *o,
 				   arg);
 	if (note[0])
 		ap_warn("%s", note);
+}
+
+/* a bound's option: a size (is_size) or a whole number, from 1 */
+static void parse_bound(struct argp_state *state, const char *opt,
+			int is_size, const char *arg, uint64_t *out)
+{
+	unsigned long long n;
+
+	if (is_size ? ap_parse_size(arg, 1, UINT64_MAX, out) :
+		      ap_parse_u64(arg, 1, 1000000, &n))
+		ap_cli_usage_error(state, "bad --%s '%s': give %s", opt, arg,
+				   is_size ? "a size in bytes, or with K, M or G" :
+				   "a whole number from 1 to 1000000");
+	if (!is_size)
+		*out = n;
 }
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
@@ -258,11 +287,29 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_NO_DEBUGINFOD:
 		o->no_debuginfod = 1;
 		break;
+	case OPT_DEBUGINFOD_TIME:
+		parse_bound(state, "debuginfod-time", 0, arg, &o->dio.time);
+		break;
+	case OPT_DEBUGINFOD_SIZE:
+		parse_bound(state, "debuginfod-size", 1, arg, &o->dio.size);
+		break;
 	case 'v':
 		o->verbose = 1;
 		break;
 	case OPT_NO_DEBUG_CACHE:
 		o->no_debug_cache = 1;
+		break;
+	case OPT_DEBUG_CACHE_SIZE:
+		parse_bound(state, "debug-cache-size", 1, arg,
+			    &o->debug_limits.size);
+		break;
+	case OPT_DEBUG_INFLATE:
+		parse_bound(state, "debug-inflate", 1, arg,
+			    &o->debug_limits.inflate);
+		break;
+	case OPT_DEBUG_CACHE_FILES:
+		parse_bound(state, "debug-cache-files", 0, arg,
+			    &o->debug_limits.files);
 		break;
 	case OPT_PER_THREAD:
 		o->r.per_thread = 1;
@@ -322,6 +369,7 @@ static int symbolizer_opts(struct report_opts *o,
 			   struct ap_symbolizer_opts *so, char *bid_dir,
 			   char *dw_dir)
 {
+	const char *bad;
 	int i;
 
 	so->no_inline = o->src.no_inline;
@@ -347,10 +395,20 @@ static int symbolizer_opts(struct report_opts *o,
 	/* libdw and lib/symbols/debuginfod.c both ask the servers this names */
 	if (o->no_debuginfod)
 		unsetenv("DEBUGINFOD_URLS");
+	o->dio.progress = !o->quiet;
+	ap_debuginfod__setup(&o->dio);
 	if (!ap_bidcache__dir(o->buildid_dir, bid_dir, AP_PATH_MAX))
 		so->buildid_dir = bid_dir;
 	if (!o->no_debug_cache && !ap_dwcache__dir(dw_dir, AP_PATH_MAX))
 		so->debug_cache = dw_dir;
+	so->debug_limits = o->debug_limits;
+	if (ap_dwcache__limits(&so->debug_limits, &bad)) {
+		ap_err("bad %s='%s': give %s", bad, getenv(bad),
+		       strcmp(bad, "APERTURE_DEBUG_CACHE_FILES") ?
+		       "a size in bytes, or with K, M or G" :
+		       "a count from 1 to 1000000");
+		return EXIT_USAGE;
+	}
 	return 0;
 }
 

@@ -107,7 +107,7 @@ static void *lock_new(const struct ap_report_opts *o, struct ap_session *s)
 	v->classes = o->lock_classes ? o->lock_classes :
 		     1u << AP_LOCK_CLS_MUTEX;
 	v->strs = ap_view__strtab(o);
-	v->ds = ap_datasym__new();
+	v->ds = ap_datasym__new(ap_session__symbolizer(s));
 	ap_hmap__init(&v->row_by_key);
 	ap_hmap__init(&v->stk_by_key);
 	ap_hmap__init(&v->cls_by_stack);

@@ -103,7 +103,7 @@ static void *mem_new(const struct ap_report_opts *o, struct ap_session *s)
 	v->strs = ap_strtab__new();
 	/* names from other users: escaped but in JSON, which escapes */
 	ap_strtab__set_escape(v->strs, o->format != AP_FMT_JSON);
-	v->ds = ap_datasym__new();
+	v->ds = ap_datasym__new(ap_session__symbolizer(s));
 	ap_hmap__init(&v->objects.by_key);
 	ap_hmap__init(&v->mappings.by_key);
 	ap_hmap__init(&v->pages.by_key);

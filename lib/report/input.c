@@ -10,6 +10,7 @@
 #include "format/reader.h"
 #include "report/header.h"
 #include "report/session.h"
+#include "symbols/debuginfod.h"
 #include "symbols/symbolizer.h"
 
 void ap_input__warn(void *ctx, const char *msg)
@@ -82,4 +83,13 @@ void ap_input__print_stats(const struct ap_input *in, const char *cmd,
 		cmd, ss.lookups, ss.cache_hits, ss.modules,
 		ss.dwarf_modules, ss.dwarf_bytes, ss.dwarf_inflated,
 		ss.debug_cache_made, ss.debug_cache_used, ss.debug_refused);
+	if (ap_debuginfod__enabled()) {
+		struct ap_debuginfod_stats ds;
+
+		ap_debuginfod__stats(&ds);
+		fprintf(out,
+			"aperture %s: debuginfod: %" PRIu64 " lookups asked, %" PRIu64 " not asked, %.1f s of %" PRIu64 ", %" PRIu64 " bytes of %" PRIu64 " downloaded\n",
+			cmd, ds.asked, ds.not_asked, ds.secs, ds.time,
+			ds.bytes, ds.size);
+	}
 }

@@ -3,7 +3,10 @@
  * Variables by address, from ELF symbol tables (libelf).  One table per
  * file (path and inode), read on first use: the STT_OBJECT symbols of
  * .symtab and .dynsym with their sizes, plus the PT_LOAD segments that
- * turn a file offset into the address the symbols use.
+ * turn a file offset into the address the symbols use.  With a
+ * symbolizer, the file is the one it reads for the mapping (under
+ * --symfs, the build-id cache, the servers), never the recorded path as
+ * it is.
  */
 #include "symbols/datasym.h"
 
@@ -17,6 +20,7 @@
 #include <unistd.h>
 
 #include "symbols/buildid.h"
+#include "symbols/symbolizer.h"
 #include "util/hmap.h"
 #include "util/safefile.h"
 
@@ -43,17 +47,20 @@ struct dfile {
 };
 
 struct ap_datasym {
+	struct ap_symbolizer *sym;	/* NULL: paths as recorded */
 	struct dfile *files;
 	size_t nr, cap;
 	struct ap_hmap by_key;		/* hash(path, inode) -> index */
 };
 
-struct ap_datasym *ap_datasym__new(void)
+struct ap_datasym *ap_datasym__new(struct ap_symbolizer *sym)
 {
 	struct ap_datasym *d = calloc(1, sizeof(*d));
 
-	if (d)
-		ap_hmap__init(&d->by_key);
+	if (!d)
+		return NULL;
+	d->sym = sym;
+	ap_hmap__init(&d->by_key);
 	return d;
 }
 
@@ -193,7 +200,9 @@ static int load_file(struct dfile *f)
 		if (err)
 			goto out;
 	}
-	qsort(f->syms, f->nr, sizeof(*f->syms), by_addr);
+	/* a file without variables has no table: qsort takes no NULL */
+	if (f->nr)
+		qsort(f->syms, f->nr, sizeof(*f->syms), by_addr);
 	err = 0;
 out:
 	elf_end(elf);
@@ -201,8 +210,9 @@ out:
 	return err;
 }
 
+/* check_inode: path is the recorded one, no build-id vouching for it */
 static struct dfile *get_file(struct ap_datasym *d, const char *path,
-			      uint64_t inode)
+			      uint64_t inode, int check_inode)
 {
 	uint64_t key = ap_hash_bytes(path, strlen(path), inode);
 	uint64_t *slot;
@@ -236,7 +246,7 @@ static struct dfile *get_file(struct ap_datasym *d, const char *path,
 		return NULL;
 	if (stat(path, &st))
 		f->err = -errno;
-	else if (inode && st.st_ino != inode)
+	else if (inode && st.st_ino != inode && check_inode)
 		f->err = -ESTALE;
 	else
 		f->err = load_file(f);
@@ -249,13 +259,20 @@ int ap_datasym__lookup(struct ap_datasym *d, const struct ap_mmap *m,
 		       uint64_t *offset)
 {
 	uint64_t fileoff, vaddr = 0;
+	const char *path = m ? m->path : NULL;
 	const struct seg *best = NULL;
 	struct dfile *f;
 	size_t lo = 0, hi, i;
 
 	if (!d || !m || m->path[0] != '/' || addr < m->start)
 		return -ENOENT;
-	f = get_file(d, m->path, m->inode);
+	if (d->sym) {
+		path = ap_symbolizer__file(d->sym, m);
+		if (!path)
+			return -ENOENT;
+	}
+	f = get_file(d, path, m->inode,
+		     !m->build_id_len && !strcmp(path, m->path));
 	if (!f)
 		return -ENOMEM;
 	if (f->err)

@@ -15,8 +15,12 @@
 #include "format/format.h"
 
 struct ap_datasym;
+struct ap_symbolizer;
 
-struct ap_datasym *ap_datasym__new(void);
+/* sym: the symbolizer whose files the tables are read from (--symfs, the
+ * build-id cache: lookups as its own); NULL: the recorded paths as they
+ * are */
+struct ap_datasym *ap_datasym__new(struct ap_symbolizer *sym);
 void ap_datasym__free(struct ap_datasym *d);
 
 /*
@@ -25,8 +29,10 @@ void ap_datasym__free(struct ap_datasym *d);
  * file into the anonymous mapping after it, pass the file mapping before
  * it: addr need not lie inside m).  Fills name (truncated to len) and
  * *offset (addr - start of the variable).  Returns 0, -ENOENT when no
- * variable covers addr, -ESTALE when the file on disk is not the one that
- * was mapped (inode differs), or -errno when it cannot be read.
+ * variable covers addr (or the symbolizer found no file for m), -ESTALE
+ * when the file on disk is not the one that was mapped (without a
+ * symbolizer or a build-id: its inode differs), or -errno when it cannot
+ * be read.
  */
 int ap_datasym__lookup(struct ap_datasym *d, const struct ap_mmap *m,
 		       uint64_t addr, char *name, size_t len,

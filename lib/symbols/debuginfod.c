@@ -9,18 +9,41 @@
  *
  * One client per process, made on first use: libdebuginfod keeps its
  * cache on disk, so the client holds no state worth a per-report object.
+ * The budgets (debuginfod.h) are held by our progress callback, which
+ * libdebuginfod (0.178 on) calls at least once a second while a lookup
+ * runs, redirects and stalls included, and which stops the transfer when
+ * it returns non-zero; the client reads DEBUGINFOD_MAXTIME and _MAXSIZE
+ * at each lookup, so each is handed what is left.
  */
 #include "symbols/debuginfod.h"
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "util/num.h"
 
 /* libdebuginfod's ABI (debuginfod.h), stable since elfutils 0.178 */
 typedef struct debuginfod_client debuginfod_client;
+typedef int (*progressfn_t)(debuginfod_client *, long, long);
+
+#define ID_MAX		64
+#define NS		UINT64_C(1000000000)
+
+/* a lookup that failed: asked once */
+struct failed {
+	uint8_t id[ID_MAX];
+	uint8_t len;
+	uint8_t debuginfo;
+	int err;
+};
 
 static struct {
 	int tried;
@@ -32,7 +55,68 @@ static struct {
 	int (*find_debuginfo)(debuginfod_client *, const unsigned char *,
 			      int, char **);
 	void (*end)(debuginfod_client *);
+	void (*set_progressfn)(debuginfod_client *, progressfn_t);
+	const char *(*get_url)(debuginfod_client *);
+
+	/* the budgets (0 until first use) and what the lookups took */
+	uint64_t time_ns, size;
+	uint64_t user_time, user_size;	/* DEBUGINFOD_MAXTIME, _MAXSIZE */
+	uint64_t spent_ns, got;
+	uint64_t asked, not_asked;
+	int progress;
+	int out;			/* spent: -ETIME, -EFBIG */
+
+	/* the lookup in flight */
+	uint64_t start_ns;
+	uint64_t bytes;			/* downloaded so far */
+	int answered;			/* a server began to send it */
+	int stop;			/* why the callback stopped it */
+	int said;			/* its progress line is out */
+	const char *kind;
+	char hex[2 * ID_MAX + 1];
+
+	struct failed *failed;
+	size_t nr_failed, cap_failed;
 } dbg;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NS + (uint64_t)ts.tv_nsec;
+}
+
+/* a positive number from the environment, else 0 */
+static uint64_t env_u64(const char *name)
+{
+	unsigned long long v;
+	const char *s = getenv(name);
+
+	return s && !ap_parse_u64(s, 1, UINT64_MAX, &v) ? v : 0;
+}
+
+static void budget_init(void)
+{
+	if (dbg.time_ns)
+		return;
+	dbg.user_time = env_u64("DEBUGINFOD_MAXTIME");
+	dbg.user_size = env_u64("DEBUGINFOD_MAXSIZE");
+	dbg.time_ns = dbg.user_time > UINT64_MAX / NS ? UINT64_MAX :
+		      (dbg.user_time ? dbg.user_time : AP_DEBUGINFOD_TIME) * NS;
+	dbg.size = dbg.user_size ? dbg.user_size : AP_DEBUGINFOD_SIZE;
+}
+
+void ap_debuginfod__setup(const struct ap_debuginfod_opts *o)
+{
+	budget_init();
+	if (o->time)
+		dbg.time_ns = o->time > UINT64_MAX / NS ? UINT64_MAX :
+			      o->time * NS;
+	if (o->size)
+		dbg.size = o->size;
+	dbg.progress = o->progress;
+}
 
 int ap_debuginfod__enabled(void)
 {
@@ -41,11 +125,44 @@ int ap_debuginfod__enabled(void)
 	return urls && urls[strspn(urls, " \t")];
 }
 
+/*
+ * libdebuginfod's progress callback: b is the answer's length where the
+ * server gave it, a the bytes received once a server answers (until
+ * then, a count of loops: get_url is NULL).  Non-zero stops the lookup.
+ */
+static int progress(debuginfod_client *c, long a, long b)
+{
+	uint64_t el = now_ns() - dbg.start_ns;
+	int answering = dbg.get_url && dbg.get_url(c);
+
+	dbg.answered |= answering;
+	if (answering && a > 0)
+		dbg.bytes = (uint64_t)a;
+	if (dbg.spent_ns + el >= dbg.time_ns) {
+		dbg.stop = -ETIME;
+		return 1;
+	}
+	if (answering && (dbg.got + dbg.bytes > dbg.size ||
+			  (b > 0 && dbg.got + (uint64_t)b > dbg.size))) {
+		dbg.stop = -EFBIG;
+		return 1;
+	}
+	if (dbg.progress && !dbg.said && el >= NS) {
+		fprintf(stderr, "aperture: debuginfod: waiting for the %s of build-id %s (%" PRIu64 " s left of %" PRIu64 " s for the servers: --debuginfod-time)\n",
+			dbg.kind, dbg.hex,
+			(dbg.time_ns - dbg.spent_ns - el) / NS,
+			dbg.time_ns / NS);
+		dbg.said = 1;
+	}
+	return 0;
+}
+
 static int debuginfod__open(void)
 {
 	if (dbg.tried)
 		return dbg.client ? 0 : -ENOSYS;
 	dbg.tried = 1;
+	budget_init();
 	if (!ap_debuginfod__enabled())
 		return -ENOSYS;
 	dbg.lib = dlopen("libdebuginfod.so.1", RTLD_LAZY | RTLD_LOCAL);
@@ -61,35 +178,174 @@ static int debuginfod__open(void)
 		dlsym(dbg.lib, "debuginfod_find_debuginfo");
 	dbg.end = (void (*)(debuginfod_client *))dlsym(dbg.lib,
 						       "debuginfod_end");
-	if (dbg.begin && dbg.find_executable && dbg.end)
+	dbg.set_progressfn = (void (*)(debuginfod_client *, progressfn_t))
+		dlsym(dbg.lib, "debuginfod_set_progressfn");
+	dbg.get_url = (const char *(*)(debuginfod_client *))
+		dlsym(dbg.lib, "debuginfod_get_url");
+	/* without the callback, no budget holds: no lookups */
+	if (dbg.begin && dbg.find_executable && dbg.end && dbg.set_progressfn)
 		dbg.client = dbg.begin();
 	if (!dbg.client) {
 		dlclose(dbg.lib);
 		dbg.lib = NULL;
 		return -ENOSYS;
 	}
+	dbg.set_progressfn(dbg.client, progress);
+	/* each build-id asked once: a timeout is not asked again */
+	setenv("DEBUGINFOD_RETRY_LIMIT", "0", 0);
 	return 0;
+}
+
+static struct failed *failed_find(int debuginfo, const uint8_t *id,
+				  size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < dbg.nr_failed; i++)
+		if (dbg.failed[i].debuginfo == debuginfo &&
+		    dbg.failed[i].len == len &&
+		    !memcmp(dbg.failed[i].id, id, len))
+			return &dbg.failed[i];
+	return NULL;
+}
+
+static void failed_add(int debuginfo, const uint8_t *id, size_t len, int err)
+{
+	struct failed *f;
+
+	if (dbg.nr_failed == dbg.cap_failed) {
+		size_t n = dbg.cap_failed ? dbg.cap_failed * 2 : 16;
+
+		f = realloc(dbg.failed, n * sizeof(*f));
+		if (!f)
+			return;
+		dbg.failed = f;
+		dbg.cap_failed = n;
+	}
+	f = &dbg.failed[dbg.nr_failed++];
+	memcpy(f->id, id, len);
+	f->len = (uint8_t)len;
+	f->debuginfo = (uint8_t)debuginfo;
+	f->err = err;
+}
+
+/* the client's cache, as libdebuginfod finds it */
+static int client_cache(char *buf, size_t len)
+{
+	const char *env = getenv("DEBUGINFOD_CACHE_PATH");
+	const char *home = getenv("HOME"), *xdg = getenv("XDG_CACHE_HOME");
+	struct stat st;
+	int n;
+
+	if (env && *env)
+		n = snprintf(buf, len, "%s", env);
+	else if (home && (n = snprintf(buf, len, "%s/.debuginfod_client_cache",
+				       home)) > 0 && (size_t)n < len &&
+		 !stat(buf, &st))
+		;
+	else if (xdg && *xdg)
+		n = snprintf(buf, len, "%s/debuginfod_client", xdg);
+	else if (home)
+		n = snprintf(buf, len, "%s/.cache/debuginfod_client", home);
+	else
+		return -ENOENT;
+	return n > 0 && (size_t)n < len ? 0 : -ENAMETOOLONG;
+}
+
+/*
+ * A lookup we stopped is no miss: the empty file some libdebuginfod
+ * versions leave to say "not on the servers" (for ten minutes) is
+ * removed, when it is one this lookup made.
+ */
+static void unsay_miss(const char *kind, time_t since)
+{
+	char path[4096];
+	struct stat st;
+	size_t n;
+
+	if (client_cache(path, sizeof(path)))
+		return;
+	n = strlen(path);
+	if ((size_t)snprintf(path + n, sizeof(path) - n, "/%s/%s", dbg.hex,
+			     kind) >= sizeof(path) - n)
+		return;
+	if (!lstat(path, &st) && S_ISREG(st.st_mode) && !st.st_size &&
+	    st.st_uid == geteuid() && st.st_mtime >= since - 1)
+		unlink(path);
 }
 
 static int find(int debuginfo, const uint8_t *id, size_t len, char *buf,
 		size_t buflen)
 {
+	const char *kind = debuginfo ? "debuginfo" : "executable";
+	struct failed *f;
+	struct stat st;
+	char num[32];
 	char *path = NULL;
+	uint64_t left, el;
+	time_t since;
 	int fd, ret;
+	size_t i;
 
-	if (!id || !len)
+	if (!id || !len || len > ID_MAX)
 		return -EINVAL;
 	ret = debuginfod__open();
 	if (ret)
 		return ret;
 	if (debuginfo && !dbg.find_debuginfo)
 		return -ENOSYS;
+	f = failed_find(debuginfo, id, len);
+	if (f)
+		return f->err;
+	if (!dbg.out && dbg.spent_ns >= dbg.time_ns)
+		dbg.out = -ETIME;
+	else if (!dbg.out && dbg.got >= dbg.size)
+		dbg.out = -EFBIG;
+	if (dbg.out) {
+		dbg.not_asked++;
+		return dbg.out;
+	}
+	/* what is left, for the client's own bounds too */
+	left = (dbg.time_ns - dbg.spent_ns + NS - 1) / NS;
+	if (dbg.user_time && dbg.user_time < left)
+		left = dbg.user_time;
+	snprintf(num, sizeof(num), "%" PRIu64, left);
+	setenv("DEBUGINFOD_MAXTIME", num, 1);
+	left = dbg.size - dbg.got;
+	if (dbg.user_size && dbg.user_size < left)
+		left = dbg.user_size;
+	snprintf(num, sizeof(num), "%" PRIu64, left);
+	setenv("DEBUGINFOD_MAXSIZE", num, 1);
+
+	for (i = 0; i < len; i++)
+		snprintf(dbg.hex + 2 * i, 3, "%02x", id[i]);
+	dbg.kind = debuginfo ? "debug file" : "executable";
+	dbg.start_ns = now_ns();
+	dbg.bytes = 0;
+	dbg.answered = 0;
+	dbg.stop = 0;
+	dbg.said = 0;
+	since = time(NULL);
 	fd = debuginfo ? dbg.find_debuginfo(dbg.client, id, (int)len, &path) :
 			 dbg.find_executable(dbg.client, id, (int)len, &path);
+	el = now_ns() - dbg.start_ns;
+	dbg.spent_ns += el;
+	dbg.asked++;
+	dbg.got += dbg.bytes;
+	if (fd < 0 && dbg.stop) {
+		unsay_miss(kind, since);
+		fd = dbg.stop;
+	}
 	if (fd < 0) {
 		free(path);
-		return fd == -ENOENT || fd == -ENOSYS ? -ENOENT : fd;
+		ret = fd == -ENOSYS ? -ENOENT : fd;
+		failed_add(debuginfo, id, len, ret);
+		return ret;
 	}
+	/* the whole of what came, past the callback's last count */
+	if (dbg.answered && !fstat(fd, &st) &&
+	    (uint64_t)st.st_size > dbg.bytes)
+		dbg.got += (uint64_t)st.st_size - dbg.bytes;
 	close(fd);
 	if (!path)
 		return -ENOENT;
@@ -109,4 +365,15 @@ int ap_debuginfod__find_debuginfo(const uint8_t *id, size_t len, char *buf,
 				  size_t buflen)
 {
 	return find(1, id, len, buf, buflen);
+}
+
+void ap_debuginfod__stats(struct ap_debuginfod_stats *st)
+{
+	budget_init();
+	st->secs = (double)dbg.spent_ns / NS;
+	st->bytes = dbg.got;
+	st->asked = dbg.asked;
+	st->not_asked = dbg.not_asked;
+	st->time = dbg.time_ns / NS;
+	st->size = dbg.size;
 }

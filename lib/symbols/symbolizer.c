@@ -292,6 +292,8 @@ struct ap_symbolizer {
 	char vdso_path[64];		/* /proc/self/fd/N */
 	struct dw_alias *aliases;	/* debug files read through the cache */
 	int cache_err;			/* the debug cache's last error, said */
+	uint64_t inflate_left;		/* of opts.debug_limits.inflate */
+	int servers_err;		/* the servers' last failure, said */
 };
 
 /* a debug file read through its copy in the debug cache: where a dwz
@@ -420,15 +422,72 @@ static int build_id_path(char *path, size_t len, const char *symfs,
 			 len - off ? 0 : -1;
 }
 
+static void symbolizer__warn(struct ap_symbolizer *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void build_id__hex(const uint8_t *id, size_t len, char *buf,
+			  size_t size);
+
+/*
+ * What the servers did for the file (kind) of build-id id, err from
+ * lib/symbols/debuginfod.h, said: an answer of another build-id (the file
+ * at path; err 0) each time, a budget spent or a server's failure once;
+ * "not on the servers" is the caller's to say.  -ESRCH for the answer of
+ * another build-id, else err.
+ */
+static int servers_said(struct ap_symbolizer *s, int err, const char *kind,
+			const unsigned char *id, int n, const char *path)
+{
+	char want[2 * AP_BUILD_ID_MAX + 1], have[2 * AP_BUILD_ID_MAX + 1];
+	struct ap_debuginfod_stats st;
+	uint8_t got[AP_BUILD_ID_MAX];
+	int len;
+
+	if (!s || err == -ENOENT || err == -ENOSYS)
+		return err;
+	build_id__hex(id, n > 0 ? (size_t)n : 0, want, sizeof(want));
+	if (!err) {
+		len = ap_read_build_id_safe(path, got, sizeof(got));
+		build_id__hex(got, len > 0 ? (size_t)len : 0, have,
+			      sizeof(have));
+		symbolizer__warn(s, "the debuginfod servers' answer for the %s of build-id %s is a file of build-id %s ('%s'); not using it",
+				 kind, want, have, path);
+		return -ESRCH;
+	}
+	if (err == s->servers_err)
+		return err;
+	s->servers_err = err;
+	ap_debuginfod__stats(&st);
+	if (err == -ETIME)
+		symbolizer__warn(s, "debuginfod: the servers have had the %" PRIu64 " s a report gives them (--debuginfod-time, DEBUGINFOD_MAXTIME): the %s of build-id %s and any build-id after it are not looked up",
+				 st.time, kind, want);
+	else if (err == -EFBIG)
+		symbolizer__warn(s, "debuginfod: the %s of build-id %s is larger than what is left of the %" PRIu64 " bytes a report may download (--debuginfod-size, DEBUGINFOD_MAXSIZE); not downloaded",
+				 kind, want, st.size);
+	else
+		symbolizer__warn(s, "debuginfod: the servers failed for the %s of build-id %s: %s",
+				 kind, want, strerror(-err));
+	return err;
+}
+
 /* last: the debuginfod servers of DEBUGINFOD_URLS (none: -1) */
-static int servers_debugfile(const unsigned char *id, int n, char **name)
+static int servers_debugfile(struct ap_symbolizer *s, const unsigned char *id,
+			     int n, char **name)
 {
 	char path[AP_PATH_MAX];
+	int fd, err;
 
-	if (n <= 0 || !ap_debuginfod__enabled() ||
-	    ap_debuginfod__find_debuginfo(id, (size_t)n, path, sizeof(path)))
+	if (n <= 0 || !ap_debuginfod__enabled())
 		return -1;
-	return try_debugfile(path, id, n, 0, name);
+	err = ap_debuginfod__find_debuginfo(id, (size_t)n, path,
+					    sizeof(path));
+	if (err) {
+		servers_said(s, err, "debug file", id, n, NULL);
+		return -1;
+	}
+	fd = try_debugfile(path, id, n, 0, name);
+	if (fd < 0)
+		servers_said(s, 0, "debug file", id, n, path);
+	return fd;
 }
 
 /*
@@ -437,9 +496,9 @@ static int servers_debugfile(const unsigned char *id, int n, char **name)
  * path the link names (under --symfs when absolute, beside file_name
  * when relative), and on the servers; it must carry the link's build-id.
  */
-static int find_altfile(const char *symfs, const char *file_name,
-			const char *link, const unsigned char *id, int n,
-			char **name)
+static int find_altfile(struct ap_symbolizer *s, const char *symfs,
+			const char *file_name, const char *link,
+			const unsigned char *id, int n, char **name)
 {
 	char path[AP_PATH_MAX + 64];
 	const char *slash;
@@ -465,7 +524,7 @@ static int find_altfile(const char *symfs, const char *file_name,
 	}
 	if (fd >= 0)
 		return fd;
-	return servers_debugfile(id, n, name);
+	return servers_debugfile(s, id, n, name);
 }
 
 /*
@@ -482,7 +541,7 @@ static int find_altfile(const char *symfs, const char *file_name,
  * (.gnu_debugaltlink): the link's name with CRC 0 (*found_id is alt_id
  * then); module__dwarf reads no DWARF that needs one it was not given.
  */
-static int find_debugfile(const struct ap_symbolizer *s, Dwfl_Module *mod,
+static int find_debugfile(struct ap_symbolizer *s, Dwfl_Module *mod,
 			  const char *file_name, const char *debuglink_file,
 			  GElf_Word debuglink_crc, char **debuginfo_file_name,
 			  unsigned char *alt_id, const unsigned char **found_id,
@@ -512,7 +571,7 @@ static int find_debugfile(const struct ap_symbolizer *s, Dwfl_Module *mod,
 	    !altlink_of(file_name, debuglink_file, alt_id, &alt_len)) {
 		*found_id = alt_id;
 		*found_len = alt_len;
-		return find_altfile(symfs, file_name, debuglink_file, alt_id,
+		return find_altfile(s, symfs, file_name, debuglink_file, alt_id,
 				    alt_len, debuginfo_file_name);
 	}
 	n = dwfl_module_build_id(mod, &bid, &vaddr);
@@ -547,15 +606,12 @@ static int find_debugfile(const struct ap_symbolizer *s, Dwfl_Module *mod,
 			return fd;
 	}
 out_servers:
-	fd = servers_debugfile(bid, n, debuginfo_file_name);
+	fd = servers_debugfile(s, bid, n, debuginfo_file_name);
 	if (fd >= 0)
 		return fd;
 	errno = ENOENT;
 	return -1;
 }
-
-static void symbolizer__warn(struct ap_symbolizer *s, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 
 /*
  * The bytes the compressed sections of file fd inflate to; -1 when they
@@ -586,11 +642,31 @@ static int64_t dwarf_checked(struct ap_symbolizer *s, int fd,
 }
 
 /*
+ * bytes more inflated by this symbolizer, within what one may inflate:
+ * 0, or -1 with the file refused, said
+ */
+static int inflate_charge(struct ap_symbolizer *s, uint64_t bytes,
+			  const char *name)
+{
+	if (bytes <= s->inflate_left) {
+		s->inflate_left -= bytes;
+		return 0;
+	}
+	symbolizer__warn(s, "debug file '%s' refused: its compressed sections claim %" PRIu64 " bytes once inflated, more than the %" PRIu64 " left of the %" PRIu64 " one report may inflate (--debug-inflate, APERTURE_DEBUG_INFLATE); symbols only",
+			 name, bytes, s->inflate_left,
+			 s->opts.debug_limits.inflate);
+	s->stats.debug_refused++;
+	return -1;
+}
+
+/*
  * The debug file found (fd, build-id id of n bytes), checked first: one
  * whose compressed sections claim more than they can hold is refused,
  * since libdw would allocate what they claim.  When DWARF is wanted, read
  * through its uncompressed copy in the debug cache (lib/symbols/dwcache.h): libdw
- * would inflate its compressed sections whole, every report.
+ * would inflate its compressed sections whole, every report.  What is
+ * inflated, by libdw or into the cache, is charged to what one report
+ * may inflate; a copy read from the cache inflates nothing.
  */
 static int debug_checked(struct ap_symbolizer *s, int fd,
 			 const unsigned char *id, int n, char **name)
@@ -602,18 +678,16 @@ static int debug_checked(struct ap_symbolizer *s, int fd,
 	int cfd;
 
 	ret = dwarf_checked(s, fd, *name);
-	if (ret < 0) {
-		close(fd);
-		free(*name);
-		*name = NULL;
-		errno = EINVAL;
-		return -1;
-	}
+	if (ret < 0)
+		goto refused;
 	if (!ret || !s->opts.debug_cache || n <= 0 || !*name ||
 	    (s->opts.no_inline && s->opts.no_srcline))
-		return fd;
-	cfd = ap_dwcache__open(s->opts.debug_cache, fd, id, (size_t)n, path,
+		goto by_libdw;
+	cfd = ap_dwcache__open(s->opts.debug_cache, &s->opts.debug_limits,
+			       s->inflate_left, fd, id, (size_t)n, path,
 			       sizeof(path), &inflated);
+	if (cfd == -EDQUOT)
+		goto by_libdw;	/* refused there, said */
 	if (cfd < 0) {
 		/* said once, not for every debug file: a directory refused
 		 * refuses them all */
@@ -622,9 +696,10 @@ static int debug_checked(struct ap_symbolizer *s, int fd,
 					 *name, s->opts.debug_cache,
 					 ap_open_strerror(cfd),
 					 cfd == -EPERM ? " (not a directory of this user's own that no one else can write)" :
-					 cfd == -ENOSPC ? " (it would leave less than a tenth of the filesystem free)" : "");
+					 cfd == -ENOSPC ? " (it would leave less than a tenth of the filesystem free)" :
+					 cfd == -E2BIG ? " (more than the cache may hold: --debug-cache-size, --debug-cache-files)" : "");
 		s->cache_err = cfd;
-		return fd;
+		goto by_libdw;
 	}
 	a = calloc(1, sizeof(*a));
 	if (a) {
@@ -638,7 +713,7 @@ static int debug_checked(struct ap_symbolizer *s, int fd,
 		}
 		free(a);
 		close(cfd);
-		return fd;
+		goto by_libdw;
 	}
 	close(fd);
 	free(*name);
@@ -646,12 +721,24 @@ static int debug_checked(struct ap_symbolizer *s, int fd,
 	a->next = s->aliases;
 	s->aliases = a;
 	if (inflated) {
+		s->inflate_left -= inflated;
 		s->stats.debug_cache_made++;
 		s->stats.dwarf_inflated += inflated;
 	} else {
 		s->stats.debug_cache_used++;
 	}
 	return cfd;
+
+by_libdw:
+	/* libdw inflates what it reads of the file as it is */
+	if (!inflate_charge(s, (uint64_t)ret, *name))
+		return fd;
+refused:
+	close(fd);
+	free(*name);
+	*name = NULL;
+	errno = EINVAL;
+	return -1;
 }
 
 static int safe_find_debuginfo(Dwfl_Module *mod, void **userdata,
@@ -770,12 +857,17 @@ static const char *symbolizer__name(struct ap_symbolizer *s, const char *name)
 struct ap_symbolizer *ap_symbolizer__new(const struct ap_symbolizer_opts *o)
 {
 	struct ap_symbolizer *s = calloc(1, sizeof(*s));
+	const char *bad = NULL;
 
 	if (!s)
 		return NULL;
 	if (o)
 		s->opts = *o;
 	s->vdso_fd = -1;
+	if (ap_dwcache__limits(&s->opts.debug_limits, &bad))
+		symbolizer__warn(s, "%s='%s' is not a count or size (as 512M, 2G): the default is used",
+				 bad, getenv(bad));
+	s->inflate_left = s->opts.debug_limits.inflate;
 	return s;
 }
 
@@ -1533,7 +1625,8 @@ static int module__find_file(struct ap_symbolizer *s, struct module *mod,
 	char hex[2 * AP_BUILD_ID_MAX + 1], have[2 * AP_BUILD_ID_MAX + 1];
 	const char *symfs = s->opts.symfs ? s->opts.symfs : "";
 	uint8_t id[AP_BUILD_ID_MAX];
-	int mismatch = 0, r, n;
+	int mismatch = 0, srv = -ENOSYS, r, n;
+	const char *why;
 	size_t l;
 
 	if (mod->path[0] == '[') {
@@ -1564,20 +1657,33 @@ static int module__find_file(struct ap_symbolizer *s, struct module *mod,
 			 symfs, hex, hex + 2);
 		if (candidate(mod, buf) > 0)
 			return 0;
-		if (!ap_debuginfod__find_executable(mod->build_id,
-						    mod->build_id_len, buf,
-						    len) &&
-		    candidate(mod, buf) > 0)
-			return 0;
+		srv = ap_debuginfod__find_executable(mod->build_id,
+						     mod->build_id_len, buf,
+						     len);
+		if (!srv) {
+			r = candidate(mod, buf);
+			if (r > 0)
+				return 0;
+			srv = r < 0 ? 0 : -ENOENT;
+		}
+		srv = servers_said(s, srv, "executable", mod->build_id,
+				   (int)mod->build_id_len, buf);
 	}
+	/* "nor on the servers" only where they said so */
+	why = srv == -ENOENT ? "" : srv == -ESRCH ?
+	      " (their answer has another build-id)" :
+	      srv == -ETIME ? " (out of time for them)" :
+	      srv == -EFBIG ? " (too large to download)" :
+	      " (they failed)";
 	if (mismatch) {
 		snprintf(buf, len, "%s%s", symfs, mod->path);
 		n = ap_read_build_id_safe(buf, id, sizeof(id));
 		build_id__hex(id, n > 0 ? n : 0, have, sizeof(have));
-		symbolizer__warn(s, "build-id mismatch for '%s': recorded %s, on disk %s, none in the build-id cache%s; not using it",
+		symbolizer__warn(s, "build-id mismatch for '%s': recorded %s, on disk %s, none in the build-id cache%s%s; not using it",
 				 mod->path, hex, have,
-				 ap_debuginfod__enabled() ?
-				 " nor on the debuginfod servers" : "");
+				 srv != -ENOSYS ?
+				 " nor on the debuginfod servers" : "",
+				 srv != -ENOSYS ? why : "");
 	} else {
 		int fd;
 
@@ -1585,13 +1691,13 @@ static int module__find_file(struct ap_symbolizer *s, struct module *mod,
 		fd = ap_open_regular(buf, 0);
 		if (fd >= 0)
 			close(fd);
-		symbolizer__warn(s, "cannot open '%s': %s%s%s; its frames show as %s+offset",
+		symbolizer__warn(s, "cannot open '%s': %s%s%s%s; its frames show as %s+offset",
 				 mod->path, ap_open_strerror(fd >= 0 ? -EIO : fd),
 				 mod->build_id_len ?
 				 ", nor its build-id in the cache" : "",
-				 mod->build_id_len && ap_debuginfod__enabled() ?
+				 srv != -ENOSYS ?
 				 " or on the debuginfod servers" : "",
-				 mod->dso);
+				 srv != -ENOSYS ? why : "", mod->dso);
 	}
 	return -ENOENT;
 }
@@ -2020,6 +2126,9 @@ static void module__dwarf(struct ap_symbolizer *s, struct module *mod)
 		if (fd >= 0) {
 			bytes = dwarf_checked(s, fd, mainfile);
 			close(fd);
+			if (bytes >= 0 &&
+			    inflate_charge(s, (uint64_t)bytes, mainfile))
+				bytes = -1;
 			if (bytes < 0) {
 				mod->no_dwarf = true;
 				return;
@@ -2405,6 +2514,18 @@ int ap_symbolizer__user_code(struct ap_symbolizer *s, struct ap_addrspace *as,
 	out->start = fs->start - mod->bias;
 	out->end = fs->end - mod->bias;
 	return 0;
+}
+
+const char *ap_symbolizer__file(struct ap_symbolizer *s,
+				const struct ap_mmap *m)
+{
+	struct module *mod = m ? symbolizer__module(s, m) : NULL;
+
+	if (!mod || m->path[0] != '/')
+		return NULL;
+	if (mod->state == MODULE_UNOPENED)
+		module__open(s, mod);
+	return mod->state == MODULE_OK ? mod->file : NULL;
 }
 
 const char *ap_symbolizer__comp_dir(struct ap_symbolizer *s,

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "format/format.h"
+#include "symbols/dwcache.h"
 
 struct ap_symbolizer;
 struct ap_addrspace;
@@ -53,6 +54,10 @@ struct ap_symbolizer_opts {
 	/* separate debug files kept uncompressed (lib/symbols/dwcache.h); NULL:
 	 * none */
 	const char *debug_cache;
+	/* its bounds, and what one symbolizer may inflate (by libdw or into
+	 * the cache); fields 0: from the environment, else the defaults
+	 * (lib/symbols/dwcache.h) */
+	struct ap_dwcache_limits debug_limits;
 	/* called once per problem (build-id mismatch, missing file...) */
 	void (*warn)(void *ctx, const char *msg);
 	void *warn_ctx;
@@ -143,6 +148,11 @@ struct ap_sym_code {
 /* 0, or -ENOENT when no readable module or no symbol covers ip */
 int ap_symbolizer__user_code(struct ap_symbolizer *s, struct ap_addrspace *as,
 			     uint64_t ip, struct ap_sym_code *out);
+/* The ELF file read for the mapped file m (under --symfs, the build-id
+ * cache's copy, the servers'; its build-id checked), opened on first use
+ * with the same warnings; NULL when there is none.  Owned by s. */
+const char *ap_symbolizer__file(struct ap_symbolizer *s,
+				const struct ap_mmap *m);
 /* the compilation directory (DWARF) of the code at user address ip, which
  * a relative source file name is under; NULL: unknown */
 const char *ap_symbolizer__comp_dir(struct ap_symbolizer *s,

@@ -55,31 +55,6 @@ int ap_parse_pow2_size(const char *s, unsigned long long page,
 	return 0;
 }
 
-int ap_parse_size(const char *s, uint64_t max, uint64_t *bytes)
-{
-	static const char units[] = "BKMGT";
-	unsigned long long n;
-	const char *u;
-	char *end;
-	int shift;
-
-	errno = 0;
-	n = strtoull(s, &end, 10);
-	if (errno || end == s || *s == '-')
-		return -EINVAL;
-	shift = 0;
-	if (*end) {
-		u = strchr(units, toupper((unsigned char)*end));
-		if (!u || end[1])
-			return -EINVAL;
-		shift = 10 * (int)(u - units);
-	}
-	if (n > (max >> shift))
-		return -EINVAL;
-	*bytes = (uint64_t)n << shift;
-	return 0;
-}
-
 int ap_parse_secs_ns(const char *s, size_t len, uint64_t *ns)
 {
 	uint64_t sec = 0, frac = 0, scale = 1000000000ull;
@@ -118,4 +93,31 @@ int64_t ap_weight(double w)
 uint64_t ap_add_sat(uint64_t a, uint64_t b)
 {
 	return a + b < a ? UINT64_MAX : a + b;
+}
+
+int ap_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *bytes)
+{
+	static const char units[] = "BKMGT";
+	unsigned long long n;
+	const char *u;
+	char *end;
+	int shift;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	shift = 0;
+	if (*end) {
+		u = strchr(units, toupper((unsigned char)*end));
+		if (!u || end[1])
+			return -EINVAL;
+		shift = 10 * (int)(u - units);
+	}
+	if (n > (max >> shift) || ((uint64_t)n << shift) < min)
+		return -EINVAL;
+	*bytes = (uint64_t)n << shift;
+	return 0;
 }

@@ -22,9 +22,9 @@ int ap_parse_pow2_size(const char *s, unsigned long long page,
 		       unsigned long long min, unsigned long long max,
 		       uint64_t *bytes);
 
-/* A size: N bytes, or N with B, K, M, G or T (powers of 1024), at most
- * max bytes.  0 or -EINVAL. */
-int ap_parse_size(const char *s, uint64_t max, uint64_t *bytes);
+/* a size: N bytes, or N with B, K, M, G or T (powers of 1024), from min
+ * to max bytes: 0 or -EINVAL */
+int ap_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *bytes);
 
 /* "SECONDS[.FRACTION]" (up to nanoseconds) of len bytes of s into ns:
  * 0, -EINVAL or -ERANGE */

@@ -369,20 +369,23 @@ START_TEST(test_sizes)
 	uint64_t b = 0;
 	size_t i;
 
-	ck_assert_int_eq(ap_parse_size("4096", 1ull << 30, &b), 0);
+	ck_assert_int_eq(ap_parse_size("4096", 0, 1ull << 30, &b), 0);
 	ck_assert_uint_eq(b, 4096);
-	ck_assert_int_eq(ap_parse_size("256m", 1ull << 30, &b), 0);
+	ck_assert_int_eq(ap_parse_size("256m", 0, 1ull << 30, &b), 0);
 	ck_assert_uint_eq(b, 256ull << 20);
-	ck_assert_int_eq(ap_parse_size("1G", 1ull << 30, &b), 0);
+	ck_assert_int_eq(ap_parse_size("1G", 0, 1ull << 30, &b), 0);
 	ck_assert_uint_eq(b, 1ull << 30);
-	ck_assert_int_eq(ap_parse_size("3T", 1ull << 60, &b), 0);
+	ck_assert_int_eq(ap_parse_size("3T", 0, 1ull << 60, &b), 0);
 	ck_assert_uint_eq(b, 3ull << 40);
 	/* junk, past max, and a shift that would wrap */
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		ck_assert_int_eq(ap_parse_size(bad[i], 1ull << 30, &b),
+		ck_assert_int_eq(ap_parse_size(bad[i], 0, 1ull << 30, &b),
 				 -EINVAL);
-	ck_assert_int_eq(ap_parse_size("17179869184T", UINT64_MAX, &b),
+	ck_assert_int_eq(ap_parse_size("17179869184T", 0, UINT64_MAX, &b),
 			 -EINVAL);
+	/* below min */
+	ck_assert_int_eq(ap_parse_size("0", 1, UINT64_MAX, &b), -EINVAL);
+	ck_assert_int_eq(ap_parse_size("1K", 1025, UINT64_MAX, &b), -EINVAL);
 }
 END_TEST
 

@@ -4,7 +4,8 @@
  * build-id note and one zlib-compressed .debug_info.  What a compressed
  * section may claim, the copy's contents, modes and reuse, and what is
  * refused: links, entries of another build-id, streams that do not give
- * what they claim.
+ * what they claim; the bounds on the cache and on what is inflated, and
+ * eviction by last use.
  */
 #include <check.h>
 #include <elf.h>
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -24,6 +26,9 @@
 
 #define DATA_LEN	65536
 
+static const struct ap_dwcache_limits lim = {
+	.size = 1ull << 30, .files = 10, .inflate = 1ull << 30,
+};
 static const uint8_t bid[20] = { 0xab, 0xcd, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
 				 11, 12, 13, 14, 15, 16, 17, 18 };
 static char tmpdir[64];
@@ -199,8 +204,8 @@ START_TEST(test_open_copy)
 
 	snprintf(dir, sizeof(dir), "%s/cache/debug", tmpdir);
 	fd = write_elf("ok", 0, 0);
-	cfd = ap_dwcache__open(dir, fd, bid, sizeof(bid), path, sizeof(path),
-			       &inflated);
+	cfd = ap_dwcache__open(dir, &lim, UINT64_MAX, fd, bid, sizeof(bid),
+			       path, sizeof(path), &inflated);
 	ck_assert_int_ge(cfd, 0);
 	ck_assert_uint_eq(inflated, DATA_LEN);
 	snprintf(sub, sizeof(sub), "%s/ab/cd0102030405060708090a0b0c0d0e0f101112.debug", dir);
@@ -219,16 +224,16 @@ START_TEST(test_open_copy)
 	ck_assert_int_eq(st.st_mode & 0777, 0600);
 
 	/* again: read, not made */
-	cfd = ap_dwcache__open(dir, fd, bid, sizeof(bid), path, sizeof(path),
-			       &inflated);
+	cfd = ap_dwcache__open(dir, &lim, UINT64_MAX, fd, bid, sizeof(bid),
+			       path, sizeof(path), &inflated);
 	ck_assert_int_ge(cfd, 0);
 	ck_assert_uint_eq(inflated, 0);
 	close(cfd);
 
 	/* an entry of another build-id is made again */
 	ck_assert_int_eq(truncate(path, 100), 0);
-	cfd = ap_dwcache__open(dir, fd, bid, sizeof(bid), path, sizeof(path),
-			       &inflated);
+	cfd = ap_dwcache__open(dir, &lim, UINT64_MAX, fd, bid, sizeof(bid),
+			       path, sizeof(path), &inflated);
 	ck_assert_int_ge(cfd, 0);
 	ck_assert_uint_eq(inflated, DATA_LEN);
 	close(cfd);
@@ -245,16 +250,19 @@ START_TEST(test_open_refused)
 	snprintf(dir, sizeof(dir), "%s/cache", tmpdir);
 	/* more than the stream gives, less than it gives */
 	fd = write_elf("more", DATA_LEN + 1, 0);
-	ck_assert_int_eq(ap_dwcache__open(dir, fd, bid, sizeof(bid), path,
-					  sizeof(path), &inflated), -EINVAL);
+	ck_assert_int_eq(ap_dwcache__open(dir, &lim, UINT64_MAX, fd, bid,
+					  sizeof(bid), path, sizeof(path),
+					  &inflated), -EINVAL);
 	close(fd);
 	fd = write_elf("less", DATA_LEN - 1, 0);
-	ck_assert_int_eq(ap_dwcache__open(dir, fd, bid, sizeof(bid), path,
-					  sizeof(path), &inflated), -EINVAL);
+	ck_assert_int_eq(ap_dwcache__open(dir, &lim, UINT64_MAX, fd, bid,
+					  sizeof(bid), path, sizeof(path),
+					  &inflated), -EINVAL);
 	close(fd);
 	fd = write_elf("huge", 1ull << 40, 0);
-	ck_assert_int_eq(ap_dwcache__open(dir, fd, bid, sizeof(bid), path,
-					  sizeof(path), &inflated), -EFBIG);
+	ck_assert_int_eq(ap_dwcache__open(dir, &lim, UINT64_MAX, fd, bid,
+					  sizeof(bid), path, sizeof(path),
+					  &inflated), -EFBIG);
 	close(fd);
 	/* nothing left behind: no entry, no temporary file */
 	snprintf(sub, sizeof(sub), "rmdir %s/cache/ab", tmpdir);
@@ -266,11 +274,138 @@ START_TEST(test_open_refused)
 	snprintf(sub, sizeof(sub), "%s/ab", dir);
 	ck_assert_int_eq(symlink(other, sub), 0);
 	fd = write_elf("ok", 0, 0);
-	ck_assert_int_eq(ap_dwcache__open(dir, fd, bid, sizeof(bid), path,
-					  sizeof(path), &inflated), -ELOOP);
+	ck_assert_int_eq(ap_dwcache__open(dir, &lim, UINT64_MAX, fd, bid,
+					  sizeof(bid), path, sizeof(path),
+					  &inflated), -ELOOP);
 	close(fd);
 	snprintf(sub, sizeof(sub), "rmdir %s", other);
 	ck_assert_int_eq(system(sub), 0);
+}
+END_TEST
+
+/* a fake entry DIR/SUB/NAME.debug of size bytes, last used at atime */
+static void fake_entry(const char *dir, const char *sub, const char *name,
+		       size_t size, time_t atime)
+{
+	struct timespec ts[2] = {
+		{ .tv_sec = atime }, { .tv_nsec = UTIME_OMIT },
+	};
+	char path[320];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, sub);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/%s/%s.debug", dir, sub, name);
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, (off_t)size), 0);
+	ck_assert_int_eq(futimens(fd, ts), 0);
+	close(fd);
+}
+
+static int exists(const char *dir, const char *rel)
+{
+	char path[320];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	return !access(path, F_OK);
+}
+
+START_TEST(test_open_bounds)
+{
+	struct ap_dwcache_limits l = lim;
+	char dir[128], path[256];
+	uint64_t inflated;
+	struct stat st;
+	int fd, cfd;
+
+	snprintf(dir, sizeof(dir), "%s/cache", tmpdir);
+	ck_assert_int_eq(mkdir(dir, 0700), 0);
+	fd = write_elf("ok", 0, 0);
+	/* more than may be inflated: nothing made */
+	ck_assert_int_eq(ap_dwcache__open(dir, &l, DATA_LEN - 1, fd, bid,
+					  sizeof(bid), path, sizeof(path),
+					  &inflated), -EDQUOT);
+	ck_assert(!exists(dir, "ab/cd0102030405060708090a0b0c0d0e0f101112.debug"));
+	/* a copy larger than the cache */
+	l.size = DATA_LEN;
+	ck_assert_int_eq(ap_dwcache__open(dir, &l, UINT64_MAX, fd, bid,
+					  sizeof(bid), path, sizeof(path),
+					  &inflated), -E2BIG);
+
+	/* three entries, one slot left: the least recently used goes,
+	 * and what is not an entry (0644, misnamed) stays */
+	fake_entry(dir, "01", "aa", 1000, 3000);
+	fake_entry(dir, "02", "bb", 1000, 2000);
+	fake_entry(dir, "03", "cc", 1000, 4000);
+	fake_entry(dir, "04", "dd", 1000, 1000);
+	snprintf(path, sizeof(path), "%s/04/dd.debug", dir);
+	ck_assert_int_eq(chmod(path, 0644), 0);
+	l = lim;
+	l.files = 3;
+	cfd = ap_dwcache__open(dir, &l, UINT64_MAX, fd, bid, sizeof(bid), path,
+			       sizeof(path), &inflated);
+	ck_assert_int_ge(cfd, 0);
+	ck_assert_uint_eq(inflated, DATA_LEN);
+	ck_assert_int_eq(fstat(cfd, &st), 0);
+	close(cfd);
+	ck_assert(exists(dir, "01/aa.debug"));
+	ck_assert(!exists(dir, "02/bb.debug"));
+	ck_assert(exists(dir, "03/cc.debug"));
+	ck_assert(exists(dir, "04/dd.debug"));
+	/* no lock left behind */
+	ck_assert(!exists(dir, "ab/cd0102030405060708090a0b0c0d0e0f101112.lock"));
+
+	/* by size: room for the new entry and one of 1000 bytes; a use
+	 * makes the oldest the newest */
+	unlink(path);
+	l = lim;
+	l.size = (uint64_t)st.st_size + 1500;
+	cfd = open(path, O_RDONLY);
+	ck_assert_int_lt(cfd, 0);
+	fake_entry(dir, "05", "ee", 1000, 500);
+	cfd = ap_dwcache__open(dir, &l, UINT64_MAX, fd, bid, sizeof(bid), path,
+			       sizeof(path), &inflated);
+	ck_assert_int_ge(cfd, 0);
+	close(cfd);
+	ck_assert(exists(dir, "03/cc.debug"));
+	ck_assert(!exists(dir, "01/aa.debug"));
+	ck_assert(!exists(dir, "05/ee.debug"));
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_gt(st.st_atime, 5000);
+	close(fd);
+}
+END_TEST
+
+START_TEST(test_limits)
+{
+	struct ap_dwcache_limits l = { 0 };
+	const char *bad = NULL;
+
+	unsetenv("APERTURE_DEBUG_CACHE_SIZE");
+	unsetenv("APERTURE_DEBUG_CACHE_FILES");
+	unsetenv("APERTURE_DEBUG_INFLATE");
+	ck_assert_int_eq(ap_dwcache__limits(&l, &bad), 0);
+	ck_assert_uint_eq(l.size, AP_DWCACHE_SIZE);
+	ck_assert_uint_eq(l.files, AP_DWCACHE_FILES);
+	ck_assert_uint_eq(l.inflate, AP_DWCACHE_INFLATE);
+	memset(&l, 0, sizeof(l));
+	l.files = 7;
+	setenv("APERTURE_DEBUG_CACHE_SIZE", "3M", 1);
+	setenv("APERTURE_DEBUG_CACHE_FILES", "9", 1);
+	setenv("APERTURE_DEBUG_INFLATE", "12345", 1);
+	ck_assert_int_eq(ap_dwcache__limits(&l, &bad), 0);
+	ck_assert_uint_eq(l.size, 3u << 20);
+	ck_assert_uint_eq(l.files, 7);		/* given: kept */
+	ck_assert_uint_eq(l.inflate, 12345);
+	memset(&l, 0, sizeof(l));
+	setenv("APERTURE_DEBUG_CACHE_FILES", "0", 1);
+	ck_assert_int_eq(ap_dwcache__limits(&l, &bad), -EINVAL);
+	ck_assert_str_eq(bad, "APERTURE_DEBUG_CACHE_FILES");
+	ck_assert_uint_eq(l.files, AP_DWCACHE_FILES);
+	unsetenv("APERTURE_DEBUG_CACHE_SIZE");
+	unsetenv("APERTURE_DEBUG_CACHE_FILES");
+	unsetenv("APERTURE_DEBUG_INFLATE");
 }
 END_TEST
 
@@ -337,6 +472,8 @@ static Suite *dwcache_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_open_copy);
 	tcase_add_test(tc, test_open_refused);
+	tcase_add_test(tc, test_open_bounds);
+	tcase_add_test(tc, test_limits);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("ap_dwcache__dir");
 	tcase_add_test(tc, test_dir_others);

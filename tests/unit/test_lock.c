@@ -254,7 +254,7 @@ static void self_mapping(uint64_t addr, struct ap_mmap *out)
 
 START_TEST(test_datasym_self)
 {
-	struct ap_datasym *d = ap_datasym__new();
+	struct ap_datasym *d = ap_datasym__new(NULL);
 	struct ap_mmap *m = calloc(1, sizeof(*m));
 	uint64_t off = 99;
 	char name[64];
