@@ -8,12 +8,18 @@
 # more samples than the CPUs can take in 2 s.  The window used to start
 # after the sensors and be checked only between poll passes that also
 # built unwind tables: -d 3 lasted 12 s, -d 10 held 114,329 samples on
-# 2 CPUs.
+# 2 CPUs.  On a machine busier than its CPUs before the test starts, the
+# wall clock is noted, not checked (every step of the recorder stretches
+# with the load of others); the window's own bounds are always checked.
 . tests/integration/lib.sh
 need_bpf
 need_cmd python3
 
 ncpu=$(nproc)
+# the wall clock bound is for the test's own overload: a machine already
+# busier than its CPUs (other users' builds) stretches every step of the
+# recorder beyond it, and only the bounds by the events' clock are checked
+foreign=$(awk -v n="$ncpu" '{ print ($1 > n) }' /proc/loadavg)
 pids=
 i=0
 while [ $i -lt "$ncpu" ]; do
@@ -49,7 +55,16 @@ duration() {
 el=$(python3 "$T/run.py" "$T/d.err" "$APERTURE" record -v -a \
 	-e cpu,syscall,sched -d 2 -o "$T/d.data") || fail "record -d 2: $el"
 grep -q "unavailable" "$T/d.err" && fail "a sensor did not run: $(grep unavailable "$T/d.err")"
-within "$el" 0 3 || fail "record -d 2 ended $el s after its window started: $(grep '^aperture: [0-9.]* s recorded' "$T/d.err")"
+late() {
+	within "$1" 0 3 && return 1
+	[ "$foreign" = 1 ] && {
+		echo "note: $2 ended $1 s after its window started, on a machine busy before the test ($(cut -d' ' -f1 /proc/loadavg))"
+		return 1
+	}
+	return 0
+}
+late "$el" "record -d 2" &&
+	fail "record -d 2 ended $el s after its window started: $(grep '^aperture: [0-9.]* s recorded' "$T/d.err")"
 dur=$(duration "$T/d.data")
 within "$dur" 1.99 2.01 || fail "record -d 2 recorded $dur s"
 # the sums read at the end, after the window, are the window's
@@ -60,7 +75,8 @@ calls=$("$APERTURE" report -i "$T/d.data" --events syscall 2>/dev/null |
 
 el=$(python3 "$T/run.py" "$T/f.err" "$APERTURE" record -v -a -F 4999 -d 2 \
 	-o "$T/f.data") || fail "record -F 4999 -d 2: $el"
-within "$el" 0 3 || fail "record -F 4999 -d 2 ended $el s after its window started"
+late "$el" "record -F 4999 -d 2" &&
+	fail "record -F 4999 -d 2 ended $el s after its window started"
 n=$("$APERTURE" report -i "$T/f.data" --format json 2>/dev/null |
 	sed -n 's/.*"samples": \([0-9]*\).*/\1/p' | head -1)
 max=$((ncpu * 4999 * 2 * 102 / 100))
