@@ -324,16 +324,19 @@ int ap_recording__drain(struct ap_recording *r, uint64_t budget_ns)
 	return ap_collector__finish(r->col);
 }
 
-/* the recording ends when the sensors stop, or at the window's end
- * (-d), from which the kernel traced nothing */
+/* the recording ends at the window's end (-d), from which the kernel
+ * traced nothing, or else as the file is finished (the sensors' finish
+ * counts up to then: sched's run times) */
 static uint64_t end_ns(const struct ap_recording *r)
 {
 	const struct ap_window *win = ap_collector__window(r->col);
-	uint64_t end = r->phase[AP_PHASE_STOPPED];
+	uint64_t stopped = r->phase[AP_PHASE_STOPPED];
 
-	if (!end)
-		end = mono_ns();
-	return win->end_ns && win->end_ns < end ? win->end_ns : end;
+	if (r->end_ns)
+		return r->end_ns;
+	if (win->end_ns && stopped && win->end_ns <= stopped)
+		return win->end_ns;
+	return mono_ns();
 }
 
 int ap_recording__close(struct ap_recording *r, int exit_status)
@@ -347,7 +350,7 @@ int ap_recording__close(struct ap_recording *r, int exit_status)
 	ap_collector__counters(r->col, r->counters);
 	counts = ap_recorder__counts(r->rec);
 	memset(&sum, 0, sizeof(sum));
-	sum.end_mono_ns = end_ns(r);
+	sum.end_mono_ns = r->end_ns = end_ns(r);
 	sum.samples = counts->samples;
 	sum.events = counts->events;
 	sum.lost[AP_LOST_RINGBUF] = r->counters[AP_STAT_RB_DROP];
@@ -414,6 +417,10 @@ void ap_recording__print_timing(const struct ap_recording *r, int verbose,
 	const struct ap_window *win = ap_collector__window(r->col);
 	const uint64_t *ph = r->phase;
 	uint64_t end = end_ns(r);
+	/* what follows the window, or the stop when the file's end is its
+	 * finishing (no -d, or the targets ended first) */
+	uint64_t after = win->end_ns && end == win->end_ns ? end :
+			 ph[AP_PHASE_STOPPED];
 
 	/* what took the time, apart from the recording itself: start-up
 	 * (loading and verifying the BPF programs, the kernel's symbols,
@@ -424,8 +431,8 @@ void ap_recording__print_timing(const struct ap_recording *r, int verbose,
 		secs(ph[AP_PHASE_BEGIN], ph[AP_PHASE_LOADED]),
 		secs(ph[AP_PHASE_LOADED], ph[AP_PHASE_KSYMS]),
 		secs(ph[AP_PHASE_KSYMS], win->start_ns),
-		secs(end, ph[AP_PHASE_CLOSED]),
-		secs(end, ph[AP_PHASE_STOPPED]),
+		secs(after, ph[AP_PHASE_CLOSED]),
+		secs(after, ph[AP_PHASE_STOPPED]),
 		secs(ph[AP_PHASE_STOPPED], ph[AP_PHASE_DRAINED]),
 		secs(ph[AP_PHASE_DRAINED], ph[AP_PHASE_CLOSED]));
 	if (win->unread)

@@ -49,6 +49,7 @@ struct ap_recording {
 	uint64_t counters[AP_STAT_NR];
 	uint64_t written;		/* bytes before summary and trailer */
 	uint64_t phase[AP_PHASE_NR];
+	uint64_t end_ns;		/* the summary's end */
 };
 
 /* what the header says about the recording */
