@@ -221,15 +221,20 @@ int ap_proc_mapping_build_id(struct ap_mmap *m)
 	struct stat st;
 	int n, i;
 
-	/* the very file while it is mapped: no name that could have gone
-	 * to another file since */
-	snprintf(path, sizeof(path), "/proc/%u/map_files/%llx-%llx", m->pid,
-		 (unsigned long long)m->start, (unsigned long long)m->end);
-	n = read_build_id(path, m->build_id, sizeof(m->build_id));
-	/* unmapped already (a short-lived process): the file by its name,
-	 * through the process's root, then ours, if it is the one mapped */
-	for (i = 0; n <= 0 && i < 2; i++) {
+	/*
+	 * The file mapped there now (no name that could have gone to
+	 * another file since), then, unmapped already (a short-lived
+	 * process) or replaced by another mapping at that address (a plugin
+	 * unloaded, another loaded), by its name through the process's root
+	 * and ours: whichever has the inode the kernel's record gave.
+	 */
+	for (i = 0, n = 0; n <= 0 && i < 3; i++) {
 		if (i == 0)
+			snprintf(path, sizeof(path),
+				 "/proc/%u/map_files/%llx-%llx", m->pid,
+				 (unsigned long long)m->start,
+				 (unsigned long long)m->end);
+		else if (i == 1)
 			snprintf(path, sizeof(path), "/proc/%u/root%s", m->pid,
 				 m->path);
 		else

@@ -34,7 +34,7 @@ uint64_t ap_proc_build_id_reads(void);
 /* The build-id of file mapping m (m->pid, start, end, path, inode; from
  * the kernel's records, which do not carry it): read through
  * /proc/PID/map_files while it is mapped, else by path, through the
- * process's root first, where the file there has m's inode.  Sets
+ * process's root first, from the first that has m's inode.  Sets
  * m->build_id and m->build_id_len; returns the length, 0 when none. */
 int ap_proc_mapping_build_id(struct ap_mmap *m);
 /* parses one /proc/PID/maps line; 0 or -EINVAL */
