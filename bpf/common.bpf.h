@@ -52,11 +52,20 @@ const volatile __u32 ap_cgroup_level __weak = 0;
 /* set by user space when recording stops: nothing new is traced, so that
  * the final drain ends under any load (calls in flight still complete) */
 volatile __u32 ap_stopped __weak;
+/* record -d: the window's end (bpf_ktime_get_ns), set by user space as
+ * the sensors attach; 0: none.  Nothing is traced from then on, so that
+ * the recording holds the window and no more however late its reader is */
+volatile __u64 ap_end_ns __weak;
+
+static __always_inline int ap_past_end(void)
+{
+	return ap_end_ns && bpf_ktime_get_ns() >= ap_end_ns;
+}
 
 /* is tgid one of the processes recorded (the target set alone)? */
 static __always_inline int ap_in_targets(__u32 tgid)
 {
-	if (tgid == ap_self_pid || ap_stopped)
+	if (tgid == ap_self_pid || ap_stopped || ap_past_end())
 		return 0;
 	if (!ap_filter_targets)
 		return 1;

@@ -185,7 +185,7 @@ int BPF_PROG(ap_syscall_enter, struct pt_regs *regs, long id)
 	 */
 	if (p && p->tgid == tgid && !ap_filter_tids && !ap_filter_cpus &&
 	    !ap_filter_uid && !ap_cgroup_id) {
-		if (ap_stopped)
+		if (ap_stopped || ap_past_end())
 			return 0;
 	} else if (!ap_is_target(tgid)) {
 		return 0;

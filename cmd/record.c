@@ -29,6 +29,11 @@
 #define DEFAULT_FREQ	999
 /* after the recording, the build-id copies still queued get this long */
 #define BIDCACHE_FINISH_NS	(5 * 1000000000ull)
+/* what the ring holds at the end is read for this long at most: with -d
+ * the recording must end soon after its window (within a second, under
+ * any load), and without it a Ctrl-C must not wait for ever either */
+#define DRAIN_WINDOW_NS	(250 * 1000 * 1000ull)
+#define DRAIN_NS	(5 * 1000 * 1000 * 1000ull)
 
 struct record_opts {
 	struct ap_cli_targets t;	/* -p, -a, -e, -F */
@@ -517,6 +522,7 @@ static void build_header(const struct record_opts *o, struct record *r,
 		.pids = o->t.pids,
 		.nr_pids = o->t.nr_pids,
 		.filters = o->filters,
+		.start_ns = ap_collector__window(r->file.col)->start_ns,
 	};
 
 	ap_record_header__build(hdr, &ho);
@@ -607,6 +613,7 @@ int cmd_record(int argc, char **argv)
 		ap_err("out of memory");
 		return 1;
 	}
+	ap_recording__mark(&r.file, AP_PHASE_BEGIN);
 	if (!o.no_buildid_cache &&
 	    !ap_bidcache__dir(o.buildid_dir, bid_dir, sizeof(bid_dir))) {
 		bid = ap_bidcache__new(bid_dir, &o.bid_limits);
@@ -622,8 +629,12 @@ int cmd_record(int argc, char **argv)
 		ap_err("%s", err);
 		goto out_recorder;
 	}
+	ap_recording__mark(&r.file, AP_PHASE_LOADED);
 	ap_recorder__set_collector(rec, r.file.col);
 	ap_collector__set_abort(r.file.col, &stop_now);
+	if (o.duration > 0)
+		ap_collector__set_window(r.file.col,
+					 (uint64_t)(o.duration * 1e9));
 	/* after the BPF object is loaded (its programs are named then) and
 	 * before anything is attached: a held command would otherwise wait
 	 * (and be seen blocked) while the table loads */
@@ -632,6 +643,7 @@ int cmd_record(int argc, char **argv)
 		ap_warn("kernel symbols unavailable (/proc/kallsyms: %s): kernel frames will show as addresses",
 			strerror(-e));
 	ap_recorder__set_kallsyms(rec, ksyms);
+	ap_recording__mark(&r.file, AP_PHASE_KSYMS);
 
 	if (o.cmd) {
 		e = ap_workload__fork(&wl, o.cmd_path, o.cmd,
@@ -706,7 +718,8 @@ int cmd_record(int argc, char **argv)
 	e = ap_recording__loop(&r.file, &until, &cmd_ended);
 	if (e)
 		ap_err("reading events: %s", strerror(-e));
-	e = ap_recording__drain(&r.file, &stop_now);
+	e = ap_recording__drain(&r.file, o.duration > 0 ? DRAIN_WINDOW_NS :
+						       DRAIN_NS);
 	if (e < 0)
 		ap_warn("writing the calls still in flight: %s", strerror(-e));
 	ret = 0;
@@ -726,9 +739,11 @@ int cmd_record(int argc, char **argv)
 	 * stopped: the copies hold their files open (a second signal cuts
 	 * it short) */
 	ap_bidcache__finish(bid, BIDCACHE_FINISH_NS, &stop_now);
+	/* the summary line last: scripts read it with tail -1 */
 	if (ret == 0 && !o.quiet) {
-		ap_recording__print_summary(&r.file, o.output, stderr);
 		print_bidcache(bid, &o.bid_limits, o.verbose);
+		ap_recording__print_timing(&r.file, o.verbose, stderr);
+		ap_recording__print_summary(&r.file, o.output, stderr);
 	}
 	if (o.verbose)
 		ap_recording__print_costs(&r.file, ksyms, stderr);

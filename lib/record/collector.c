@@ -322,6 +322,20 @@ static int sync_kmaps(struct ap_collector *c, const void *data, size_t size)
 	return n < 0 ? n : 0;
 }
 
+/* a ring record from the window's end on: outside the recording (the
+ * kernel stops tracing then, but what was under way may still come).
+ * Records built in user space (sums, calls in flight, open intervals) say
+ * what the window held, stamped when they are read: they are kept */
+static int past_window(struct ap_collector *c, const void *data, size_t size)
+{
+	const struct ap_ev_hdr *h = data;
+
+	if (!c->win.end_ns || size < sizeof(*h) || h->ts < c->win.end_ns)
+		return 0;
+	c->win.late++;
+	return 1;
+}
+
 int ap_collector__deliver(struct ap_collector *c, const void *data,
 			  size_t size)
 {
@@ -368,17 +382,19 @@ static int aborted(const struct ap_collector *c)
 static int on_ringbuf(void *ctx, void *data, size_t size)
 {
 	struct ap_collector *c = ctx;
-	int err = sync_kmaps(c, data, size);
+	int err = 0;
 
-	if (!err)
-		err = c->fn(c->ctx, data, size);
+	if (!past_window(c, data, size)) {
+		err = sync_kmaps(c, data, size);
+		if (!err)
+			err = c->fn(c->ctx, data, size);
+	}
 	if (err)
 		return err;
-	/* the clock every 16 records: a few ns each, and a record that
-	 * makes the recorder rescan a process can take milliseconds */
-	if (!(++c->pass_n & 15) &&
-	    (aborted(c) ||
-	     mono_ns() - c->pass_start > AP_POLL_BUDGET_MS * 1000000ull)) {
+	/* the clock after every record: a few ns, and a record that makes
+	 * the recorder read a new process's mappings can take 100s of ms */
+	++c->pass_n;
+	if (aborted(c) || mono_ns() >= c->pass_until) {
 		c->pass_over = 1;
 		return PASS_OVER;
 	}
@@ -709,6 +725,14 @@ int ap_collector__start(struct ap_collector *c, char *err, size_t errlen)
 		return ret;
 	}
 
+	/* the window opens with the first sensor: its end is the events'
+	 * own time, so that a reader running late cannot stretch it */
+	c->win.start_ns = mono_ns();
+	if (c->window_ns) {
+		c->win.end_ns = c->win.start_ns + c->window_ns;
+		c->skel->bss->ap_end_ns = c->win.end_ns;
+		ap_unwind__set_until(c->unwind, c->win.end_ns);
+	}
 	for (i = 0; i < c->nr; i++) {
 		if (!c->enabled[i])
 			continue;
@@ -731,8 +755,19 @@ int ap_collector__start(struct ap_collector *c, char *err, size_t errlen)
 		snprintf(err, errlen, "no event source could be started");
 		return -ENODEV;
 	}
+	c->win.attached_ns = mono_ns();
 	ap_unwind__go_live(c->unwind);
 	return 0;
+}
+
+void ap_collector__set_window(struct ap_collector *c, uint64_t ns)
+{
+	c->window_ns = ns;
+}
+
+const struct ap_window *ap_collector__window(const struct ap_collector *c)
+{
+	return &c->win;
 }
 
 int ap_collector__poll(struct ap_collector *c, int timeout_ms)
@@ -744,6 +779,18 @@ int ap_collector__poll(struct ap_collector *c, int timeout_ms)
 	c->pass_n = 0;
 	c->pass_over = 0;
 	c->pass_start = mono_ns();
+	/* the drain's time is over: the sensors' finish polls too, and
+	 * what the ring still holds is counted lost, not read one record a
+	 * pass */
+	if (c->stopped && c->drain_until && c->pass_start >= c->drain_until)
+		return 0;
+	/* the pass ends with its budget, the window or the drain */
+	c->pass_until = c->pass_start + AP_POLL_BUDGET_MS * 1000000ull;
+	if (c->stopped && c->drain_until && c->drain_until < c->pass_until)
+		c->pass_until = c->drain_until;
+	if (!c->stopped && c->win.end_ns && c->win.end_ns > c->pass_start &&
+	    c->win.end_ns < c->pass_until)
+		c->pass_until = c->win.end_ns;
 	/*
 	 * Busy sensors (syscall, gpu) submit without waking the reader, so
 	 * that it reads in batches instead of competing with the target for
@@ -761,12 +808,20 @@ int ap_collector__poll(struct ap_collector *c, int timeout_ms)
 	ap_unwind__flush(c->unwind);
 	if (total < 0 && !(total == PASS_OVER && c->pass_over))
 		return total;
-	if (c->pass_over)
+	/* the budget, the window or the drain is over: what can wait does
+	 * (a table build, a sensor's table read take 100s of ms under load) */
+	if (c->pass_over || mono_ns() >= c->pass_until)
 		return c->pass_n;
 	ap_unwind__work(c->unwind);
 	for (i = 0; i < c->nr; i++) {
 		if (!c->enabled[i] || !c->ops[i]->poll ||
 		    c->status[i].state == AP_SENSOR_UNAVAILABLE)
+			continue;
+		if (mono_ns() >= c->pass_until)
+			return total;
+		/* stopped: what it holds, its finish delivers (reading a
+		 * table twice took half a second under load) */
+		if (c->stopped && c->ops[i]->finish)
 			continue;
 		n = c->ops[i]->poll(c);
 		if (n < 0)
@@ -808,6 +863,61 @@ void ap_collector__stop(struct ap_collector *c)
 		if (c->enabled[i] && c->ops[i]->stop &&
 		    c->status[i].state != AP_SENSOR_UNAVAILABLE)
 			c->ops[i]->stop(c);
+}
+
+/*
+ * The records the ring holds between the consumer's and the producer's
+ * positions (bpf_ringbuf's layout: a consumer page, a producer page, the
+ * data mapped twice; each record an 8-byte header, its length with the
+ * busy and discard bits, padded to 8), read through a mapping of our own:
+ * libbpf's is private to it.
+ */
+static uint64_t ring_unread(struct ap_collector *c)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	uint64_t size = bpf_map__max_entries(c->skel->maps.events);
+	size_t len = 2 * page + 2 * size;
+	uint64_t cons, prod, n = 0;
+	const uint8_t *data;
+	void *m;
+
+	m = mmap(NULL, len, PROT_READ, MAP_SHARED,
+		 bpf_map__fd(c->skel->maps.events), 0);
+	if (m == MAP_FAILED)
+		return 0;
+	cons = __atomic_load_n((uint64_t *)m, __ATOMIC_ACQUIRE);
+	prod = __atomic_load_n((uint64_t *)((char *)m + page),
+			       __ATOMIC_ACQUIRE);
+	data = (const uint8_t *)m + 2 * page;
+	while (cons < prod) {
+		uint32_t hdr = __atomic_load_n((const uint32_t *)
+					       (data + (cons & (size - 1))),
+					       __ATOMIC_ACQUIRE);
+
+		/* one still being written ends the walk */
+		if (hdr & BPF_RINGBUF_BUSY_BIT) {
+			n++;
+			break;
+		}
+		if (!(hdr & BPF_RINGBUF_DISCARD_BIT))
+			n++;
+		hdr &= ~(BPF_RINGBUF_BUSY_BIT | BPF_RINGBUF_DISCARD_BIT);
+		cons += (hdr + BPF_RINGBUF_HDR_SZ + 7) & ~7ull;
+	}
+	munmap(m, len);
+	return n;
+}
+
+int ap_collector__drain(struct ap_collector *c, uint64_t until_ns)
+{
+	int n;
+
+	c->drain_until = until_ns;
+	do
+		n = ap_collector__poll(c, 0);
+	while (n > 0 && !aborted(c) && mono_ns() < until_ns);
+	c->win.unread = ring_unread(c);
+	return n < 0 && n != -EINTR ? n : 0;
 }
 
 void ap_collector__set_abort(struct ap_collector *c,
@@ -852,6 +962,8 @@ void ap_collector__counters(struct ap_collector *c, uint64_t *out)
 			out[k] += vals[cpu];
 	}
 	free(vals);
+	/* left in the ring at the end: lost as those the ring had no room for */
+	out[AP_STAT_RB_DROP] += c->win.unread;
 }
 
 void ap_collector__losses(struct ap_collector *c, ap_loss_fn fn, void *ctx)
@@ -881,16 +993,18 @@ void ap_collector__losses(struct ap_collector *c, ap_loss_fn fn, void *ctx)
 	per_cpu = calloc(c->ncpus, sizeof(*per_cpu));
 	if (!per_cpu)
 		return;
-	if (!bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.ap_loss_over),
-				 &zero, per_cpu)) {
-		memset(n, 0, sizeof(n));
-		any = 0;
-		for (cpu = 0; cpu < c->ncpus; cpu++)
-			for (i = 0; i < AP_LOSS_NR; i++)
-				any |= (n[i] += per_cpu[cpu].n[i]) != 0;
-		if (any)
-			fn(ctx, 0, 0, "", 1, n);
-	}
+	memset(n, 0, sizeof(n));
+	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.ap_loss_over),
+				&zero, per_cpu))
+		memset(per_cpu, 0, c->ncpus * sizeof(*per_cpu));
+	/* the records left in the ring are nobody's in particular */
+	n[AP_STAT_RB_DROP] = c->win.unread;
+	any = n[AP_STAT_RB_DROP] != 0;
+	for (cpu = 0; cpu < c->ncpus; cpu++)
+		for (i = 0; i < AP_LOSS_NR; i++)
+			any |= (n[i] += per_cpu[cpu].n[i]) != 0;
+	if (any)
+		fn(ctx, 0, 0, "", 1, n);
 	free(per_cpu);
 }
 

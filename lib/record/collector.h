@@ -128,6 +128,19 @@ int ap_collector__mappings_live(const struct ap_collector *c);
 uint64_t ap_collector__mappings_lost(const struct ap_collector *c);
 /* pid exec'd or exited: the unwinder's mirror of its old image goes. */
 void ap_collector__image_gone(struct ap_collector *c, pid_t pid);
+/* The recording's window in CLOCK_MONOTONIC (the events' clock) ns */
+struct ap_window {
+	uint64_t start_ns;		/* the first sensor attaches */
+	uint64_t attached_ns;		/* every sensor is on */
+	uint64_t end_ns;		/* record -d: start + its duration; 0 */
+	uint64_t late;			/* records from end_ns on: discarded */
+	uint64_t unread;		/* left in the ring by the drain: lost */
+};
+/* record -d: the window lasts ns from the first sensor's attach; the
+ * kernel traces nothing from its end on, and what comes after it is
+ * discarded.  Before ap_collector__start. */
+void ap_collector__set_window(struct ap_collector *c, uint64_t ns);
+const struct ap_window *ap_collector__window(const struct ap_collector *c);
 /* Attaches every sensor; a sensor that cannot run is recorded as
  * unavailable (with the reason) and the others go on.  Fails only when no
  * sensor at all could start. */
@@ -145,6 +158,10 @@ int ap_collector__read_sums(struct ap_collector *c);
 /* Recording stops: no sensor starts anything new; polls and finish then
  * deliver only what was produced before (and calls completing). */
 void ap_collector__stop(struct ap_collector *c);
+/* After ap_collector__stop: delivers what the ring holds, until it is
+ * empty or CLOCK_MONOTONIC reaches until_ns; the records left are
+ * counted as lost (ring buffer).  0 or -errno. */
+int ap_collector__drain(struct ap_collector *c, uint64_t until_ns);
 /* When *flag becomes non-zero (a second Ctrl-C), poll and finish return
  * at once: the caller ends with what it has. */
 void ap_collector__set_abort(struct ap_collector *c,

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Mappings as they happen: one dummy software perf event per CPU with
- * mmap2, mmap_data, comm_exec, task and build_id set (what perf record
- * uses), read in user space.  Each mapping, exec and fork of every process
+ * mmap2, mmap_data, comm_exec and task set (what perf record uses; not
+ * build_id, which changes other tools' records: kmaps.c), read in user
+ * space.  Each mapping, exec and fork of every process
  * comes with its CLOCK_MONOTONIC time, so that it compares with the
  * events' bpf_ktime_get_ns().  The collector drains it before every ring
  * buffer record that is newer than the last drain, so a mapping reaches

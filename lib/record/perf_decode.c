@@ -317,22 +317,18 @@ int ap_perf_sb__parse(const void *rec, size_t size, struct ap_perf_sb *sb,
 		m->start = ap_cur__u64(&c);
 		m->end = m->start + ap_cur__u64(&c);
 		m->pgoff = ap_cur__u64(&c);
-		if (hdr.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-			uint8_t len = ap_cur__u8(&c);
-			const uint8_t *id;
-
-			ap_cur__bytes(&c, 3);
-			id = ap_cur__bytes(&c, 20);
-			if (len > AP_BUILD_ID_MAX || !id)
-				return -EBADMSG;
-			memcpy(m->build_id, id, len);
-			m->build_id_len = len;
-		} else {
-			ap_cur__u32(&c);	/* maj */
-			ap_cur__u32(&c);	/* min */
-			m->inode = ap_cur__u64(&c);
-			ap_cur__u64(&c);	/* ino_generation */
-		}
+		/*
+		 * Device and inode, whatever misc says: aperture never asks
+		 * for build-ids (kmaps.c), and while another program's event
+		 * does, the kernel leaves PERF_RECORD_MISC_MMAP_BUILD_ID set
+		 * on records of events that did not ask, with the device
+		 * and inode in the place of a build-id (perf 6.1 read them
+		 * as one and aborted)
+		 */
+		ap_cur__u32(&c);		/* maj */
+		ap_cur__u32(&c);		/* min */
+		m->inode = ap_cur__u64(&c);
+		ap_cur__u64(&c);		/* ino_generation */
 		m->prot = ap_cur__u32(&c);
 		ap_cur__u32(&c);		/* flags */
 		n = ap_cur__left(&c);

@@ -215,6 +215,38 @@ static int read_build_id(const char *path, uint8_t *id, size_t len)
 	return n;
 }
 
+int ap_proc_mapping_build_id(struct ap_mmap *m)
+{
+	char path[AP_PATH_MAX + 64];
+	struct stat st;
+	int n, i;
+
+	/*
+	 * The file mapped there now (no name that could have gone to
+	 * another file since), then, unmapped already (a short-lived
+	 * process) or replaced by another mapping at that address (a plugin
+	 * unloaded, another loaded), by its name through the process's root
+	 * and ours: whichever has the inode the kernel's record gave.
+	 */
+	for (i = 0, n = 0; n <= 0 && i < 3; i++) {
+		if (i == 0)
+			snprintf(path, sizeof(path),
+				 "/proc/%u/map_files/%llx-%llx", m->pid,
+				 (unsigned long long)m->start,
+				 (unsigned long long)m->end);
+		else if (i == 1)
+			snprintf(path, sizeof(path), "/proc/%u/root%s", m->pid,
+				 m->path);
+		else
+			snprintf(path, sizeof(path), "%s", m->path);
+		if (stat(path, &st) || (m->inode && st.st_ino != m->inode))
+			continue;
+		n = read_build_id(path, m->build_id, sizeof(m->build_id));
+	}
+	m->build_id_len = n > 0 ? (uint32_t)n : 0;
+	return n > 0 ? n : 0;
+}
+
 int ap_proc_maps(pid_t pid, int exec_only, ap_mmap_fn fn, void *ctx)
 {
 	return ap_proc_maps_new(pid, exec_only, NULL, fn, ctx);

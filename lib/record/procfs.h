@@ -31,6 +31,12 @@ int ap_proc_maps_new(pid_t pid, int exec_only, ap_mmap_fn known, ap_mmap_fn fn,
 /* ELF files whose build-id the two above read so far: once per file
  * (device, inode, size, mtime), however many mappings and scans name it */
 uint64_t ap_proc_build_id_reads(void);
+/* The build-id of file mapping m (m->pid, start, end, path, inode; from
+ * the kernel's records, which do not carry it): read through
+ * /proc/PID/map_files while it is mapped, else by path, through the
+ * process's root first, from the first that has m's inode.  Sets
+ * m->build_id and m->build_id_len; returns the length, 0 when none. */
+int ap_proc_mapping_build_id(struct ap_mmap *m);
 /* parses one /proc/PID/maps line; 0 or -EINVAL */
 int ap_parse_maps_line(const char *line, struct ap_mmap *m);
 

@@ -80,6 +80,7 @@ struct ap_recorder {
 	struct ap_hmap bid_done;	/* hash of a build-id -> 1 */
 	struct ap_rec_kmap **pend;	/* oldest first, packed */
 	struct ap_rec_kmap *one_kmap;	/* one of them unpacked */
+	struct ap_rec_kmap *bid_kmap;	/* one given its build-id */
 	size_t nr_pend, cap_pend;
 	void *priv[32];			/* ap_recorder__priv, by tag */
 	void (*priv_free[32])(void *);
@@ -135,6 +136,7 @@ void ap_recorder__free(struct ap_recorder *r)
 		free(r->pend[--r->nr_pend]);
 	free(r->pend);
 	free(r->one_kmap);
+	free(r->bid_kmap);
 	free(r->procs);
 	free(r);
 }
@@ -1077,6 +1079,21 @@ static int apply_kmap(struct ap_recorder *r, struct proc *p,
 	return 0;
 }
 
+/* the kernel's record of a code mapping with its file's build-id, read
+ * as soon as the record comes (the kernel's records carry none: kmaps.c) */
+static const struct ap_rec_kmap *with_build_id(struct ap_recorder *r,
+					       const struct ap_rec_kmap *rec)
+{
+	if (rec->kind != AP_PERF_SB_MMAP || rec->m.build_id_len ||
+	    rec->m.path[0] != '/' || !(rec->m.prot & PROT_EXEC))
+		return rec;
+	if (!r->bid_kmap && !(r->bid_kmap = malloc(sizeof(*rec))))
+		return rec;
+	memcpy(r->bid_kmap, rec, sizeof(*rec));
+	ap_proc_mapping_build_id(&r->bid_kmap->m);
+	return r->bid_kmap;
+}
+
 static int on_kmap(struct ap_recorder *r, const void *data, size_t size)
 {
 	const struct ap_rec_kmap *rec = data;
@@ -1100,7 +1117,7 @@ static int on_kmap(struct ap_recorder *r, const void *data, size_t size)
 		/* the child is known already when its BPF record came first */
 		if (rec->kind == AP_PERF_SB_FORK)
 			return 0;
-		return apply_kmap(r, p, rec);
+		return apply_kmap(r, p, with_build_id(r, rec));
 	}
 	/* with targets (-p, -- CMD): only what descends from them waits, so
 	 * that the rest of the system never pushes it out of the table */
@@ -1114,7 +1131,7 @@ static int on_kmap(struct ap_recorder *r, const void *data, size_t size)
 		if (!pend_fork(r, parent))
 			return 0;
 	}
-	return pend_add(r, rec);
+	return pend_add(r, with_build_id(r, rec));
 }
 
 static int on_task(struct ap_recorder *r, const void *data, size_t size)

@@ -144,7 +144,7 @@ void ap_record_header__build(struct ap_header *h,
 	int i;
 
 	ap_header__init(h);
-	h->start_mono_ns = mono_ns();
+	h->start_mono_ns = o->start_ns ? o->start_ns : mono_ns();
 	h->mono_to_real_ns = mono_to_real();
 	h->freq = o->freq;
 	h->events_requested = o->events;
@@ -245,25 +245,43 @@ void ap_recording__begin(struct ap_recording *r)
 	ap_buf__free(&r->early);
 }
 
+void ap_recording__mark(struct ap_recording *r, enum ap_phase phase)
+{
+	r->phase[phase] = mono_ns();
+}
+
 int ap_recording__loop(struct ap_recording *r,
 		       const struct ap_recording_until *u, int *cmd_ended)
 {
 	uint64_t start, last_flush, last_alive, deadline = 0;
+	const struct ap_window *win = ap_collector__window(r->col);
 	struct ap_workload *wl = u->cmd;
 	int e;
 
 	*cmd_ended = 0;
 	start = last_flush = last_alive = mono_ns();
+	/* the window's end, in the events' clock, counted from the first
+	 * sensor's start: not from here */
 	if (u->duration > 0)
-		deadline = start + (uint64_t)(u->duration * 1e9);
+		deadline = win->end_ns ? win->end_ns :
+			   start + (uint64_t)(u->duration * 1e9);
 
 	while (!*u->stop) {
-		uint64_t now;
+		uint64_t now = mono_ns();
+		int timeout = 100;
 
-		e = ap_collector__poll(r->col, 100);
+		if (deadline && now >= deadline)
+			break;
+		if (deadline && deadline - now < 100 * 1000000ull)
+			timeout = (int)((deadline - now + 999999) / 1000000);
+		e = ap_collector__poll(r->col, timeout);
 		if (e < 0 && e != -EINTR)
 			return e;
 		now = mono_ns();
+		/* before a flush: compressing a block takes 100s of ms on a
+		 * busy machine, and the close writes it anyway */
+		if (deadline && now >= deadline)
+			break;
 		if (now - last_flush >= FLUSH_NS) {
 			ap_recorder__flush(r->rec);
 			if (!r->write_err)
@@ -271,8 +289,6 @@ int ap_recording__loop(struct ap_recording *r,
 			last_flush = now;
 		}
 		if (r->write_err)
-			break;
-		if (deadline && now >= deadline)
 			break;
 		if (wl && !wl->exited &&
 		    waitpid(wl->pid, &wl->status, WNOHANG) == wl->pid) {
@@ -290,17 +306,38 @@ int ap_recording__loop(struct ap_recording *r,
 	return 0;
 }
 
-int ap_recording__drain(struct ap_recording *r,
-			const volatile sig_atomic_t *stop_now)
+int ap_recording__drain(struct ap_recording *r, uint64_t budget_ns)
 {
+	int e;
+
 	/* nothing new from here on: under overload the sensors would keep
 	 * the drain below going for ever; what the ring buffer holds
-	 * already belongs to the recording (a second signal cuts it short) */
+	 * already belongs to the recording, read for budget_ns at most (a
+	 * second signal cuts it short), the rest counted lost */
 	ap_collector__stop(r->col);
-	while (!*stop_now && ap_collector__poll(r->col, 0) > 0)
-		;
+	ap_recording__mark(r, AP_PHASE_STOPPED);
+	e = ap_collector__drain(r->col,
+				r->phase[AP_PHASE_STOPPED] + budget_ns);
+	ap_recording__mark(r, AP_PHASE_DRAINED);
+	if (e < 0)
+		return e;
 	/* calls still in flight are written as such, not dropped */
 	return ap_collector__finish(r->col);
+}
+
+/* the recording ends at the window's end (-d), from which the kernel
+ * traced nothing, or else as the file is finished (the sensors' finish
+ * counts up to then: sched's run times) */
+static uint64_t end_ns(const struct ap_recording *r)
+{
+	const struct ap_window *win = ap_collector__window(r->col);
+	uint64_t stopped = r->phase[AP_PHASE_STOPPED];
+
+	if (r->end_ns)
+		return r->end_ns;
+	if (win->end_ns && stopped && win->end_ns <= stopped)
+		return win->end_ns;
+	return mono_ns();
 }
 
 int ap_recording__close(struct ap_recording *r, int exit_status)
@@ -314,7 +351,7 @@ int ap_recording__close(struct ap_recording *r, int exit_status)
 	ap_collector__counters(r->col, r->counters);
 	counts = ap_recorder__counts(r->rec);
 	memset(&sum, 0, sizeof(sum));
-	sum.end_mono_ns = mono_ns();
+	sum.end_mono_ns = r->end_ns = end_ns(r);
 	sum.samples = counts->samples;
 	sum.events = counts->events;
 	sum.lost[AP_LOST_RINGBUF] = r->counters[AP_STAT_RB_DROP];
@@ -324,6 +361,7 @@ int ap_recording__close(struct ap_recording *r, int exit_status)
 	r->written = ap_writer__bytes(r->w);	/* before summary and trailer */
 	e = ap_writer__close(r->w, &sum);
 	r->w = NULL;
+	ap_recording__mark(r, AP_PHASE_CLOSED);
 	return r->write_err ? r->write_err : e;
 }
 
@@ -367,6 +405,46 @@ void ap_recording__print_summary(const struct ap_recording *r,
 	}
 	fprintf(out, ", %s written to %s\n", size,
 		to_stdout ? "standard output" : output);
+}
+
+static double secs(uint64_t from, uint64_t to)
+{
+	return to > from ? (to - from) / 1e9 : 0;
+}
+
+void ap_recording__print_timing(const struct ap_recording *r, int verbose,
+				FILE *out)
+{
+	const struct ap_window *win = ap_collector__window(r->col);
+	const uint64_t *ph = r->phase;
+	uint64_t end = end_ns(r);
+	/* what follows the window, or the stop when the file's end is its
+	 * finishing (no -d, or the targets ended first) */
+	uint64_t after = win->end_ns && end == win->end_ns ? end :
+			 ph[AP_PHASE_STOPPED];
+
+	/* what took the time, apart from the recording itself: start-up
+	 * (loading and verifying the BPF programs, the kernel's symbols,
+	 * the targets' tables) is not part of it, nor is the end */
+	fprintf(out,
+		"aperture: %.2f s recorded; start-up %.2f s before it (BPF programs %.2f s, kernel symbols %.2f s, targets and tables %.2f s), %.2f s after it (stopping %.2f s, draining %.2f s, finishing the file %.2f s)",
+		secs(win->start_ns, end), secs(ph[AP_PHASE_BEGIN], win->start_ns),
+		secs(ph[AP_PHASE_BEGIN], ph[AP_PHASE_LOADED]),
+		secs(ph[AP_PHASE_LOADED], ph[AP_PHASE_KSYMS]),
+		secs(ph[AP_PHASE_KSYMS], win->start_ns),
+		secs(after, ph[AP_PHASE_CLOSED]),
+		secs(after, ph[AP_PHASE_STOPPED]),
+		secs(ph[AP_PHASE_STOPPED], ph[AP_PHASE_DRAINED]),
+		secs(ph[AP_PHASE_DRAINED], ph[AP_PHASE_CLOSED]));
+	if (win->unread)
+		fprintf(out, "; %" PRIu64 " records left in the ring when the drain's time ran out, counted lost",
+			win->unread);
+	fprintf(out, "\n");
+	if (verbose)
+		fprintf(out,
+			"aperture: window: CLOCK_MONOTONIC %.6f to %.6f s, every sensor on %.3f s after its start; %" PRIu64 " records from its end on discarded\n",
+			win->start_ns / 1e9, end / 1e9,
+			secs(win->start_ns, win->attached_ns), win->late);
 }
 
 void ap_recording__print_costs(const struct ap_recording *r,

@@ -27,6 +27,18 @@ struct ap_header;
 struct ap_kallsyms;
 struct ap_workload;
 
+/* when each stage of aperture record ended (CLOCK_MONOTONIC ns), for
+ * what took the time; the window itself is the collector's */
+enum ap_phase {
+	AP_PHASE_BEGIN,			/* record starts */
+	AP_PHASE_LOADED,		/* the BPF object is loaded */
+	AP_PHASE_KSYMS,			/* the kernel's symbols are read */
+	AP_PHASE_STOPPED,		/* the sensors stop */
+	AP_PHASE_DRAINED,		/* the ring is read */
+	AP_PHASE_CLOSED,		/* the file is finished */
+	AP_PHASE_NR
+};
+
 struct ap_recording {
 	struct ap_recorder *rec;	/* not owned */
 	struct ap_collector *col;	/* not owned */
@@ -36,6 +48,8 @@ struct ap_recording {
 	/* at the end, for the summary */
 	uint64_t counters[AP_STAT_NR];
 	uint64_t written;		/* bytes before summary and trailer */
+	uint64_t phase[AP_PHASE_NR];
+	uint64_t end_ns;		/* the summary's end */
 };
 
 /* what the header says about the recording */
@@ -50,6 +64,7 @@ struct ap_record_header_opts {
 	const pid_t *pids;
 	int nr_pids;
 	const char *filters;		/* ", threads 12, CPUs 0-1" */
+	uint64_t start_ns;		/* the window's start; 0: now */
 };
 void ap_record_header__build(struct ap_header *h,
 			     const struct ap_record_header_opts *o);
@@ -80,11 +95,13 @@ struct ap_recording_until {
  * *cmd_ended: the command exited.  0, or -errno of reading events. */
 int ap_recording__loop(struct ap_recording *r,
 		       const struct ap_recording_until *u, int *cmd_ended);
-/* Stops the sensors and drains what the ring buffer holds (cut short when
- * *stop_now is set); the collector's finish: 0 or -errno (the calls
- * still in flight could not be written). */
-int ap_recording__drain(struct ap_recording *r,
-			const volatile sig_atomic_t *stop_now);
+/* Stops the sensors and drains what the ring buffer holds, for budget_ns
+ * at most (cut short by the collector's abort flag; what is left is
+ * counted lost); the collector's finish: 0 or -errno (the calls still in
+ * flight could not be written). */
+int ap_recording__drain(struct ap_recording *r, uint64_t budget_ns);
+/* the time a stage ended: now */
+void ap_recording__mark(struct ap_recording *r, enum ap_phase phase);
 /* The status records, the summary (exit_status: -- CMD's wait status,
  * -1 otherwise) and the trailer: 0, or the first write error. */
 int ap_recording__close(struct ap_recording *r, int exit_status);
@@ -100,6 +117,11 @@ int ap_recording__give_to_sudo_user(struct ap_recording *r);
 /* "aperture: N samples, N events, N lost ..., SIZE written to OUTPUT" */
 void ap_recording__print_summary(const struct ap_recording *r,
 				 const char *output, FILE *out);
+/* "aperture: N s recorded; start-up ..., N s after it ...": the window
+ * and what took the time before and after it; verbose: the window in
+ * CLOCK_MONOTONIC and the records after it */
+void ap_recording__print_timing(const struct ap_recording *r, int verbose,
+				FILE *out);
 /* -v: what the targets' mappings cost the recorder, and its memory */
 void ap_recording__print_costs(const struct ap_recording *r,
 			       const struct ap_kallsyms *ksyms, FILE *out);

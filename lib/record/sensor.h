@@ -67,10 +67,17 @@ struct ap_collector {
 	int pass_n;
 	uint64_t pass_start;
 	int pass_over;
+	uint64_t pass_until;		/* the pass ends then at the latest */
 	int stopped;
 	/* ap_collector__read_sums: totals are read now, not on their
 	 * period */
 	int sums_due;
+	/* record -d: the window [start_ns, end_ns) in the events' clock;
+	 * records from its end on are discarded (late), those the drain
+	 * left in the ring counted (unread); drain_until: the drain's end */
+	uint64_t window_ns;
+	struct ap_window win;
+	uint64_t drain_until;
 	const volatile sig_atomic_t *abort;	/* the caller's: end now */
 	/* mappings, execs and forks as they happen (lib/record/kmaps.c) */
 	struct ap_kmaps *kmaps;

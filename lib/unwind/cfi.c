@@ -8,6 +8,7 @@
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -230,14 +231,27 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* until: CLOCK_MONOTONIC ns past which the compile stops, 0 for none (a
+ * big file takes seconds on a busy machine, and a recording's end must
+ * not wait for it) */
 static int compile_starts(Dwarf_CFI *cfi, uint64_t *starts, size_t n,
-			  struct ap_cfi_table *t)
+			  struct ap_cfi_table *t, uint64_t until)
 {
 	size_t i;
 	int err;
 
 	qsort(starts, n, sizeof(*starts), cmp_u64);
 	for (i = 0; i < n; i++) {
+		if (until && !(i & 63) && mono_ns() >= until)
+			return -ETIME;
 		if (i + 1 < n && starts[i + 1] == starts[i])
 			continue;
 		err = compile_fde(cfi, starts[i],
@@ -394,7 +408,8 @@ static int debug_frame_starts(const GElf_Ehdr *eh, Elf_Data *data,
 	return n ? 0 : -ENOENT;
 }
 
-static int compile_eh_frame(struct Elf *elf, struct ap_cfi_table *t)
+static int compile_eh_frame(struct Elf *elf, struct ap_cfi_table *t,
+			    uint64_t until)
 {
 	uint64_t *starts = NULL;
 	Dwarf_CFI *cfi;
@@ -405,7 +420,7 @@ static int compile_eh_frame(struct Elf *elf, struct ap_cfi_table *t)
 	if (err)
 		return err;
 	cfi = dwarf_getcfi_elf(elf);
-	err = cfi ? compile_starts(cfi, starts, n, t) : -ENOENT;
+	err = cfi ? compile_starts(cfi, starts, n, t, until) : -ENOENT;
 	if (cfi)
 		dwarf_cfi_end(cfi);
 	free(starts);
@@ -464,7 +479,8 @@ static char *frame_image(const GElf_Ehdr *src, const Elf_Data *data,
 	return img;
 }
 
-int ap_cfi__compile_debug_frame(struct Elf *elf, struct ap_cfi_table *t)
+static int compile_debug_frame(struct Elf *elf, struct ap_cfi_table *t,
+			       uint64_t until)
 {
 	uint64_t *starts = NULL;
 	Dwarf_CFI *cfi = NULL;
@@ -489,7 +505,7 @@ int ap_cfi__compile_debug_frame(struct Elf *elf, struct ap_cfi_table *t)
 	img_elf = img ? elf_memory(img, size) : NULL;
 	dw = img_elf ? dwarf_begin_elf(img_elf, DWARF_C_READ, NULL) : NULL;
 	cfi = dw ? dwarf_getcfi(dw) : NULL;
-	err = cfi ? compile_starts(cfi, starts, n, t) : -ENOENT;
+	err = cfi ? compile_starts(cfi, starts, n, t, until) : -ENOENT;
 	dwarf_end(dw);		/* owns the .debug_frame CFI */
 	elf_end(img_elf);
 	free(img);
@@ -499,23 +515,52 @@ int ap_cfi__compile_debug_frame(struct Elf *elf, struct ap_cfi_table *t)
 	return err;
 }
 
-int ap_cfi__compile(struct Elf *elf, struct ap_cfi_table *t)
+int ap_cfi__compile_debug_frame_by(struct Elf *elf, struct ap_cfi_table *t,
+				   uint64_t until_ns)
+{
+	return compile_debug_frame(elf, t, until_ns);
+}
+
+int ap_cfi__compile_debug_frame(struct Elf *elf, struct ap_cfi_table *t)
+{
+	return compile_debug_frame(elf, t, 0);
+}
+
+int ap_cfi__compile_by(struct Elf *elf, struct ap_cfi_table *t,
+		       uint64_t until_ns)
 {
 	struct ap_cfi_table dt = { 0 };
 	int err;
 
 	ap_cfi_table__free(t);
-	err = compile_eh_frame(elf, t);
-	if (err) {
+	err = compile_eh_frame(elf, t, until_ns);
+	if (err && err != -ETIME) {
 		ap_cfi_table__free(t);
-		return ap_cfi__compile_debug_frame(elf, t);
+		err = compile_debug_frame(elf, t, until_ns);
+		if (err == -ETIME)
+			ap_cfi_table__free(t);
+		return err;
+	}
+	if (err == -ETIME) {
+		ap_cfi_table__free(t);
+		return err;
 	}
 	/* a file built -fno-asynchronous-unwind-tables -g has .eh_frame for
 	 * the C runtime's start files only, its own rules in .debug_frame */
-	if (!ap_cfi__compile_debug_frame(elf, &dt))
+	err = compile_debug_frame(elf, &dt, until_ns);
+	if (!err)
 		ap_cfi_table__fill(t, &dt);
 	ap_cfi_table__free(&dt);
+	if (err == -ETIME) {
+		ap_cfi_table__free(t);
+		return err;
+	}
 	return 0;
+}
+
+int ap_cfi__compile(struct Elf *elf, struct ap_cfi_table *t)
+{
+	return ap_cfi__compile_by(elf, t, 0);
 }
 
 /* the rule of tab at pc from row i on (i advanced); NONE before the first */

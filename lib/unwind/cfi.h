@@ -30,6 +30,12 @@ int ap_cfi__compile(struct Elf *elf, struct ap_cfi_table *t);
 /* only the .debug_frame (or .zdebug_frame) of elf, a separate debug
  * file's: 0, -ENOENT */
 int ap_cfi__compile_debug_frame(struct Elf *elf, struct ap_cfi_table *t);
+/* the same, stopping with -ETIME (t empty) once CLOCK_MONOTONIC reaches
+ * until_ns (0: never) */
+int ap_cfi__compile_by(struct Elf *elf, struct ap_cfi_table *t,
+		       uint64_t until_ns);
+int ap_cfi__compile_debug_frame_by(struct Elf *elf, struct ap_cfi_table *t,
+				   uint64_t until_ns);
 /* where t has no rule (no FDE covers the code), more's: t merged in place;
  * 0 or -errno (t unchanged) */
 int ap_cfi_table__fill(struct ap_cfi_table *t, const struct ap_cfi_table *more);

@@ -125,6 +125,7 @@ struct ap_unwind {
 	int lazy;			/* compile only what stacks need (-a) */
 	uint32_t budget_pct;		/* of the time, once live */
 	int64_t tokens;			/* ns of compiling allowed now */
+	uint64_t until_ns;		/* no compiling from then on; 0: none */
 	uint64_t tokens_ts;		/* when tokens were last added */
 	uint32_t *dirty;		/* pids whose mirror waits for flush */
 	size_t nr_dirty, cap_dirty;
@@ -360,7 +361,7 @@ static void fill_from_debug_file(struct ap_unwind *u, Elf *elf,
 		return;
 	dbg = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (dbg && elf_kind(dbg) == ELF_K_ELF &&
-	    !ap_cfi__compile_debug_frame(dbg, &dt) &&
+	    !ap_cfi__compile_debug_frame_by(dbg, &dt, u->until_ns) &&
 	    !ap_cfi_table__fill(ct, &dt))
 		u->st.debug_files++;
 	ap_cfi_table__free(&dt);
@@ -380,7 +381,13 @@ static void load_table(struct ap_unwind *u, struct ftab *t, Elf *elf, int fd,
 	t->row_nr = 0;
 	if (read_loads(elf, t))
 		return;
-	err = ap_cfi__compile(elf, &ct);
+	err = ap_cfi__compile_by(elf, &ct, u->until_ns);
+	if (err == -ETIME) {
+		/* the recording ended meanwhile: no table, none needed */
+		u->st.build_ns += now_ns() - t0;
+		t->nloads = -1;
+		return;
+	}
 	if (!err || err == -ENOENT) {
 		fill_from_debug_file(u, elf, path, &ct);
 		err = ct.nr ? 0 : -ENOENT;
@@ -543,6 +550,9 @@ static struct ftab *tab_of(struct ap_unwind *u, const struct ap_mmap *m)
 	}
 	if (t->nloads < 0 && (!u->lazy || t->wanted)) {
 		uint64_t now = now_ns();
+
+		if (u->until_ns && now >= u->until_ns)
+			return t;
 
 		if (u->live) {
 			int64_t cap = BUILD_WINDOW_NS / 100 * u->budget_pct;
@@ -754,6 +764,12 @@ void ap_unwind__go_live(struct ap_unwind *u)
 	u->live = 1;
 	u->tokens = BUILD_WINDOW_NS / 100 * u->budget_pct;
 	u->tokens_ts = now_ns();
+}
+
+void ap_unwind__set_until(struct ap_unwind *u, uint64_t until_ns)
+{
+	if (u)
+		u->until_ns = until_ns;
 }
 
 void ap_unwind__set_lazy(struct ap_unwind *u, int lazy)

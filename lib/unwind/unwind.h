@@ -50,6 +50,10 @@ void ap_unwind__go_live(struct ap_unwind *u);
 /* lazy (system-wide): a file's table is compiled only once a stack of a
  * process that maps it needs it, not for every file of every process */
 void ap_unwind__set_lazy(struct ap_unwind *u, int lazy);
+/* no table is compiled once CLOCK_MONOTONIC reaches until_ns (record -d:
+ * the window's end), and one being compiled then is given up: a big file
+ * takes seconds on a busy machine; 0: no end */
+void ap_unwind__set_until(struct ap_unwind *u, uint64_t until_ns);
 /* once live, compiling tables takes at most pct % of the time (default
  * 30); frames of files still waiting go by frame pointer */
 void ap_unwind__set_budget(struct ap_unwind *u, uint32_t pct);

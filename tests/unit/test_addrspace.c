@@ -579,7 +579,9 @@ START_TEST(test_perf_sb_parse)
 	size_t off, size;
 	int i;
 
-	/* MMAP2 with a build-id: "/usr/lib/libz.so\0" padded to 24 */
+	/* MMAP2 with the build-id flag another program's event left set
+	 * (the kernel's doing), yet device and inode in the record:
+	 * "/usr/lib/libz.so\0" padded to 24 */
 	memset(rec, 0, sizeof(rec));
 	size = 8 + 8 + 24 + 24 + 8 + 24 + 16;
 	off = put_hdr(rec, PERF_RECORD_MMAP2, PERF_RECORD_MISC_MMAP_BUILD_ID,
@@ -589,9 +591,11 @@ START_TEST(test_perf_sb_parse)
 	ap_put_le64(rec + off + 8, 0x7f0000001000ull);
 	ap_put_le64(rec + off + 16, 0x3000);
 	ap_put_le64(rec + off + 24, 0x1000);
-	rec[off + 32] = 20;
-	for (i = 0; i < 20; i++)
-		rec[off + 36 + i] = i + 1;
+	ap_put_le32(rec + off + 32, 254);		/* maj */
+	ap_put_le32(rec + off + 36, 1);			/* min */
+	ap_put_le64(rec + off + 40, 0x123456);		/* ino */
+	for (i = 0; i < 8; i++)
+		rec[off + 48 + i] = i + 1;		/* ino_generation */
 	ap_put_le32(rec + off + 56, PROT_READ | PROT_EXEC);
 	memcpy(rec + off + 64, "/usr/lib/libz.so", 17);
 	put_id(rec + size, 42, 123456789);
@@ -603,8 +607,8 @@ START_TEST(test_perf_sb_parse)
 	ck_assert_uint_eq(m->start, 0x7f0000001000ull);
 	ck_assert_uint_eq(m->end, 0x7f0000004000ull);
 	ck_assert_uint_eq(m->pgoff, 0x1000);
-	ck_assert_uint_eq(m->build_id_len, 20);
-	ck_assert_uint_eq(m->build_id[19], 20);
+	ck_assert_uint_eq(m->build_id_len, 0);
+	ck_assert_uint_eq(m->inode, 0x123456);
 	ck_assert_uint_eq(m->prot, PROT_READ | PROT_EXEC);
 	ck_assert_str_eq(m->path, "/usr/lib/libz.so");
 	/* cut short: never misread */
