@@ -21,6 +21,7 @@
 #include "unwind/cfi.h"
 #include "symbols/debugfile.h"
 #include "gpu/libs.h"
+#include "record/bidcache.h"
 #include "util/hmap.h"
 #include "util/safefile.h"
 #include "util/vec.h"
@@ -30,12 +31,17 @@
 
 /* one file's table: rows [row_start, row_start + row_nr) of the map */
 struct ftab {
-	char *key;			/* "inode:path" */
+	char *key;			/* "b:BUILD-ID", else "inode:path" */
+	char *path;			/* where it was first mapped from */
+	uint64_t inode;
 	uint32_t row_start, row_nr;	/* row_nr 0: no table */
 	uint32_t refs;			/* mirrored mappings using it */
 	int wanted;			/* lazy: a stack needed it */
 	uint64_t last_used;		/* for eviction once unused */
-	struct ap_ufile_key fkey;	/* ino 0: not in the files map */
+	/* the files with its build-id (copies, a container's own) in the
+	 * files map */
+	struct ap_ufile_key *fkeys;
+	size_t nr_fkeys, cap_fkeys;
 	int nloads;
 	struct {
 		uint64_t vaddr, offset, filesz;
@@ -177,6 +183,8 @@ void ap_unwind__free(struct ap_unwind *u)
 		uproc__free((struct uproc *)(uintptr_t)v);
 	for (i = 0; i < u->nr_tabs; i++) {
 		free(u->tabs[i]->key);
+		free(u->tabs[i]->path);
+		free(u->tabs[i]->fkeys);
 		free(u->tabs[i]);
 	}
 	free(u->tabs);
@@ -268,9 +276,9 @@ static uint32_t rows_get(struct ap_unwind *u, uint32_t n)
 		if (!old)
 			return UINT32_MAX;
 		rows_release(u, old->row_start, old->row_nr);
-		if (old->fkey.ino)
-			bpf_map_delete_elem(u->files_fd, &old->fkey);
-		old->fkey.ino = 0;
+		for (i = 0; i < old->nr_fkeys; i++)
+			bpf_map_delete_elem(u->files_fd, &old->fkeys[i]);
+		old->nr_fkeys = 0;
 		u->st.rows -= old->row_nr;
 		u->st.tables--;
 		/* rebuilt if a process maps it again */
@@ -323,26 +331,36 @@ static int read_loads(Elf *elf, struct ftab *t)
 	return 0;
 }
 
-/* the table by device and inode too, for code that is not mirrored yet:
- * the first code segment says where the file's addresses are */
-static void publish_file(struct ap_unwind *u, struct ftab *t, int fd)
+/* the table by device and inode too, for code that is not mirrored yet
+ * (each file of its build-id): the first code segment says where the
+ * file's addresses are */
+static void publish_file(struct ap_unwind *u, struct ftab *t,
+			 const struct stat *st)
 {
 	struct ap_ufile f = { t->row_start, t->row_nr, 0 };
-	struct stat st;
-	int i;
+	struct ap_ufile_key k = {
+		.ino = st->st_ino,
+		.dev = major(st->st_dev) << 20 | minor(st->st_dev),
+	};
+	size_t i;
 
-	if (fd < 0 || fstat(fd, &st))
+	if (!t->row_nr)
 		return;
-	for (i = 0; i < t->nloads; i++)
+	for (i = 0; i < t->nr_fkeys; i++)
+		if (t->fkeys[i].ino == k.ino && t->fkeys[i].dev == k.dev)
+			return;
+	for (i = 0; i < (size_t)t->nloads; i++)
 		if (t->loads[i].exec)
 			break;
-	if (i == t->nloads)
+	if (i == (size_t)t->nloads)
 		return;
 	f.delta = (int64_t)(t->loads[i].vaddr - t->loads[i].offset);
-	t->fkey.ino = st.st_ino;
-	t->fkey.dev = major(st.st_dev) << 20 | minor(st.st_dev);
-	if (bpf_map_update_elem(u->files_fd, &t->fkey, &f, BPF_ANY))
-		t->fkey.ino = 0;
+	if (ap_grow((void **)&t->fkeys, &t->cap_fkeys, t->nr_fkeys,
+		    sizeof(*t->fkeys), 4))
+		return;
+	if (bpf_map_update_elem(u->files_fd, &k, &f, BPF_ANY))
+		return;
+	t->fkeys[t->nr_fkeys++] = k;
 }
 
 /* code that no FDE of the file covers (all of it, for a file without
@@ -374,6 +392,7 @@ static void load_table(struct ap_unwind *u, struct ftab *t, Elf *elf, int fd,
 {
 	struct ap_cfi_table ct = { 0 };
 	uint64_t t0 = now_ns();
+	struct stat st;
 	uint32_t start;
 	int err;
 
@@ -405,7 +424,8 @@ static void load_table(struct ap_unwind *u, struct ftab *t, Elf *elf, int fd,
 	}
 	t->row_start = start;
 	t->row_nr = (uint32_t)ct.nr;
-	publish_file(u, t, fd);
+	if (fd >= 0 && !fstat(fd, &st))
+		publish_file(u, t, &st);
 	u->st.tables++;
 	u->st.rows += ct.nr;
 	u->st.bad_rows += ct.bad;
@@ -478,7 +498,7 @@ static struct ftab *find_tab(struct ap_unwind *u, const char *key,
 }
 
 static struct ftab *new_tab(struct ap_unwind *u, const char *key,
-			    uint64_t hash)
+			    uint64_t hash, const struct ap_mmap *m)
 {
 	struct ftab *t;
 	uint64_t *idx;
@@ -497,50 +517,70 @@ static struct ftab *new_tab(struct ap_unwind *u, const char *key,
 	if (!idx || !fresh)
 		return NULL;
 	t = calloc(1, sizeof(*t));
-	if (!t || !(t->key = strdup(key))) {
+	if (!t || !(t->key = strdup(key)) || !(t->path = strdup(m->path))) {
+		if (t)
+			free(t->key);
 		free(t);
 		ap_hmap__remove(&u->by_key, hash);
 		return NULL;
 	}
+	t->inode = m->inode;
 	t->nloads = -1;
 	*idx = u->nr_tabs;
 	u->tabs[u->nr_tabs++] = t;
 	return t;
 }
 
+/* the file m maps, as the kernel names it (device, inode); 0 or -errno */
+static int stat_mapped(const struct ap_mmap *m, struct stat *st)
+{
+	char path[64];
+
+	if (m->path[0] != '/')
+		return -ENOENT;
+	map_files_path(m, path, sizeof(path));
+	if (!stat(path, st) || !stat(m->path, st))
+		return 0;
+	return -errno;
+}
+
 /* m's inode: the kernel's mapping records carry a build-id instead */
 static uint64_t inode_of(const struct ap_mmap *m)
 {
-	char path[64];
 	struct stat st;
 
 	if (m->inode || m->path[0] != '/')
 		return m->inode;
-	map_files_path(m, path, sizeof(path));
-	if (!stat(path, &st) || !stat(m->path, &st))
-		return st.st_ino;
-	return 0;
+	return stat_mapped(m, &st) ? 0 : st.st_ino;
 }
 
-/* the table of m's file, compiled the first time (or after eviction) */
-static struct ftab *tab_of(struct ap_unwind *u, const struct ap_mmap *m)
+/* the key of m's table: its build-id, shared by every copy of the file
+ * (a library in each container, a plugin copied under other names),
+ * else the file itself */
+static void key_of(const struct ap_mmap *m, char *key, size_t len)
 {
-	char key[AP_PATH_MAX + 32];
-	struct ftab *t;
-	uint64_t hash;
+	uint32_t i, n = m->build_id_len;
+	size_t o;
+
+	if (!n || n > AP_BUILD_ID_MAX || len < 2 * n + 3) {
+		snprintf(key, len, "%llu:%s",
+			 (unsigned long long)inode_of(m), m->path);
+		return;
+	}
+	o = (size_t)snprintf(key, len, "b:");
+	for (i = 0; i < n; i++)
+		o += (size_t)snprintf(key + o, len - o, "%02x",
+				      m->build_id[i]);
+}
+
+/* t, the table of m's file, compiled if it is not yet (or was evicted)
+ * and the budget allows */
+static struct ftab *tab_of_key(struct ap_unwind *u, const struct ap_mmap *m,
+			       struct ftab *t)
+{
 	Elf *elf;
 	int fd;
 
-	/* one key for the preloaded file and its mappings, whichever source
-	 * (kernel records, /proc) told us of them */
-	snprintf(key, sizeof(key), "%llu:%s",
-		 (unsigned long long)inode_of(m), m->path);
-	t = find_tab(u, key, &hash);
-	if (!t) {
-		t = new_tab(u, key, hash);
-		if (!t)
-			return NULL;
-	}
 	if (t->nloads < 0 && (!u->lazy || t->wanted)) {
 		uint64_t now = now_ns();
 
@@ -570,6 +610,42 @@ static struct ftab *tab_of(struct ap_unwind *u, const struct ap_mmap *m)
 	}
 	t->last_used = ++u->tick;
 	return t;
+}
+
+/* the table of m's file, compiled the first time (or after eviction) */
+static struct ftab *tab_of(struct ap_unwind *u, const struct ap_mmap *m)
+{
+	char key[AP_PATH_MAX + 32];
+	struct ftab *t;
+	uint64_t hash;
+
+	/* one key for the preloaded file and its mappings, whichever source
+	 * (kernel records, /proc) told us of them */
+	key_of(m, key, sizeof(key));
+	t = find_tab(u, key, &hash);
+	if (!t) {
+		t = new_tab(u, key, hash, m);
+		if (!t)
+			return NULL;
+	}
+	return tab_of_key(u, m, t);
+}
+
+/* a copy of t's file (its build-id, another inode) is found by its own
+ * device and inode too */
+static void file_seen(struct ap_unwind *u, struct ftab *t,
+		      const struct ap_mmap *m)
+{
+	struct stat st;
+	size_t i;
+
+	if (!t->row_nr || m->path[0] != '/')
+		return;
+	for (i = 0; m->inode && i < t->nr_fkeys; i++)
+		if (t->fkeys[i].ino == m->inode)
+			return;
+	if (!stat_mapped(m, &st))
+		publish_file(u, t, &st);
 }
 
 /* runtime address - ELF address for mapping m of t's file */
@@ -699,6 +775,8 @@ void ap_unwind__mapping(struct ap_unwind *u, const struct ap_mmap *m)
 		uint64_t bias;
 
 		t = tab_of(u, m);
+		if (t)
+			file_seen(u, t, m);
 		if (t && t->row_nr && !bias_of(t, m, &bias)) {
 			e.bias = bias;
 			e.row_start = t->row_start;
@@ -807,21 +885,19 @@ static void finish_pending(struct ap_unwind *u, uint32_t pid,
 	for (i = 0; i < p->nr; i++) {
 		struct ftab *t = p->files[i];
 		struct ap_mmap m;
-		const char *path;
 		uint64_t bias;
 
 		if (!t || t->nloads >= 0)
 			continue;
-		path = strchr(t->key, ':');
 		memset(&m, 0, sizeof(m));
 		m.pid = pid;
 		m.start = p->m[i].start;
 		m.end = p->m[i].end;
 		m.pgoff = p->pgoff[i];
 		m.prot = PROT_EXEC;
-		m.inode = strtoull(t->key, NULL, 10);
-		snprintf(m.path, sizeof(m.path), "%s", path ? path + 1 : "");
-		tab_of(u, &m);
+		m.inode = t->inode;
+		snprintf(m.path, sizeof(m.path), "%s", t->path);
+		tab_of_key(u, &m, t);
 		if (t->nloads < 0) {
 			left = 1;
 			continue;
@@ -881,6 +957,7 @@ int ap_unwind__preload(struct ap_unwind *u, const char *path)
 	struct ap_mmap m;
 	struct stat st;
 	char *real;
+	int n;
 
 	if (!u)
 		return 0;
@@ -896,6 +973,8 @@ int ap_unwind__preload(struct ap_unwind *u, const char *path)
 	m.pid = (uint32_t)getpid();
 	snprintf(m.path, sizeof(m.path), "%s", real);
 	free(real);
+	n = ap_read_build_id_safe(m.path, m.build_id, sizeof(m.build_id));
+	m.build_id_len = n > 0 ? (uint32_t)n : 0;
 	/* no mapping of ours: open_mapped falls back to the path */
 	return tab_of(u, &m) ? 0 : -ENOMEM;
 }
