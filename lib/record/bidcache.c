@@ -86,7 +86,7 @@ int ap_read_build_id_safe(const char *path, uint8_t *buf, size_t len)
 	return n;
 }
 
-static int mkdirs(char *path)
+int ap_mkdirs(char *path)
 {
 	char *p;
 
@@ -164,7 +164,7 @@ int ap_bidcache__keep(const char *dir, const struct ap_mmap *m)
 		fd = ap_open_regular(src, 0);
 		if (fd < 0)
 			continue;
-		err = mkdirs(dst);
+		err = ap_mkdirs(dst);
 		if (!err)
 			err = copy_fd(fd, dst);
 		close(fd);

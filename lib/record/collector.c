@@ -23,6 +23,7 @@
 #include "record/procfs.h"
 #include "record/sensor.h"
 #include "tracepoint/tpformat.h"
+#include "unwind/tabcache.h"
 #include "unwind/unwind.h"
 
 const struct ap_cpu_event ap_cpu_events[] = {
@@ -438,6 +439,8 @@ static void unwind_prepare(struct ap_collector *c)
 /* after load: the rows map written in place, the mirror through its fd */
 static int unwind_open(struct ap_collector *c)
 {
+	char dir[AP_PATH_MAX];
+
 	_Static_assert(sizeof(struct ap_cfi_row) % 8 == 0,
 		       "rows are laid out as the array map lays out elements");
 
@@ -450,6 +453,10 @@ static int unwind_open(struct ap_collector *c)
 				   bpf_map__fd(c->skel->maps.ap_uw_files));
 	if (!c->unwind)
 		return -ENOMEM;
+	/* the tables earlier recordings built: those of the files every
+	 * program maps are ready before the first sample */
+	if (!ap_tabcache__dir(dir, sizeof(dir)))
+		ap_unwind__use_cache(c->unwind, dir);
 	/* system-wide, tables for every file of every process would cost
 	 * seconds: only those that stacks need */
 	ap_unwind__set_lazy(c->unwind, c->opts.system_wide);

@@ -19,6 +19,7 @@
 
 #include "aperture.h"
 #include "unwind/cfi.h"
+#include "unwind/tabcache.h"
 #include "symbols/debugfile.h"
 #include "gpu/libs.h"
 #include "record/bidcache.h"
@@ -34,6 +35,9 @@ struct ftab {
 	char *key;			/* "b:BUILD-ID", else "inode:path" */
 	char *path;			/* where it was first mapped from */
 	uint64_t inode;
+	uint8_t build_id[AP_BUILD_ID_MAX];
+	uint32_t build_id_len;		/* 0: none known */
+	int from_debug;			/* rows from a separate debug file */
 	uint32_t row_start, row_nr;	/* row_nr 0: no table */
 	uint32_t refs;			/* mirrored mappings using it */
 	int wanted;			/* lazy: a stack needed it */
@@ -134,6 +138,7 @@ struct ap_unwind {
 	uint64_t tokens_ts;		/* when tokens were last added */
 	uint32_t *dirty;		/* pids whose mirror waits for flush */
 	size_t nr_dirty, cap_dirty;
+	char *cache_dir;		/* tables on disk by build-id; NULL: none */
 	struct ap_unwind_stats st;
 };
 
@@ -190,6 +195,7 @@ void ap_unwind__free(struct ap_unwind *u)
 	free(u->tabs);
 	free(u->free);
 	free(u->dirty);
+	free(u->cache_dir);
 	ap_hmap__free(&u->by_key);
 	ap_hmap__free(&u->procs);
 	free(u);
@@ -366,24 +372,146 @@ static void publish_file(struct ap_unwind *u, struct ftab *t,
 /* code that no FDE of the file covers (all of it, for a file without
  * .eh_frame) gets the rules of its separate debug file's .debug_frame: the
  * same addresses.  Without a debug file (the common case) this costs one
- * failed open. */
-static void fill_from_debug_file(struct ap_unwind *u, Elf *elf,
-				 const char *path, struct ap_cfi_table *ct)
+ * failed open.  1 when the debug file gave rows, else 0. */
+static int fill_from_debug_file(Elf *elf, const char *path,
+				struct ap_cfi_table *ct)
 {
 	struct ap_cfi_table dt = { 0 };
-	int fd = ap_debugfile__open(elf, path, NULL);
+	int fd = ap_debugfile__open(elf, path, NULL), used = 0;
 	Elf *dbg;
 
 	if (fd < 0)
-		return;
+		return 0;
 	dbg = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (dbg && elf_kind(dbg) == ELF_K_ELF &&
 	    !ap_cfi__compile_debug_frame(dbg, &dt) &&
 	    !ap_cfi_table__fill(ct, &dt))
-		u->st.debug_files++;
+		used = 1;
 	ap_cfi_table__free(&dt);
 	elf_end(dbg);
 	close(fd);
+	return used;
+}
+
+/* rows[0..nr) into the rows array as t's table; 0 or -ENOSPC */
+static int install_rows(struct ap_unwind *u, struct ftab *t,
+			const struct ap_cfi_row *rows, size_t nr, uint64_t bad)
+{
+	uint32_t start = rows_get(u, (uint32_t)nr);
+
+	if (start == UINT32_MAX) {
+		u->st.no_room++;
+		return -ENOSPC;
+	}
+	if (rows_write(u->rows_fd, start, rows, nr)) {
+		rows_release(u, start, (uint32_t)nr);
+		u->st.no_room++;
+		return -ENOSPC;
+	}
+	t->row_start = start;
+	t->row_nr = (uint32_t)nr;
+	u->st.debug_files += t->from_debug;
+	u->st.tables++;
+	u->st.rows += nr;
+	u->st.bad_rows += bad;
+	return 0;
+}
+
+/* t's table, just compiled, kept on disk for the next recordings */
+static void cache_save(struct ap_unwind *u, const struct ftab *t,
+		       const struct ap_cfi_table *ct)
+{
+	struct ap_tabcache_entry *e;
+	int i;
+
+	if (!u->cache_dir || !t->build_id_len || t->nloads > MAX_LOADS)
+		return;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return;
+	memcpy(e->build_id, t->build_id, t->build_id_len);
+	e->build_id_len = t->build_id_len;
+	snprintf(e->path, sizeof(e->path), "%s", t->path);
+	e->nloads = (uint32_t)t->nloads;
+	for (i = 0; i < t->nloads; i++) {
+		e->loads[i].vaddr = t->loads[i].vaddr;
+		e->loads[i].offset = t->loads[i].offset;
+		e->loads[i].filesz = t->loads[i].filesz;
+		e->loads[i].exec = (uint32_t)t->loads[i].exec;
+	}
+	e->flags = t->from_debug ? AP_TABCACHE_DEBUG : 0;
+	e->bad = ct->bad;
+	e->nr = ct->nr;
+	e->rows = ct->rows;
+	if (!ap_tabcache__save(u->cache_dir, e))
+		u->st.cache_saved++;
+	free(e);
+}
+
+/* the file at path has a separate debug file now: an entry built
+ * without one lacks its rows (a -dbg package installed since) */
+static int debug_file_now(const char *path)
+{
+	int fd = ap_open_regular(path, 0), dfd = -1;
+	Elf *elf;
+
+	if (fd < 0)
+		return 0;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF)
+		dfd = ap_debugfile__open(elf, path, NULL);
+	elf_end(elf);
+	close(fd);
+	if (dfd < 0)
+		return 0;
+	close(dfd);
+	return 1;
+}
+
+/* t's table from the cache's entry e; 0 or -EINVAL (-ESTALE: the
+ * file's debug file came since, the table is to be built again) */
+static int tab_from_entry(struct ap_unwind *u, struct ftab *t,
+			  const struct ap_tabcache_entry *e)
+{
+	uint32_t i;
+
+	if (e->nloads > MAX_LOADS)
+		return -EINVAL;
+	if (!(e->flags & AP_TABCACHE_DEBUG) && t->path[0] == '/' &&
+	    debug_file_now(t->path))
+		return -ESTALE;
+	t->nloads = (int)e->nloads;
+	for (i = 0; i < e->nloads; i++) {
+		t->loads[i].vaddr = e->loads[i].vaddr;
+		t->loads[i].offset = e->loads[i].offset;
+		t->loads[i].filesz = e->loads[i].filesz;
+		t->loads[i].exec = !!e->loads[i].exec;
+	}
+	t->row_nr = 0;
+	t->from_debug = !!(e->flags & AP_TABCACHE_DEBUG);
+	if (!install_rows(u, t, e->rows, e->nr, e->bad))
+		u->st.cache_loaded++;
+	return 0;
+}
+
+/* t's table from the disk cache: 0, or -errno when it has none */
+static int cache_load(struct ap_unwind *u, struct ftab *t)
+{
+	struct ap_tabcache_entry *e;
+	int err;
+
+	if (!u->cache_dir || !t->build_id_len)
+		return -ENOENT;
+	e = malloc(sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	err = ap_tabcache__load(u->cache_dir, t->build_id, t->build_id_len,
+				e, 1);
+	if (!err)
+		err = tab_from_entry(u, t, e);
+	free(e->rows);
+	free(e);
+	return err;
 }
 
 /* compile elf's table into the rows array */
@@ -393,7 +521,6 @@ static void load_table(struct ap_unwind *u, struct ftab *t, Elf *elf, int fd,
 	struct ap_cfi_table ct = { 0 };
 	uint64_t t0 = now_ns();
 	struct stat st;
-	uint32_t start;
 	int err;
 
 	t->row_nr = 0;
@@ -401,7 +528,7 @@ static void load_table(struct ap_unwind *u, struct ftab *t, Elf *elf, int fd,
 		return;
 	err = ap_cfi__compile(elf, &ct);
 	if (!err || err == -ENOENT) {
-		fill_from_debug_file(u, elf, path, &ct);
+		t->from_debug = fill_from_debug_file(elf, path, &ct);
 		err = ct.nr ? 0 : -ENOENT;
 	}
 	u->st.build_ns += now_ns() - t0;
@@ -410,25 +537,10 @@ static void load_table(struct ap_unwind *u, struct ftab *t, Elf *elf, int fd,
 		ap_cfi_table__free(&ct);
 		return;
 	}
-	start = rows_get(u, (uint32_t)ct.nr);
-	if (start == UINT32_MAX) {
-		u->st.no_room++;
-		ap_cfi_table__free(&ct);
-		return;
-	}
-	if (rows_write(u->rows_fd, start, ct.rows, ct.nr)) {
-		rows_release(u, start, (uint32_t)ct.nr);
-		u->st.no_room++;
-		ap_cfi_table__free(&ct);
-		return;
-	}
-	t->row_start = start;
-	t->row_nr = (uint32_t)ct.nr;
-	if (fd >= 0 && !fstat(fd, &st))
+	cache_save(u, t, &ct);
+	if (!install_rows(u, t, ct.rows, ct.nr, ct.bad) && fd >= 0 &&
+	    !fstat(fd, &st))
 		publish_file(u, t, &st);
-	u->st.tables++;
-	u->st.rows += ct.nr;
-	u->st.bad_rows += ct.bad;
 	ap_cfi_table__free(&ct);
 }
 
@@ -525,6 +637,10 @@ static struct ftab *new_tab(struct ap_unwind *u, const char *key,
 		return NULL;
 	}
 	t->inode = m->inode;
+	if (m->build_id_len && m->build_id_len <= AP_BUILD_ID_MAX) {
+		memcpy(t->build_id, m->build_id, m->build_id_len);
+		t->build_id_len = m->build_id_len;
+	}
 	t->nloads = -1;
 	*idx = u->nr_tabs;
 	u->tabs[u->nr_tabs++] = t;
@@ -594,6 +710,13 @@ static struct ftab *tab_of_key(struct ap_unwind *u, const struct ap_mmap *m,
 				u->tokens = cap;
 			if (u->tokens <= 0)
 				return t;	/* later: ap_unwind__work */
+		}
+		/* built by an earlier recording: a read, no compiling */
+		if (!cache_load(u, t)) {
+			if (u->live)
+				u->tokens -= (int64_t)(now_ns() - now);
+			t->last_used = ++u->tick;
+			return t;
 		}
 		u->st.builds++;
 		elf = open_mapped(m, &fd);
@@ -898,6 +1021,7 @@ static void finish_pending(struct ap_unwind *u, uint32_t pid,
 		m.inode = t->inode;
 		snprintf(m.path, sizeof(m.path), "%s", t->path);
 		tab_of_key(u, &m, t);
+		file_seen(u, t, &m);
 		if (t->nloads < 0) {
 			left = 1;
 			continue;
@@ -977,6 +1101,72 @@ int ap_unwind__preload(struct ap_unwind *u, const char *path)
 	m.build_id_len = n > 0 ? (uint32_t)n : 0;
 	/* no mapping of ours: open_mapped falls back to the path */
 	return tab_of(u, &m) ? 0 : -ENOMEM;
+}
+
+/* the cache fills at most this share of the rows at start: the rest is
+ * for what the targets map that it lacks */
+#define CACHE_START_PCT		50
+
+/* one entry of the cache at start: its table, if the file it was built
+ * from is still there with that build-id */
+static int cache_start_one(void *ctx, const uint8_t *id, uint32_t n)
+{
+	struct ap_unwind *u = ctx;
+	struct ap_tabcache_entry *e;
+	uint8_t got[AP_BUILD_ID_MAX];
+	char key[2 * AP_BUILD_ID_MAX + 8];
+	struct ap_mmap *m;
+	struct ftab *t = NULL;
+	struct stat st;
+	uint64_t hash;
+
+	if (u->st.rows >= (uint64_t)u->rows_max / 100 * CACHE_START_PCT)
+		return 1;
+	e = malloc(sizeof(*e));
+	m = calloc(1, sizeof(*m));
+	if (!e || !m)
+		goto out;
+	e->rows = NULL;
+	/* the header first: the rows only for a file still there */
+	if (ap_tabcache__load(u->cache_dir, id, n, e, 0) ||
+	    e->path[0] != '/' ||
+	    ap_read_build_id_safe(e->path, got, sizeof(got)) != (int)n ||
+	    memcmp(got, id, n) || stat(e->path, &st) ||
+	    ap_tabcache__load(u->cache_dir, id, n, e, 1))
+		goto out;
+	memcpy(m->build_id, id, n);
+	m->build_id_len = n;
+	m->inode = st.st_ino;
+	snprintf(m->path, sizeof(m->path), "%s", e->path);
+	key_of(m, key, sizeof(key));
+	if (find_tab(u, key, &hash))
+		goto out;
+	t = new_tab(u, key, hash, m);
+	if (!t || tab_from_entry(u, t, e))
+		goto out;
+	t->last_used = ++u->tick;
+	publish_file(u, t, &st);
+out:
+	if (e)
+		free(e->rows);
+	free(e);
+	free(m);
+	return 0;
+}
+
+int ap_unwind__use_cache(struct ap_unwind *u, const char *dir)
+{
+	uint64_t t0 = now_ns();
+
+	if (!u || !dir)
+		return 0;
+	free(u->cache_dir);
+	u->cache_dir = strdup(dir);
+	if (!u->cache_dir)
+		return -ENOMEM;
+	ap_tabcache__each(dir, AP_TABCACHE_BYTES, cache_start_one, u);
+	u->st.cache_start_ns = now_ns() - t0;
+	return 0;
 }
 
 void ap_unwind__stats(const struct ap_unwind *u, struct ap_unwind_stats *st)
