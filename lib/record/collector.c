@@ -411,9 +411,11 @@ static void explain_load_error(int err, char *buf, size_t len)
 			 strerror(-err));
 }
 
-/* rows for all unwind tables, 8 bytes each: libc has 28,000, python3
- * 65,000, gcc's cc1 480,000, libLLVM 950,000 */
-#define UNWIND_ROWS	(1u << 21)
+/* rows for all unwind tables, 8 bytes each (32 MiB of kernel memory):
+ * libc has 28,000, python3 65,000, gcc's cc1plus 520,000, cc1 950,000,
+ * libLLVM 950,000; a compile under -a with clang, xz and python running
+ * filled 2^21 */
+#define UNWIND_ROWS	(1u << 22)
 
 /* knobs of the unwinder, before load */
 static void unwind_prepare(struct ap_collector *c)

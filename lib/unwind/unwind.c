@@ -38,6 +38,7 @@ struct ftab {
 	uint8_t build_id[AP_BUILD_ID_MAX];
 	uint32_t build_id_len;		/* 0: none known */
 	int from_debug;			/* rows from a separate debug file */
+	int cache_tried;		/* the disk cache had none */
 	uint32_t row_start, row_nr;	/* row_nr 0: no table */
 	uint32_t refs;			/* mirrored mappings using it */
 	int wanted;			/* lazy: a stack needed it */
@@ -290,6 +291,7 @@ static uint32_t rows_get(struct ap_unwind *u, uint32_t n)
 		/* rebuilt if a process maps it again */
 		old->row_nr = 0;
 		old->nloads = -1;
+		old->cache_tried = 0;
 	}
 	return start;
 }
@@ -697,6 +699,10 @@ static struct ftab *tab_of_key(struct ap_unwind *u, const struct ap_mmap *m,
 	Elf *elf;
 	int fd;
 
+	/* a read, not a compile: lazy or not, what the cache has is
+	 * loaded when the file is first mapped */
+	if (t->nloads < 0 && !t->cache_tried && cache_load(u, t))
+		t->cache_tried = 1;
 	if (t->nloads < 0 && (!u->lazy || t->wanted)) {
 		uint64_t now = now_ns();
 
@@ -710,13 +716,6 @@ static struct ftab *tab_of_key(struct ap_unwind *u, const struct ap_mmap *m,
 				u->tokens = cap;
 			if (u->tokens <= 0)
 				return t;	/* later: ap_unwind__work */
-		}
-		/* built by an earlier recording: a read, no compiling */
-		if (!cache_load(u, t)) {
-			if (u->live)
-				u->tokens -= (int64_t)(now_ns() - now);
-			t->last_used = ++u->tick;
-			return t;
 		}
 		u->st.builds++;
 		elf = open_mapped(m, &fd);
