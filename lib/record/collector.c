@@ -889,6 +889,40 @@ void ap_collector__unwind_stats(const struct ap_collector *c,
 	ap_unwind__stats(c->unwind, st);
 }
 
+/* the kernel memory map m may take at most: an array's whole, a hash
+ * map's elements with the kernel's header of each (struct htab_elem) */
+static uint64_t map_bytes(const struct bpf_map *m, int ncpus)
+{
+	uint64_t n = bpf_map__max_entries(m);
+	uint64_t k = (bpf_map__key_size(m) + 7) & ~7u;
+	uint64_t v = (bpf_map__value_size(m) + 7) & ~7u;
+
+	switch (bpf_map__type(m)) {
+	case BPF_MAP_TYPE_ARRAY:
+		return n * v;
+	case BPF_MAP_TYPE_PERCPU_ARRAY:
+		return n * v * (uint64_t)ncpus;
+	default:
+		return n * (k + v + 48);
+	}
+}
+
+/* what the unwinder's maps may take of kernel memory, all together */
+static uint64_t unwind_kmem(const struct ap_collector *c)
+{
+	const struct bpf_map *maps[] = {
+		c->skel->maps.ap_uw_rows, c->skel->maps.ap_uw_procs,
+		c->skel->maps.ap_uw_maps, c->skel->maps.ap_uw_files,
+		c->skel->maps.ap_uw_learnt, c->skel->maps.ap_uw_scratch,
+	};
+	uint64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
+		sum += map_bytes(maps[i], c->ncpus);
+	return sum;
+}
+
 void ap_collector__unwind_info(const struct ap_collector *c,
 			       const uint64_t *counters,
 			       struct ap_unwind_info *out)
@@ -928,6 +962,7 @@ void ap_collector__unwind_info(const struct ap_collector *c,
 	out->c[AP_UWC_BUILD_NS] = st.build_ns;
 	out->c[AP_UWC_NO_ROOM] = st.no_room;
 	out->c[AP_UWC_DEBUG_FILES] = st.debug_files;
+	out->c[AP_UWC_KMEM] = unwind_kmem(c);
 }
 
 uint32_t ap_collector__events(const struct ap_collector *c)

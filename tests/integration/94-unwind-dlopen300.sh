@@ -36,6 +36,9 @@ echo "dl_inner in $1 samples, $2 of them with the whole chain"
 	fail "$2 of $1 stacks through the libraries have the chain main;run;dl_work;dl_inner, want 90 %: $(grep ';dl_inner' "$T/folded" | grep -v ';main;run;dl_work;dl_inner' | head -3)"
 pct=$(sed -n 's/^# unwind.* stacks, \([0-9.]*\)% reached the outermost.*/\1/p' "$T/hdr")
 within "${pct:-0}" 90 100 || fail "${pct:-no} % of stacks reached the outermost frame, want 90 %"
+# the unwinder's kernel memory is stated: 32 MiB of rows and the rest
+kmem=$(sed -n 's/.*; kernel memory at most \([0-9.]*\) MiB$/\1/p' "$T/hdr")
+within "${kmem:-0}" 32 64 || fail "kernel memory: ${kmem:-not stated}"
 # one table for the 300 copies: a handful of tables in all
 tabs=$(sed -n 's/.*; \([0-9]*\) tables, .*/\1/p' "$T/hdr")
 [ "${tabs:-999}" -lt 20 ] || fail "${tabs:-no} tables for one library copied 300 times and libc"
