@@ -188,7 +188,10 @@ struct ap_umap {
 	__u32 row_nr;		/* 0: no table (JIT, anonymous, no CFI) */
 };
 
-#define AP_UMAP_MAX		256	/* executable mappings per process */
+/* executable mappings per process: a program that dlopens hundreds of
+ * libraries (plugins, a Python with its extension modules) has that many,
+ * and those past the limit unwound by frame pointer */
+#define AP_UMAP_MAX		4096
 
 /*
  * The mirror of one process's executable mappings: entries 0..nr-1 of

@@ -163,7 +163,7 @@ ap_uw_find_map(const struct ap_uw_state *s, __u64 pc)
 	const struct ap_umap *m;
 	__u32 lo = 0, hi = s->nmaps, i;
 
-	for (i = 0; i < 9 && lo < hi; i++) {	/* 2^9 > AP_UMAP_MAX */
+	for (i = 0; i < 13 && lo < hi; i++) {	/* 2^13 > AP_UMAP_MAX */
 		__u32 mid = lo + (hi - lo) / 2;
 
 		k.idx = s->gen << 31 | mid;

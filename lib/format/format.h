@@ -323,6 +323,9 @@ enum {
 					 * at a return address outside the
 					 * executable mappings */
 	AP_UWC_DEBUG_FILES,		/* tables from separate debug files */
+	AP_UWC_KMEM,			/* bytes of kernel memory the unwinder's
+					 * maps may take at most; 0:
+					 * not recorded */
 	AP_UWC_NR
 };
 

@@ -93,7 +93,7 @@ int ap_read_build_id_safe(const char *path, uint8_t *buf, size_t len)
 	return n;
 }
 
-static int mkdirs(char *path)
+int ap_mkdirs(char *path)
 {
 	char *p;
 
@@ -199,7 +199,7 @@ static int copy_job(struct ap_bidcache *c, struct job *j)
 	struct statvfs vfs;
 	int err;
 
-	err = mkdirs(j->dst);
+	err = ap_mkdirs(j->dst);
 	if (err)
 		return err;
 	if (!statvfs(c->dir, &vfs) &&

@@ -22,6 +22,9 @@
 int ap_user_cache_dir(const char *leaf, char *buf, size_t len);
 /* the cache directory for opt (NULL: the environment's); 0 or -ENOENT */
 int ap_bidcache__dir(const char *opt, char *buf, size_t len);
+/* the directories above the file path (0755), as many as are missing;
+ * path is written to and restored; 0 or -errno */
+int ap_mkdirs(char *path);
 /* DIR/ab/cdef... for a build-id; 0 or -EINVAL */
 int ap_bidcache__path(const char *dir, const uint8_t *id, size_t n,
 		      char *buf, size_t len);

@@ -24,6 +24,7 @@
 #include "record/procfs.h"
 #include "record/sensor.h"
 #include "tracepoint/tpformat.h"
+#include "unwind/tabcache.h"
 #include "unwind/unwind.h"
 
 const struct ap_cpu_event ap_cpu_events[] = {
@@ -438,9 +439,11 @@ static void explain_load_error(int err, char *buf, size_t len)
 			 strerror(-err));
 }
 
-/* rows for all unwind tables, 8 bytes each: libc has 28,000, python3
- * 65,000, gcc's cc1 480,000, libLLVM 950,000 */
-#define UNWIND_ROWS	(1u << 21)
+/* rows for all unwind tables, 8 bytes each (32 MiB of kernel memory):
+ * libc has 28,000, python3 65,000, gcc's cc1plus 520,000, cc1 950,000,
+ * libLLVM 950,000; a compile under -a with clang, xz and python running
+ * filled 2^21 */
+#define UNWIND_ROWS	(1u << 22)
 
 /* knobs of the unwinder, before load */
 static void unwind_prepare(struct ap_collector *c)
@@ -466,6 +469,8 @@ static void unwind_prepare(struct ap_collector *c)
 /* after load: the rows map written in place, the mirror through its fd */
 static int unwind_open(struct ap_collector *c)
 {
+	char dir[AP_PATH_MAX];
+
 	_Static_assert(sizeof(struct ap_cfi_row) % 8 == 0,
 		       "rows are laid out as the array map lays out elements");
 
@@ -478,6 +483,10 @@ static int unwind_open(struct ap_collector *c)
 				   bpf_map__fd(c->skel->maps.ap_uw_files));
 	if (!c->unwind)
 		return -ENOMEM;
+	/* the tables earlier recordings built: those of the files every
+	 * program maps are ready before the first sample */
+	if (!ap_tabcache__dir(dir, sizeof(dir)))
+		ap_unwind__use_cache(c->unwind, dir);
 	/* system-wide, tables for every file of every process would cost
 	 * seconds: only those that stacks need */
 	ap_unwind__set_lazy(c->unwind, c->opts.system_wide);
@@ -1021,6 +1030,40 @@ void ap_collector__unwind_stats(const struct ap_collector *c,
 	ap_unwind__stats(c->unwind, st);
 }
 
+/* the kernel memory map m may take at most: an array's whole, a hash
+ * map's elements with the kernel's header of each (struct htab_elem) */
+static uint64_t map_bytes(const struct bpf_map *m, int ncpus)
+{
+	uint64_t n = bpf_map__max_entries(m);
+	uint64_t k = (bpf_map__key_size(m) + 7) & ~7u;
+	uint64_t v = (bpf_map__value_size(m) + 7) & ~7u;
+
+	switch (bpf_map__type(m)) {
+	case BPF_MAP_TYPE_ARRAY:
+		return n * v;
+	case BPF_MAP_TYPE_PERCPU_ARRAY:
+		return n * v * (uint64_t)ncpus;
+	default:
+		return n * (k + v + 48);
+	}
+}
+
+/* what the unwinder's maps may take of kernel memory, all together */
+static uint64_t unwind_kmem(const struct ap_collector *c)
+{
+	const struct bpf_map *maps[] = {
+		c->skel->maps.ap_uw_rows, c->skel->maps.ap_uw_procs,
+		c->skel->maps.ap_uw_maps, c->skel->maps.ap_uw_files,
+		c->skel->maps.ap_uw_learnt, c->skel->maps.ap_uw_scratch,
+	};
+	uint64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
+		sum += map_bytes(maps[i], c->ncpus);
+	return sum;
+}
+
 void ap_collector__unwind_info(const struct ap_collector *c,
 			       const uint64_t *counters,
 			       struct ap_unwind_info *out)
@@ -1060,6 +1103,7 @@ void ap_collector__unwind_info(const struct ap_collector *c,
 	out->c[AP_UWC_BUILD_NS] = st.build_ns;
 	out->c[AP_UWC_NO_ROOM] = st.no_room;
 	out->c[AP_UWC_DEBUG_FILES] = st.debug_files;
+	out->c[AP_UWC_KMEM] = unwind_kmem(c);
 }
 
 uint32_t ap_collector__events(const struct ap_collector *c)

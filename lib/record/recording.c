@@ -457,10 +457,11 @@ void ap_recording__print_costs(const struct ap_recording *r,
 	 * must not make it re-read them for every scan or sample */
 	ap_collector__unwind_stats(r->col, &us);
 	fprintf(out,
-		"aperture: recorder: %" PRIu64 " maps scans (at most %" PRIu64 " of one process), %" PRIu64 " mappings written, %" PRIu64 " kernel mapping records lost, %" PRIu64 " build-id reads; unwinder: %" PRIu64 " table builds, %" PRIu64 " mirror updates (at most %" PRIu64 " of one process), %" PRIu64 " mappings beyond the mirror\n",
+		"aperture: recorder: %" PRIu64 " maps scans (at most %" PRIu64 " of one process), %" PRIu64 " mappings written, %" PRIu64 " kernel mapping records lost, %" PRIu64 " build-id reads; unwinder: %" PRIu64 " table builds, %" PRIu64 " tables read from the cache (%" PRIu64 " ms at start), %" PRIu64 " kept in it, %" PRIu64 " mirror updates (at most %" PRIu64 " of one process), %" PRIu64 " mappings beyond the mirror\n",
 		counts->map_scans, counts->map_scans_max,
 		counts->mmaps, ap_collector__mappings_lost(r->col),
-		ap_proc_build_id_reads(), us.builds, us.publishes,
+		ap_proc_build_id_reads(), us.builds, us.cache_loaded,
+		us.cache_start_ns / 1000000, us.cache_saved, us.publishes,
 		us.publishes_max, us.maps_full);
 	print_memory(ksyms, out);
 }

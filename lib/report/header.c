@@ -273,8 +273,17 @@ static double pct(uint64_t a, uint64_t b)
 	return b ? 100.0 * a / b : 0;
 }
 
+/* the unwinder's kernel memory, when the file says */
+static void print_kmem(FILE *out, const uint64_t *c)
+{
+	if (c[AP_UWC_KMEM])
+		fprintf(out, "; kernel memory at most %.1f MiB",
+			c[AP_UWC_KMEM] / 1048576.0);
+}
+
 /* one line: how user stacks were unwound, and with whole what went
  * wrong by reason (else a word of where to look, if anything did) */
+
 static void print_unwind(FILE *out, const struct ap_session *s, int whole)
 {
 	const struct ap_unwind_info *u = ap_session__unwind(s);
@@ -300,9 +309,11 @@ static void print_unwind(FILE *out, const struct ap_session *s, int whole)
 			failed |= c[why[i]] != 0;
 		fprintf(out, "# unwind  : cfi, up to %u user frames: %" PRIu64
 			" stacks, %.1f%% reached the outermost frame, %.1f%%"
-			" truncated%s\n", u->max_stack, c[AP_UWC_STACKS],
+			" truncated", u->max_stack, c[AP_UWC_STACKS],
 			pct(c[AP_UWC_COMPLETE], c[AP_UWC_STACKS]),
-			pct(c[AP_UWC_TRUNCATED], c[AP_UWC_STACKS]),
+			pct(c[AP_UWC_TRUNCATED], c[AP_UWC_STACKS]));
+		print_kmem(out, c);
+		fprintf(out, "%s\n",
 			failed ? "; --header: fallbacks and failures" : "");
 		return;
 	}
@@ -313,7 +324,7 @@ static void print_unwind(FILE *out, const struct ap_session *s, int whole)
 		PRIu64 " unexpressible rules, %" PRIu64 " read faults, %" PRIu64
 		" ends outside every mapping; %" PRIu64 " tables, %" PRIu64
 		" rows (%" PRIu64 " tables from debug files), %" PRIu64
-		" files without CFI, %" PRIu64 " without room\n",
+		" files without CFI, %" PRIu64 " without room",
 		u->max_stack, c[AP_UWC_STACKS],
 		pct(c[AP_UWC_COMPLETE], c[AP_UWC_STACKS]),
 		pct(c[AP_UWC_TRUNCATED], c[AP_UWC_STACKS]),
@@ -321,6 +332,8 @@ static void print_unwind(FILE *out, const struct ap_session *s, int whole)
 		c[AP_UWC_FAULT], c[AP_UWC_DATA_CUT], c[AP_UWC_TABLES],
 		c[AP_UWC_ROWS], c[AP_UWC_DEBUG_FILES], c[AP_UWC_NO_CFI],
 		c[AP_UWC_NO_ROOM]);
+	print_kmem(out, c);
+	fputc('\n', out);
 }
 
 static void print_unwind_json(FILE *out, const struct ap_session *s)
@@ -342,6 +355,7 @@ static void print_unwind_json(FILE *out, const struct ap_session *s)
 		[AP_UWC_NO_ROOM] = "no_room",
 		[AP_UWC_DATA_CUT] = "ended_at_data",
 		[AP_UWC_DEBUG_FILES] = "from_debug_files",
+		[AP_UWC_KMEM] = "kernel_memory",
 	};
 	const struct ap_unwind_info *u = ap_session__unwind(s);
 	int i;
@@ -351,7 +365,10 @@ static void print_unwind_json(FILE *out, const struct ap_session *s)
 	fprintf(out, ", \"unwind\": {\"method\": \"%s\", \"max_stack\": %u",
 		u->method == AP_UNWIND_FP ? "fp" : "cfi", u->max_stack);
 	for (i = 0; i < AP_UWC_NR; i++)
-		fprintf(out, ", \"%s\": %" PRIu64, names[i], u->c[i]);
+		/* not in files before it was recorded */
+		if (i != AP_UWC_KMEM || u->c[i])
+			fprintf(out, ", \"%s\": %" PRIu64, names[i],
+				u->c[i]);
 	fputc('}', out);
 }
 

@@ -19,8 +19,10 @@
 
 #include "aperture.h"
 #include "unwind/cfi.h"
+#include "unwind/tabcache.h"
 #include "symbols/debugfile.h"
 #include "gpu/libs.h"
+#include "record/bidcache.h"
 #include "util/hmap.h"
 #include "util/safefile.h"
 #include "util/vec.h"
@@ -30,12 +32,21 @@
 
 /* one file's table: rows [row_start, row_start + row_nr) of the map */
 struct ftab {
-	char *key;			/* "inode:path" */
+	char *key;			/* "b:BUILD-ID", else "inode:path" */
+	char *path;			/* where it was first mapped from */
+	uint64_t inode;
+	uint8_t build_id[AP_BUILD_ID_MAX];
+	uint32_t build_id_len;		/* 0: none known */
+	int from_debug;			/* rows from a separate debug file */
+	int cache_tried;		/* the disk cache had none */
 	uint32_t row_start, row_nr;	/* row_nr 0: no table */
 	uint32_t refs;			/* mirrored mappings using it */
 	int wanted;			/* lazy: a stack needed it */
 	uint64_t last_used;		/* for eviction once unused */
-	struct ap_ufile_key fkey;	/* ino 0: not in the files map */
+	/* the files with its build-id (copies, a container's own) in the
+	 * files map */
+	struct ap_ufile_key *fkeys;
+	size_t nr_fkeys, cap_fkeys;
 	int nloads;
 	struct {
 		uint64_t vaddr, offset, filesz;
@@ -129,6 +140,7 @@ struct ap_unwind {
 	uint64_t tokens_ts;		/* when tokens were last added */
 	uint32_t *dirty;		/* pids whose mirror waits for flush */
 	size_t nr_dirty, cap_dirty;
+	char *cache_dir;		/* tables on disk by build-id; NULL: none */
 	struct ap_unwind_stats st;
 };
 
@@ -178,11 +190,14 @@ void ap_unwind__free(struct ap_unwind *u)
 		uproc__free((struct uproc *)(uintptr_t)v);
 	for (i = 0; i < u->nr_tabs; i++) {
 		free(u->tabs[i]->key);
+		free(u->tabs[i]->path);
+		free(u->tabs[i]->fkeys);
 		free(u->tabs[i]);
 	}
 	free(u->tabs);
 	free(u->free);
 	free(u->dirty);
+	free(u->cache_dir);
 	ap_hmap__free(&u->by_key);
 	ap_hmap__free(&u->procs);
 	free(u);
@@ -269,14 +284,15 @@ static uint32_t rows_get(struct ap_unwind *u, uint32_t n)
 		if (!old)
 			return UINT32_MAX;
 		rows_release(u, old->row_start, old->row_nr);
-		if (old->fkey.ino)
-			bpf_map_delete_elem(u->files_fd, &old->fkey);
-		old->fkey.ino = 0;
+		for (i = 0; i < old->nr_fkeys; i++)
+			bpf_map_delete_elem(u->files_fd, &old->fkeys[i]);
+		old->nr_fkeys = 0;
 		u->st.rows -= old->row_nr;
 		u->st.tables--;
 		/* rebuilt if a process maps it again */
 		old->row_nr = 0;
 		old->nloads = -1;
+		old->cache_tried = 0;
 	}
 	return start;
 }
@@ -324,49 +340,181 @@ static int read_loads(Elf *elf, struct ftab *t)
 	return 0;
 }
 
-/* the table by device and inode too, for code that is not mirrored yet:
- * the first code segment says where the file's addresses are */
-static void publish_file(struct ap_unwind *u, struct ftab *t, int fd)
+/* the table by device and inode too, for code that is not mirrored yet
+ * (each file of its build-id): the first code segment says where the
+ * file's addresses are */
+static void publish_file(struct ap_unwind *u, struct ftab *t,
+			 const struct stat *st)
 {
 	struct ap_ufile f = { t->row_start, t->row_nr, 0 };
-	struct stat st;
-	int i;
+	struct ap_ufile_key k = {
+		.ino = st->st_ino,
+		.dev = major(st->st_dev) << 20 | minor(st->st_dev),
+	};
+	size_t i;
 
-	if (fd < 0 || fstat(fd, &st))
+	if (!t->row_nr)
 		return;
-	for (i = 0; i < t->nloads; i++)
+	for (i = 0; i < t->nr_fkeys; i++)
+		if (t->fkeys[i].ino == k.ino && t->fkeys[i].dev == k.dev)
+			return;
+	for (i = 0; i < (size_t)t->nloads; i++)
 		if (t->loads[i].exec)
 			break;
-	if (i == t->nloads)
+	if (i == (size_t)t->nloads)
 		return;
 	f.delta = (int64_t)(t->loads[i].vaddr - t->loads[i].offset);
-	t->fkey.ino = st.st_ino;
-	t->fkey.dev = major(st.st_dev) << 20 | minor(st.st_dev);
-	if (bpf_map_update_elem(u->files_fd, &t->fkey, &f, BPF_ANY))
-		t->fkey.ino = 0;
+	if (ap_grow((void **)&t->fkeys, &t->cap_fkeys, t->nr_fkeys,
+		    sizeof(*t->fkeys), 4))
+		return;
+	if (bpf_map_update_elem(u->files_fd, &k, &f, BPF_ANY))
+		return;
+	t->fkeys[t->nr_fkeys++] = k;
 }
 
 /* code that no FDE of the file covers (all of it, for a file without
  * .eh_frame) gets the rules of its separate debug file's .debug_frame: the
  * same addresses.  Without a debug file (the common case) this costs one
- * failed open. */
-static void fill_from_debug_file(struct ap_unwind *u, Elf *elf,
-				 const char *path, struct ap_cfi_table *ct)
+ * failed open.  1 when the debug file gave rows, else 0. */
+static int fill_from_debug_file(struct ap_unwind *u, Elf *elf,
+				const char *path, struct ap_cfi_table *ct)
 {
 	struct ap_cfi_table dt = { 0 };
-	int fd = ap_debugfile__open(elf, path, NULL);
+	int fd = ap_debugfile__open(elf, path, NULL), used = 0;
 	Elf *dbg;
 
 	if (fd < 0)
-		return;
+		return 0;
 	dbg = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (dbg && elf_kind(dbg) == ELF_K_ELF &&
 	    !ap_cfi__compile_debug_frame_by(dbg, &dt, u->until_ns) &&
 	    !ap_cfi_table__fill(ct, &dt))
-		u->st.debug_files++;
+		used = 1;
 	ap_cfi_table__free(&dt);
 	elf_end(dbg);
 	close(fd);
+	return used;
+}
+
+/* rows[0..nr) into the rows array as t's table; 0 or -ENOSPC */
+static int install_rows(struct ap_unwind *u, struct ftab *t,
+			const struct ap_cfi_row *rows, size_t nr, uint64_t bad)
+{
+	uint32_t start = rows_get(u, (uint32_t)nr);
+
+	if (start == UINT32_MAX) {
+		u->st.no_room++;
+		return -ENOSPC;
+	}
+	if (rows_write(u->rows_fd, start, rows, nr)) {
+		rows_release(u, start, (uint32_t)nr);
+		u->st.no_room++;
+		return -ENOSPC;
+	}
+	t->row_start = start;
+	t->row_nr = (uint32_t)nr;
+	u->st.debug_files += t->from_debug;
+	u->st.tables++;
+	u->st.rows += nr;
+	u->st.bad_rows += bad;
+	return 0;
+}
+
+/* t's table, just compiled, kept on disk for the next recordings */
+static void cache_save(struct ap_unwind *u, const struct ftab *t,
+		       const struct ap_cfi_table *ct)
+{
+	struct ap_tabcache_entry *e;
+	int i;
+
+	if (!u->cache_dir || !t->build_id_len || t->nloads > MAX_LOADS)
+		return;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return;
+	memcpy(e->build_id, t->build_id, t->build_id_len);
+	e->build_id_len = t->build_id_len;
+	snprintf(e->path, sizeof(e->path), "%s", t->path);
+	e->nloads = (uint32_t)t->nloads;
+	for (i = 0; i < t->nloads; i++) {
+		e->loads[i].vaddr = t->loads[i].vaddr;
+		e->loads[i].offset = t->loads[i].offset;
+		e->loads[i].filesz = t->loads[i].filesz;
+		e->loads[i].exec = (uint32_t)t->loads[i].exec;
+	}
+	e->flags = t->from_debug ? AP_TABCACHE_DEBUG : 0;
+	e->bad = ct->bad;
+	e->nr = ct->nr;
+	e->rows = ct->rows;
+	if (!ap_tabcache__save(u->cache_dir, e))
+		u->st.cache_saved++;
+	free(e);
+}
+
+/* the file at path has a separate debug file now: an entry built
+ * without one lacks its rows (a -dbg package installed since) */
+static int debug_file_now(const char *path)
+{
+	int fd = ap_open_regular(path, 0), dfd = -1;
+	Elf *elf;
+
+	if (fd < 0)
+		return 0;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF)
+		dfd = ap_debugfile__open(elf, path, NULL);
+	elf_end(elf);
+	close(fd);
+	if (dfd < 0)
+		return 0;
+	close(dfd);
+	return 1;
+}
+
+/* t's table from the cache's entry e; 0 or -EINVAL (-ESTALE: the
+ * file's debug file came since, the table is to be built again) */
+static int tab_from_entry(struct ap_unwind *u, struct ftab *t,
+			  const struct ap_tabcache_entry *e)
+{
+	uint32_t i;
+
+	if (e->nloads > MAX_LOADS)
+		return -EINVAL;
+	if (!(e->flags & AP_TABCACHE_DEBUG) && t->path[0] == '/' &&
+	    debug_file_now(t->path))
+		return -ESTALE;
+	t->nloads = (int)e->nloads;
+	for (i = 0; i < e->nloads; i++) {
+		t->loads[i].vaddr = e->loads[i].vaddr;
+		t->loads[i].offset = e->loads[i].offset;
+		t->loads[i].filesz = e->loads[i].filesz;
+		t->loads[i].exec = !!e->loads[i].exec;
+	}
+	t->row_nr = 0;
+	t->from_debug = !!(e->flags & AP_TABCACHE_DEBUG);
+	if (!install_rows(u, t, e->rows, e->nr, e->bad))
+		u->st.cache_loaded++;
+	return 0;
+}
+
+/* t's table from the disk cache: 0, or -errno when it has none */
+static int cache_load(struct ap_unwind *u, struct ftab *t)
+{
+	struct ap_tabcache_entry *e;
+	int err;
+
+	if (!u->cache_dir || !t->build_id_len)
+		return -ENOENT;
+	e = malloc(sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	err = ap_tabcache__load(u->cache_dir, t->build_id, t->build_id_len,
+				e, 1);
+	if (!err)
+		err = tab_from_entry(u, t, e);
+	free(e->rows);
+	free(e);
+	return err;
 }
 
 /* compile elf's table into the rows array */
@@ -375,7 +523,7 @@ static void load_table(struct ap_unwind *u, struct ftab *t, Elf *elf, int fd,
 {
 	struct ap_cfi_table ct = { 0 };
 	uint64_t t0 = now_ns();
-	uint32_t start;
+	struct stat st;
 	int err;
 
 	t->row_nr = 0;
@@ -389,7 +537,7 @@ static void load_table(struct ap_unwind *u, struct ftab *t, Elf *elf, int fd,
 		return;
 	}
 	if (!err || err == -ENOENT) {
-		fill_from_debug_file(u, elf, path, &ct);
+		t->from_debug = fill_from_debug_file(u, elf, path, &ct);
 		err = ct.nr ? 0 : -ENOENT;
 	}
 	u->st.build_ns += now_ns() - t0;
@@ -398,24 +546,10 @@ static void load_table(struct ap_unwind *u, struct ftab *t, Elf *elf, int fd,
 		ap_cfi_table__free(&ct);
 		return;
 	}
-	start = rows_get(u, (uint32_t)ct.nr);
-	if (start == UINT32_MAX) {
-		u->st.no_room++;
-		ap_cfi_table__free(&ct);
-		return;
-	}
-	if (rows_write(u->rows_fd, start, ct.rows, ct.nr)) {
-		rows_release(u, start, (uint32_t)ct.nr);
-		u->st.no_room++;
-		ap_cfi_table__free(&ct);
-		return;
-	}
-	t->row_start = start;
-	t->row_nr = (uint32_t)ct.nr;
-	publish_file(u, t, fd);
-	u->st.tables++;
-	u->st.rows += ct.nr;
-	u->st.bad_rows += ct.bad;
+	cache_save(u, t, &ct);
+	if (!install_rows(u, t, ct.rows, ct.nr, ct.bad) && fd >= 0 &&
+	    !fstat(fd, &st))
+		publish_file(u, t, &st);
 	ap_cfi_table__free(&ct);
 }
 
@@ -485,7 +619,7 @@ static struct ftab *find_tab(struct ap_unwind *u, const char *key,
 }
 
 static struct ftab *new_tab(struct ap_unwind *u, const char *key,
-			    uint64_t hash)
+			    uint64_t hash, const struct ap_mmap *m)
 {
 	struct ftab *t;
 	uint64_t *idx;
@@ -504,10 +638,17 @@ static struct ftab *new_tab(struct ap_unwind *u, const char *key,
 	if (!idx || !fresh)
 		return NULL;
 	t = calloc(1, sizeof(*t));
-	if (!t || !(t->key = strdup(key))) {
+	if (!t || !(t->key = strdup(key)) || !(t->path = strdup(m->path))) {
+		if (t)
+			free(t->key);
 		free(t);
 		ap_hmap__remove(&u->by_key, hash);
 		return NULL;
+	}
+	t->inode = m->inode;
+	if (m->build_id_len && m->build_id_len <= AP_BUILD_ID_MAX) {
+		memcpy(t->build_id, m->build_id, m->build_id_len);
+		t->build_id_len = m->build_id_len;
 	}
 	t->nloads = -1;
 	*idx = u->nr_tabs;
@@ -515,39 +656,60 @@ static struct ftab *new_tab(struct ap_unwind *u, const char *key,
 	return t;
 }
 
+/* the file m maps, as the kernel names it (device, inode); 0 or -errno */
+static int stat_mapped(const struct ap_mmap *m, struct stat *st)
+{
+	char path[64];
+
+	if (m->path[0] != '/')
+		return -ENOENT;
+	map_files_path(m, path, sizeof(path));
+	if (!stat(path, st) || !stat(m->path, st))
+		return 0;
+	return -errno;
+}
+
 /* m's inode: the kernel's mapping records carry a build-id instead */
 static uint64_t inode_of(const struct ap_mmap *m)
 {
-	char path[64];
 	struct stat st;
 
 	if (m->inode || m->path[0] != '/')
 		return m->inode;
-	map_files_path(m, path, sizeof(path));
-	if (!stat(path, &st) || !stat(m->path, &st))
-		return st.st_ino;
-	return 0;
+	return stat_mapped(m, &st) ? 0 : st.st_ino;
 }
 
-/* the table of m's file, compiled the first time (or after eviction) */
-static struct ftab *tab_of(struct ap_unwind *u, const struct ap_mmap *m)
+/* the key of m's table: its build-id, shared by every copy of the file
+ * (a library in each container, a plugin copied under other names),
+ * else the file itself */
+static void key_of(const struct ap_mmap *m, char *key, size_t len)
 {
-	char key[AP_PATH_MAX + 32];
-	struct ftab *t;
-	uint64_t hash;
+	uint32_t i, n = m->build_id_len;
+	size_t o;
+
+	if (!n || n > AP_BUILD_ID_MAX || len < 2 * n + 3) {
+		snprintf(key, len, "%llu:%s",
+			 (unsigned long long)inode_of(m), m->path);
+		return;
+	}
+	o = (size_t)snprintf(key, len, "b:");
+	for (i = 0; i < n; i++)
+		o += (size_t)snprintf(key + o, len - o, "%02x",
+				      m->build_id[i]);
+}
+
+/* t, the table of m's file, compiled if it is not yet (or was evicted)
+ * and the budget allows */
+static struct ftab *tab_of_key(struct ap_unwind *u, const struct ap_mmap *m,
+			       struct ftab *t)
+{
 	Elf *elf;
 	int fd;
 
-	/* one key for the preloaded file and its mappings, whichever source
-	 * (kernel records, /proc) told us of them */
-	snprintf(key, sizeof(key), "%llu:%s",
-		 (unsigned long long)inode_of(m), m->path);
-	t = find_tab(u, key, &hash);
-	if (!t) {
-		t = new_tab(u, key, hash);
-		if (!t)
-			return NULL;
-	}
+	/* a read, not a compile: lazy or not, what the cache has is
+	 * loaded when the file is first mapped */
+	if (t->nloads < 0 && !t->cache_tried && cache_load(u, t))
+		t->cache_tried = 1;
 	if (t->nloads < 0 && (!u->lazy || t->wanted)) {
 		uint64_t now = now_ns();
 
@@ -580,6 +742,42 @@ static struct ftab *tab_of(struct ap_unwind *u, const struct ap_mmap *m)
 	}
 	t->last_used = ++u->tick;
 	return t;
+}
+
+/* the table of m's file, compiled the first time (or after eviction) */
+static struct ftab *tab_of(struct ap_unwind *u, const struct ap_mmap *m)
+{
+	char key[AP_PATH_MAX + 32];
+	struct ftab *t;
+	uint64_t hash;
+
+	/* one key for the preloaded file and its mappings, whichever source
+	 * (kernel records, /proc) told us of them */
+	key_of(m, key, sizeof(key));
+	t = find_tab(u, key, &hash);
+	if (!t) {
+		t = new_tab(u, key, hash, m);
+		if (!t)
+			return NULL;
+	}
+	return tab_of_key(u, m, t);
+}
+
+/* a copy of t's file (its build-id, another inode) is found by its own
+ * device and inode too */
+static void file_seen(struct ap_unwind *u, struct ftab *t,
+		      const struct ap_mmap *m)
+{
+	struct stat st;
+	size_t i;
+
+	if (!t->row_nr || m->path[0] != '/')
+		return;
+	for (i = 0; m->inode && i < t->nr_fkeys; i++)
+		if (t->fkeys[i].ino == m->inode)
+			return;
+	if (!stat_mapped(m, &st))
+		publish_file(u, t, &st);
 }
 
 /* runtime address - ELF address for mapping m of t's file */
@@ -709,6 +907,8 @@ void ap_unwind__mapping(struct ap_unwind *u, const struct ap_mmap *m)
 		uint64_t bias;
 
 		t = tab_of(u, m);
+		if (t)
+			file_seen(u, t, m);
 		if (t && t->row_nr && !bias_of(t, m, &bias)) {
 			e.bias = bias;
 			e.row_start = t->row_start;
@@ -823,21 +1023,20 @@ static void finish_pending(struct ap_unwind *u, uint32_t pid,
 	for (i = 0; i < p->nr; i++) {
 		struct ftab *t = p->files[i];
 		struct ap_mmap m;
-		const char *path;
 		uint64_t bias;
 
 		if (!t || t->nloads >= 0)
 			continue;
-		path = strchr(t->key, ':');
 		memset(&m, 0, sizeof(m));
 		m.pid = pid;
 		m.start = p->m[i].start;
 		m.end = p->m[i].end;
 		m.pgoff = p->pgoff[i];
 		m.prot = PROT_EXEC;
-		m.inode = strtoull(t->key, NULL, 10);
-		snprintf(m.path, sizeof(m.path), "%s", path ? path + 1 : "");
-		tab_of(u, &m);
+		m.inode = t->inode;
+		snprintf(m.path, sizeof(m.path), "%s", t->path);
+		tab_of_key(u, &m, t);
+		file_seen(u, t, &m);
 		if (t->nloads < 0) {
 			left = 1;
 			continue;
@@ -897,6 +1096,7 @@ int ap_unwind__preload(struct ap_unwind *u, const char *path)
 	struct ap_mmap m;
 	struct stat st;
 	char *real;
+	int n;
 
 	if (!u)
 		return 0;
@@ -912,8 +1112,76 @@ int ap_unwind__preload(struct ap_unwind *u, const char *path)
 	m.pid = (uint32_t)getpid();
 	snprintf(m.path, sizeof(m.path), "%s", real);
 	free(real);
+	n = ap_read_build_id_safe(m.path, m.build_id, sizeof(m.build_id));
+	m.build_id_len = n > 0 ? (uint32_t)n : 0;
 	/* no mapping of ours: open_mapped falls back to the path */
 	return tab_of(u, &m) ? 0 : -ENOMEM;
+}
+
+/* the cache fills at most this share of the rows at start: the rest is
+ * for what the targets map that it lacks */
+#define CACHE_START_PCT		50
+
+/* one entry of the cache at start: its table, if the file it was built
+ * from is still there with that build-id */
+static int cache_start_one(void *ctx, const uint8_t *id, uint32_t n)
+{
+	struct ap_unwind *u = ctx;
+	struct ap_tabcache_entry *e;
+	uint8_t got[AP_BUILD_ID_MAX];
+	char key[2 * AP_BUILD_ID_MAX + 8];
+	struct ap_mmap *m;
+	struct ftab *t = NULL;
+	struct stat st;
+	uint64_t hash;
+
+	if (u->st.rows >= (uint64_t)u->rows_max / 100 * CACHE_START_PCT)
+		return 1;
+	e = malloc(sizeof(*e));
+	m = calloc(1, sizeof(*m));
+	if (!e || !m)
+		goto out;
+	e->rows = NULL;
+	/* the header first: the rows only for a file still there */
+	if (ap_tabcache__load(u->cache_dir, id, n, e, 0) ||
+	    e->path[0] != '/' ||
+	    ap_read_build_id_safe(e->path, got, sizeof(got)) != (int)n ||
+	    memcmp(got, id, n) || stat(e->path, &st) ||
+	    ap_tabcache__load(u->cache_dir, id, n, e, 1))
+		goto out;
+	memcpy(m->build_id, id, n);
+	m->build_id_len = n;
+	m->inode = st.st_ino;
+	snprintf(m->path, sizeof(m->path), "%s", e->path);
+	key_of(m, key, sizeof(key));
+	if (find_tab(u, key, &hash))
+		goto out;
+	t = new_tab(u, key, hash, m);
+	if (!t || tab_from_entry(u, t, e))
+		goto out;
+	t->last_used = ++u->tick;
+	publish_file(u, t, &st);
+out:
+	if (e)
+		free(e->rows);
+	free(e);
+	free(m);
+	return 0;
+}
+
+int ap_unwind__use_cache(struct ap_unwind *u, const char *dir)
+{
+	uint64_t t0 = now_ns();
+
+	if (!u || !dir)
+		return 0;
+	free(u->cache_dir);
+	u->cache_dir = strdup(dir);
+	if (!u->cache_dir)
+		return -ENOMEM;
+	ap_tabcache__each(dir, AP_TABCACHE_BYTES, cache_start_one, u);
+	u->st.cache_start_ns = now_ns() - t0;
+	return 0;
 }
 
 void ap_unwind__stats(const struct ap_unwind *u, struct ap_unwind_stats *st)

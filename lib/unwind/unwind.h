@@ -30,6 +30,9 @@ struct ap_unwind_stats {
 	uint64_t builds;		/* files opened to build a table */
 	uint64_t publishes;		/* mirrors written to the kernel */
 	uint64_t publishes_max;		/* ... for one process, at most */
+	uint64_t cache_loaded;		/* tables read from the disk cache */
+	uint64_t cache_saved;		/* ... written to it */
+	uint64_t cache_start_ns;	/* reading it at start */
 };
 
 /* rows_fd: the rows array map (rows_max rows, BPF_F_MMAPABLE); procs_fd,
@@ -65,6 +68,10 @@ void ap_unwind__want(struct ap_unwind *u, uint32_t pid, const uint64_t *ips,
 void ap_unwind__work(struct ap_unwind *u);
 /* the image of pid is gone (exec, exit): its mirror goes */
 void ap_unwind__image_gone(struct ap_unwind *u, uint32_t pid);
+/* tables kept on disk by build-id in dir (tabcache.h): those of files
+ * still there are loaded now, before any target maps them, and each table
+ * compiled from now on is kept there; 0 or -errno */
+int ap_unwind__use_cache(struct ap_unwind *u, const char *dir);
 /* compile the table of the file at path now, before a process maps it
  * (a command about to be started); 0 or -errno */
 int ap_unwind__preload(struct ap_unwind *u, const char *path);

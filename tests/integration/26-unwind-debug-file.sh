@@ -37,9 +37,10 @@ within "$c" 95 100 || {
 "$APERTURE" report -i "$T/d.data" --header | grep -q '^# unwind  : cfi.*([1-9][0-9]* tables from debug files)' ||
 	fail "header: $("$APERTURE" report -i "$T/d.data" | grep unwind)"
 
-# the control: no debug file, no chains
+# the control: no debug file, no chains (the table kept from the first
+# recording, by build-id, would still unwind it: none kept)
 rm "$T/nofp_nocfi.debug"
-"$APERTURE" record -F 999 -o "$T/n.data" -- "$T/nofp_nocfi" cpu 1 \
+APERTURE_UNWIND_CACHE=none "$APERTURE" record -F 999 -o "$T/n.data" -- "$T/nofp_nocfi" cpu 1 \
 	>/dev/null 2>"$T/n.err" || fail "record: $(cat "$T/n.err")"
 "$APERTURE" report -i "$T/n.data" --format folded >"$T/n.folded"
 c=$(chains "$T/n.folded")
@@ -49,7 +50,20 @@ within "$c" 0 50 || fail "chains without the debug file: $c %"
 
 # another program's debug file under the link's name is not used
 cp "$WL/nofp_chains" "$T/nofp_nocfi.debug"
-"$APERTURE" record -F 999 -o "$T/w.data" -- "$T/nofp_nocfi" cpu 1 \
+APERTURE_UNWIND_CACHE=none "$APERTURE" record -F 999 -o "$T/w.data" -- "$T/nofp_nocfi" cpu 1 \
 	>/dev/null 2>"$T/w.err" || fail "record: $(cat "$T/w.err")"
 [ "$(debug_files "$T/w.data")" = 0 ] || fail "a mismatching debug file was used"
+
+# the table kept from the first recording: read again, not built, it
+# still counts as from a debug file and unwinds the program
+rm "$T/nofp_nocfi.debug"
+"$APERTURE" record -v -F 999 -o "$T/c.data" -- "$T/nofp_nocfi" cpu 1 \
+	>/dev/null 2>"$T/c.err" || fail "record: $(cat "$T/c.err")"
+"$APERTURE" report -i "$T/c.data" --format folded >"$T/c.folded"
+c=$(chains "$T/c.folded")
+echo "from the cache: complete chains in $c %"
+within "$c" 95 100 || fail "chains with the kept table: $c %"
+[ "$(debug_files "$T/c.data")" -ge 1 ] || fail "the kept table does not count as from a debug file"
+grep '^aperture: recorder:' "$T/c.err" | grep -q ' [1-9][0-9]* tables read from the cache' ||
+	fail "no table read from the cache: $(grep '^aperture: recorder:' "$T/c.err")"
 exit 0

@@ -9,6 +9,10 @@ APERTURE=$BUILD/aperture
 WL=$BUILD/tests/workloads
 T=$(mktemp -d /tmp/aperture-test.XXXXXX)
 trap 'rm -rf "$T"' EXIT INT TERM
+# record's unwind tables kept by build-id (aperture-record(1)): one cache
+# a test, so that no test finds what another built
+APERTURE_UNWIND_CACHE=$T/unwind-cache
+export APERTURE_UNWIND_CACHE
 
 skip() {
 	echo "SKIP: $*"

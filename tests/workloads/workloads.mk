@@ -118,3 +118,12 @@ WORKLOAD_LDLIBS_plugin_swap := -ldl
 # srcline_hot: -O0, so that each marked line keeps its own instructions
 # (the hot loops are one line each); mix() is inlined all the same
 WORKLOAD_CFLAGS_srcline_hot := -O0 -g
+
+# dlopen_many: one library without frame pointers (tests/workloads/dlopen/),
+# which a test copies hundreds of times for the program to load
+WORKLOAD_EXTRA	+= $(O)/tests/workloads/dlopen_lib.so
+$(O)/tests/workloads/dlopen_lib.so: tests/workloads/dlopen/lib.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -fPIC -shared -fomit-frame-pointer -o $@ $<
+WORKLOAD_LDLIBS_dlopen_many := -ldl
