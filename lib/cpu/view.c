@@ -247,10 +247,100 @@ static const char *row_key(struct view_cpu *v, const struct ap_ctx *c,
 	return ap_strtab__intern(v->strs, key, -1);
 }
 
+/*
+ * What row_key() makes its key of, as pointers and numbers: a frame seen
+ * again finds its row through this without formatting and interning the
+ * key (that was most of report's time on stacks of many processes).
+ * Names are interned, so equal tuples make equal keys; a tuple is only
+ * a memo of row_key(), and the rows stay keyed by their strings.
+ */
+struct rtuple {
+	const char *comm, *dso, *sym, *srcline;
+	uint32_t pid, tid, cpu;
+	int kernel;
+};
+
+/* tuples seen, each with what it found (a row, or in build_graphs a
+ * graph's row or none) */
+struct rmemo {
+	struct ap_hmap by_hash;		/* hash -> first entry + 1 */
+	struct rmemo_ent {
+		struct rtuple t;
+		uint64_t hash;
+		uint64_t val;
+		size_t next;		/* + 1: same hash slot */
+	} *v;
+	size_t nr, cap;
+};
+
+static void rmemo__free(struct rmemo *m)
+{
+	ap_hmap__free(&m->by_hash);
+	free(m->v);
+	memset(m, 0, sizeof(*m));
+}
+
+/* the tuple of a row's key fields (those not in the keys zero) */
+static uint64_t rtuple_make(const struct view_cpu *v, const struct ap_ctx *c,
+			    uint32_t cpu, const struct ap_rframe *f,
+			    const char *srcline, struct rtuple *t)
+{
+	uint64_t h;
+
+	memset(t, 0, sizeof(*t));
+	if (has_key(v->o, AP_KEY_COMM))
+		t->comm = c->comm;
+	if (has_key(v->o, AP_KEY_PID))
+		t->pid = c->pid;
+	if (has_key(v->o, AP_KEY_TID))
+		t->tid = c->tid;
+	if (has_key(v->o, AP_KEY_DSO))
+		t->dso = f->dso;
+	if (has_key(v->o, AP_KEY_SYM)) {
+		t->sym = f->sym;
+		t->kernel = !!f->kernel;
+	}
+	if (has_key(v->o, AP_KEY_SRCLINE))
+		t->srcline = srcline;
+	if (has_key(v->o, AP_KEY_CPU))
+		t->cpu = cpu;
+	h = ap_hash_bytes(t, sizeof(*t), 0);
+	return h == AP_HMAP_EMPTY ? 0 : h;
+}
+
+static struct rmemo_ent *rmemo__find(const struct rmemo *m,
+				     const struct rtuple *t, uint64_t h)
+{
+	uint64_t *slot = ap_hmap__find(&m->by_hash, h);
+	size_t i;
+
+	for (i = slot ? *slot : 0; i; i = m->v[i - 1].next)
+		if (!memcmp(&m->v[i - 1].t, t, sizeof(*t)))
+			return &m->v[i - 1];
+	return NULL;
+}
+
+static int rmemo__add(struct rmemo *m, const struct rtuple *t, uint64_t h,
+		      uint64_t val)
+{
+	uint64_t *slot;
+	int fresh;
+
+	if (ap_grow((void **)&m->v, &m->cap, m->nr, sizeof(*m->v), 256))
+		return -ENOMEM;
+	slot = ap_hmap__upsert(&m->by_hash, h, &fresh);
+	if (!slot)
+		return -ENOMEM;
+	m->v[m->nr] = (struct rmemo_ent){ *t, h, val, fresh ? 0 : *slot };
+	*slot = ++m->nr;
+	return 0;
+}
+
 struct rows {
 	struct row *v;
 	size_t nr, cap;
 	struct ap_hmap by_key;
+	struct rmemo memo;		/* key tuple -> row index */
 };
 
 static struct row *get_row(struct rows *rs, const char *key,
@@ -276,6 +366,27 @@ static struct row *get_row(struct rows *rs, const char *key,
 	}
 	*slot = rs->nr;
 	return &rs->v[rs->nr++];
+}
+
+/* the row of a frame's key fields, made when new */
+static struct row *find_row(struct view_cpu *v, struct rows *rs,
+			    const struct ap_ctx *c, uint32_t cpu,
+			    const struct ap_rframe *f, const char *srcline,
+			    const struct ap_rframe *src)
+{
+	struct rtuple t;
+	uint64_t h = rtuple_make(v, c, cpu, f, srcline, &t);
+	struct rmemo_ent *e = rmemo__find(&rs->memo, &t, h);
+	const char *key;
+	struct row *r;
+
+	if (e)
+		return &rs->v[e->val];
+	key = row_key(v, c, cpu, f, srcline);
+	r = key ? get_row(rs, key, c, cpu, f, srcline, src) : NULL;
+	if (!r || rmemo__add(&rs->memo, &t, h, (uint64_t)(r - rs->v)))
+		return NULL;
+	return r;
 }
 
 static int by_self(const void *a, const void *b)
@@ -499,8 +610,7 @@ static int build_rows(struct view_cpu *v, struct rows *rs)
 					return -ENOMEM;
 				}
 			}
-			r = get_row(rs, row_key(v, c, a->cpu, f, where), c,
-				    a->cpu, f, where, src);
+			r = find_row(v, rs, c, a->cpu, f, where, src);
 			if (!r) {
 				free(g);
 				return -ENOMEM;
@@ -641,6 +751,7 @@ static int build_graphs(struct view_cpu *v, struct rows *rs, size_t n)
 {
 	int callee = v->o->call_graph == AP_CG_CALLEE, err = 0;
 	struct ap_hmap by_key;
+	struct rmemo memo = { 0 };	/* key tuple -> printed row + 1, or 0 */
 	uint64_t *slot;
 	size_t i, r;
 	int fresh;
@@ -675,18 +786,34 @@ static int build_graphs(struct view_cpu *v, struct rows *rs, size_t n)
 		}
 		for (k = 0; k < nf && !err; k++) {
 			const struct ap_rframe *f;
+			const struct rmemo_ent *e;
+			const char *where;
+			struct rtuple t;
 			struct row *row;
+			uint64_t h, at;
 
 			j = callee ? k : nf - 1 - k;
 			f = &v->res.frames[j];
 			if ((f->inlined && !v->o->inline_rows) ||
 			    !frame_passes(v->o, f))
 				continue;
-			slot = ap_hmap__find(&by_key, (uintptr_t)row_key(v, c,
-						a->cpu, f, graph_srcline(v, j)));
-			if (!slot)
+			where = graph_srcline(v, j);
+			h = rtuple_make(v, c, a->cpu, f, where, &t);
+			e = rmemo__find(&memo, &t, h);
+			if (e) {
+				at = e->val;
+			} else {
+				slot = ap_hmap__find(&by_key,
+					(uintptr_t)row_key(v, c, a->cpu, f,
+							   where));
+				at = slot ? *slot + 1 : 0;
+				err = rmemo__add(&memo, &t, h, at);
+				if (err)
+					break;
+			}
+			if (!at)
 				continue;
-			row = &rs->v[*slot];
+			row = &rs->v[at - 1];
 			if (row->stamp == i + 1)
 				continue;
 			row->stamp = i + 1;
@@ -705,6 +832,7 @@ static int build_graphs(struct view_cpu *v, struct rows *rs, size_t n)
 		}
 	}
 	ap_hmap__free(&by_key);
+	rmemo__free(&memo);
 	return err;
 }
 
@@ -1117,6 +1245,7 @@ static int cpu_print(void *p, FILE *out)
 			print_table(v, &rs, out);
 	}
 	ap_hmap__free(&rs.by_key);
+	rmemo__free(&rs.memo);
 	free(rs.v);
 	return err;
 }
