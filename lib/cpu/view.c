@@ -304,7 +304,14 @@ static uint64_t rtuple_make(const struct view_cpu *v, const struct ap_ctx *c,
 		t->srcline = srcline;
 	if (has_key(v->o, AP_KEY_CPU))
 		t->cpu = cpu;
-	h = ap_hash_bytes(t, sizeof(*t), 0);
+	/* each field times its odd constant: the map mixes the sum */
+	h = (uintptr_t)t->comm * 0x9e3779b97f4a7c15ull +
+	    (uintptr_t)t->dso * 0xbf58476d1ce4e5b9ull +
+	    (uintptr_t)t->sym * 0x94d049bb133111ebull +
+	    (uintptr_t)t->srcline * 0xd6e8feb86659fd93ull +
+	    ((uint64_t)t->pid << 32 | t->tid) * 0xa0761d6478bd642full +
+	    ((uint64_t)t->cpu << 1 | (uint64_t)t->kernel) *
+	    0xe7037ed1a0b428dbull;
 	return h == AP_HMAP_EMPTY ? 0 : h;
 }
 
