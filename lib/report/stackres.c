@@ -367,17 +367,30 @@ long ap_stackres__resolve_stack(struct ap_stackres *r, struct ap_session *s,
 	r->outermost = 0;
 	if (!(flags & AP_STACKRES_USER_ONLY)) {
 		for (i = 0; i < st->nr_kernel; i++) {
+			uint64_t key[4] = { 0, 0, st->ips[i], 3 };
+			const struct ap_fcache_ent *e = fcache_get(&r->ips,
+								   key);
+			size_t from = r->nr;
+
+			if (e) {
+				err = fcache_push(r, &r->ips, e);
+				if (err)
+					return err;
+				continue;
+			}
 			err = push_loc_at(r,
 					  ap_symbolizer__kernel(sym, st->ips[i]),
 					  1, st->ips[i], 0);
 			if (err)
 				return err;
+			fcache_put(&r->ips, key, r->frames + from,
+				   r->nr - from, 0);
 		}
 	}
 	for (i = 0; i < st->nr_user && as; i++) {
 		uint64_t ip = st->ips[st->nr_kernel + i];
 		/* how ip is taken: a leaf, a return address as leaf, a
-		 * caller (whose chain may end at it) */
+		 * caller (whose chain may end at it); 3 is the kernel's */
 		uint64_t key[4] = { (uintptr_t)as, ap_addrspace__stamp(as), ip,
 				    i > 0 ? 2 : !!(flags & AP_STACKRES_LEAF_RET) };
 		const struct ap_fcache_ent *e = fcache_get(&r->ips, key);

@@ -83,12 +83,13 @@ struct ap_stackres {
 	size_t nr_pool, cap_pool;
 	uint64_t resolved;		/* stacks resolved afresh (tests) */
 	/* Frames of one address, names formatted and interned once: each
-	 * user address of an address space (with its mappings of the
-	 * time) as its stacks push it, and each symbolizer result (loc,
-	 * kernel) for the addresses of other processes in the same module
-	 * (on many processes' stacks, naming the same frames again was
-	 * most of report's time).  Dropped with the stacks' cache when the
-	 * session's epoch moves: a new kernel symbol frees the locs. */
+	 * kernel address, each user address of an address space (with its
+	 * mappings of the time) as its stacks push it, and each
+	 * symbolizer result (loc, kernel) for the addresses of other
+	 * processes in the same module (on many processes' stacks, naming
+	 * the same frames again was most of report's time).  Dropped with
+	 * the stacks' cache when the session's epoch moves: a new kernel
+	 * symbol frees the locs. */
 	struct ap_fcache {
 		struct ap_hmap map;	/* hash of a key -> index in ents */
 		struct ap_fcache_ent {
