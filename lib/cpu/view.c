@@ -72,6 +72,7 @@ struct view_cpu {
 	struct cg_node *nodes;		/* -g: the call graphs of the rows */
 	size_t nr_nodes, cap_nodes;
 	struct ap_prof_times times;	/* speedscope: each sample's */
+	unsigned keys;			/* 1 << AP_KEY_* of o's, at print */
 };
 
 static void *cpu_new(const struct ap_report_opts *o, struct ap_session *s)
@@ -280,6 +281,18 @@ static void rmemo__free(struct rmemo *m)
 	memset(m, 0, sizeof(*m));
 }
 
+/* the keys of the rows, as the tuples read them: top changes them
+ * between prints */
+static unsigned key_mask(const struct ap_report_opts *o)
+{
+	unsigned m = 0;
+	int i;
+
+	for (i = 0; i < o->nr_keys; i++)
+		m |= 1u << o->keys[i];
+	return m;
+}
+
 /* the tuple of a row's key fields (those not in the keys zero) */
 static uint64_t rtuple_make(const struct view_cpu *v, const struct ap_ctx *c,
 			    uint32_t cpu, const struct ap_rframe *f,
@@ -288,21 +301,21 @@ static uint64_t rtuple_make(const struct view_cpu *v, const struct ap_ctx *c,
 	uint64_t h;
 
 	memset(t, 0, sizeof(*t));
-	if (has_key(v->o, AP_KEY_COMM))
+	if (v->keys & 1u << AP_KEY_COMM)
 		t->comm = c->comm;
-	if (has_key(v->o, AP_KEY_PID))
+	if (v->keys & 1u << AP_KEY_PID)
 		t->pid = c->pid;
-	if (has_key(v->o, AP_KEY_TID))
+	if (v->keys & 1u << AP_KEY_TID)
 		t->tid = c->tid;
-	if (has_key(v->o, AP_KEY_DSO))
+	if (v->keys & 1u << AP_KEY_DSO)
 		t->dso = f->dso;
-	if (has_key(v->o, AP_KEY_SYM)) {
+	if (v->keys & 1u << AP_KEY_SYM) {
 		t->sym = f->sym;
 		t->kernel = !!f->kernel;
 	}
-	if (has_key(v->o, AP_KEY_SRCLINE))
+	if (v->keys & 1u << AP_KEY_SRCLINE)
 		t->srcline = srcline;
-	if (has_key(v->o, AP_KEY_CPU))
+	if (v->keys & 1u << AP_KEY_CPU)
 		t->cpu = cpu;
 	/* each field times its odd constant: the map mixes the sum */
 	h = (uintptr_t)t->comm * 0x9e3779b97f4a7c15ull +
@@ -560,6 +573,7 @@ static int build_rows(struct view_cpu *v, struct rows *rs)
 	memset(v->roots, 0, sizeof(v->roots));
 	v->cut = 0;
 	v->shown = 0;
+	v->keys = key_mask(v->o);
 	g = group_aggs(v, has_key(v->o, AP_KEY_COMM),
 		       has_key(v->o, AP_KEY_PID), has_key(v->o, AP_KEY_TID),
 		       &nr_g);
@@ -765,6 +779,7 @@ static int build_graphs(struct view_cpu *v, struct rows *rs, size_t n)
 
 	ap_hmap__init(&by_key);
 	v->nr_nodes = 0;
+	v->keys = key_mask(v->o);
 	for (r = 0; r < n && !err; r++) {
 		long root;
 
