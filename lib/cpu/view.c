@@ -74,6 +74,7 @@ struct view_cpu {
 	struct cg_node *nodes;		/* -g: the call graphs of the rows */
 	size_t nr_nodes, cap_nodes;
 	struct ap_prof_times times;	/* speedscope: each sample's */
+	unsigned keys;			/* 1 << AP_KEY_* of o's, at print */
 };
 
 static void *cpu_new(const struct ap_report_opts *o, struct ap_session *s)
@@ -249,10 +250,119 @@ static const char *row_key(struct view_cpu *v, const struct ap_ctx *c,
 	return ap_strtab__intern(v->strs, key, -1);
 }
 
+/*
+ * What row_key() makes its key of, as pointers and numbers: a frame seen
+ * again finds its row through this without formatting and interning the
+ * key (that was most of report's time on stacks of many processes).
+ * Names are interned, so equal tuples make equal keys; a tuple is only
+ * a memo of row_key(), and the rows stay keyed by their strings.
+ */
+struct rtuple {
+	const char *comm, *dso, *sym, *srcline;
+	uint32_t pid, tid, cpu;
+	int kernel;
+};
+
+/* tuples seen, each with what it found (a row, or in build_graphs a
+ * graph's row or none) */
+struct rmemo {
+	struct ap_hmap by_hash;		/* hash -> first entry + 1 */
+	struct rmemo_ent {
+		struct rtuple t;
+		uint64_t hash;
+		uint64_t val;
+		size_t next;		/* + 1: same hash slot */
+	} *v;
+	size_t nr, cap;
+};
+
+static void rmemo__free(struct rmemo *m)
+{
+	ap_hmap__free(&m->by_hash);
+	free(m->v);
+	memset(m, 0, sizeof(*m));
+}
+
+/* the keys of the rows, as the tuples read them: top changes them
+ * between prints */
+static unsigned key_mask(const struct ap_report_opts *o)
+{
+	unsigned m = 0;
+	int i;
+
+	for (i = 0; i < o->nr_keys; i++)
+		m |= 1u << o->keys[i];
+	return m;
+}
+
+/* the tuple of a row's key fields (those not in the keys zero) */
+static uint64_t rtuple_make(const struct view_cpu *v, const struct ap_ctx *c,
+			    uint32_t cpu, const struct ap_rframe *f,
+			    const char *srcline, struct rtuple *t)
+{
+	uint64_t h;
+
+	memset(t, 0, sizeof(*t));
+	if (v->keys & 1u << AP_KEY_COMM)
+		t->comm = c->comm;
+	if (v->keys & 1u << AP_KEY_PID)
+		t->pid = c->pid;
+	if (v->keys & 1u << AP_KEY_TID)
+		t->tid = c->tid;
+	if (v->keys & 1u << AP_KEY_DSO)
+		t->dso = f->dso;
+	if (v->keys & 1u << AP_KEY_SYM) {
+		t->sym = f->sym;
+		t->kernel = !!f->kernel;
+	}
+	if (v->keys & 1u << AP_KEY_SRCLINE)
+		t->srcline = srcline;
+	if (v->keys & 1u << AP_KEY_CPU)
+		t->cpu = cpu;
+	/* each field times its odd constant: the map mixes the sum */
+	h = (uintptr_t)t->comm * 0x9e3779b97f4a7c15ull +
+	    (uintptr_t)t->dso * 0xbf58476d1ce4e5b9ull +
+	    (uintptr_t)t->sym * 0x94d049bb133111ebull +
+	    (uintptr_t)t->srcline * 0xd6e8feb86659fd93ull +
+	    ((uint64_t)t->pid << 32 | t->tid) * 0xa0761d6478bd642full +
+	    ((uint64_t)t->cpu << 1 | (uint64_t)t->kernel) *
+	    0xe7037ed1a0b428dbull;
+	return h == AP_HMAP_EMPTY ? 0 : h;
+}
+
+static struct rmemo_ent *rmemo__find(const struct rmemo *m,
+				     const struct rtuple *t, uint64_t h)
+{
+	uint64_t *slot = ap_hmap__find(&m->by_hash, h);
+	size_t i;
+
+	for (i = slot ? *slot : 0; i; i = m->v[i - 1].next)
+		if (!memcmp(&m->v[i - 1].t, t, sizeof(*t)))
+			return &m->v[i - 1];
+	return NULL;
+}
+
+static int rmemo__add(struct rmemo *m, const struct rtuple *t, uint64_t h,
+		      uint64_t val)
+{
+	uint64_t *slot;
+	int fresh;
+
+	if (ap_grow((void **)&m->v, &m->cap, m->nr, sizeof(*m->v), 256))
+		return -ENOMEM;
+	slot = ap_hmap__upsert(&m->by_hash, h, &fresh);
+	if (!slot)
+		return -ENOMEM;
+	m->v[m->nr] = (struct rmemo_ent){ *t, h, val, fresh ? 0 : *slot };
+	*slot = ++m->nr;
+	return 0;
+}
+
 struct rows {
 	struct row *v;
 	size_t nr, cap;
 	struct ap_hmap by_key;
+	struct rmemo memo;		/* key tuple -> row index */
 };
 
 static struct row *get_row(struct rows *rs, const char *key,
@@ -278,6 +388,27 @@ static struct row *get_row(struct rows *rs, const char *key,
 	}
 	*slot = rs->nr;
 	return &rs->v[rs->nr++];
+}
+
+/* the row of a frame's key fields, made when new */
+static struct row *find_row(struct view_cpu *v, struct rows *rs,
+			    const struct ap_ctx *c, uint32_t cpu,
+			    const struct ap_rframe *f, const char *srcline,
+			    const struct ap_rframe *src)
+{
+	struct rtuple t;
+	uint64_t h = rtuple_make(v, c, cpu, f, srcline, &t);
+	struct rmemo_ent *e = rmemo__find(&rs->memo, &t, h);
+	const char *key;
+	struct row *r;
+
+	if (e)
+		return &rs->v[e->val];
+	key = row_key(v, c, cpu, f, srcline);
+	r = key ? get_row(rs, key, c, cpu, f, srcline, src) : NULL;
+	if (!r || rmemo__add(&rs->memo, &t, h, (uint64_t)(r - rs->v)))
+		return NULL;
+	return r;
 }
 
 static int by_self(const void *a, const void *b)
@@ -445,6 +576,7 @@ static int build_rows(struct view_cpu *v, struct rows *rs)
 	v->cut = 0;
 	v->own_bpf = 0;
 	v->shown = 0;
+	v->keys = key_mask(v->o);
 	g = group_aggs(v, has_key(v->o, AP_KEY_COMM),
 		       has_key(v->o, AP_KEY_PID), has_key(v->o, AP_KEY_TID),
 		       &nr_g);
@@ -504,8 +636,7 @@ static int build_rows(struct view_cpu *v, struct rows *rs)
 					return -ENOMEM;
 				}
 			}
-			r = get_row(rs, row_key(v, c, a->cpu, f, where), c,
-				    a->cpu, f, where, src);
+			r = find_row(v, rs, c, a->cpu, f, where, src);
 			if (!r) {
 				free(g);
 				return -ENOMEM;
@@ -646,12 +777,14 @@ static int build_graphs(struct view_cpu *v, struct rows *rs, size_t n)
 {
 	int callee = v->o->call_graph == AP_CG_CALLEE, err = 0;
 	struct ap_hmap by_key;
+	struct rmemo memo = { 0 };	/* key tuple -> printed row + 1, or 0 */
 	uint64_t *slot;
 	size_t i, r;
 	int fresh;
 
 	ap_hmap__init(&by_key);
 	v->nr_nodes = 0;
+	v->keys = key_mask(v->o);
 	for (r = 0; r < n && !err; r++) {
 		long root;
 
@@ -680,18 +813,34 @@ static int build_graphs(struct view_cpu *v, struct rows *rs, size_t n)
 		}
 		for (k = 0; k < nf && !err; k++) {
 			const struct ap_rframe *f;
+			const struct rmemo_ent *e;
+			const char *where;
+			struct rtuple t;
 			struct row *row;
+			uint64_t h, at;
 
 			j = callee ? k : nf - 1 - k;
 			f = &v->res.frames[j];
 			if ((f->inlined && !v->o->inline_rows) ||
 			    !frame_passes(v->o, f))
 				continue;
-			slot = ap_hmap__find(&by_key, (uintptr_t)row_key(v, c,
-						a->cpu, f, graph_srcline(v, j)));
-			if (!slot)
+			where = graph_srcline(v, j);
+			h = rtuple_make(v, c, a->cpu, f, where, &t);
+			e = rmemo__find(&memo, &t, h);
+			if (e) {
+				at = e->val;
+			} else {
+				slot = ap_hmap__find(&by_key,
+					(uintptr_t)row_key(v, c, a->cpu, f,
+							   where));
+				at = slot ? *slot + 1 : 0;
+				err = rmemo__add(&memo, &t, h, at);
+				if (err)
+					break;
+			}
+			if (!at)
 				continue;
-			row = &rs->v[*slot];
+			row = &rs->v[at - 1];
 			if (row->stamp == i + 1)
 				continue;
 			row->stamp = i + 1;
@@ -710,6 +859,7 @@ static int build_graphs(struct view_cpu *v, struct rows *rs, size_t n)
 		}
 	}
 	ap_hmap__free(&by_key);
+	rmemo__free(&memo);
 	return err;
 }
 
@@ -1127,6 +1277,7 @@ static int cpu_print(void *p, FILE *out)
 			print_table(v, &rs, out);
 	}
 	ap_hmap__free(&rs.by_key);
+	rmemo__free(&rs.memo);
 	free(rs.v);
 	return err;
 }

@@ -23,6 +23,8 @@ void ap_stackres__init(struct ap_stackres *r, struct ap_strtab *strs)
 	memset(r, 0, sizeof(*r));
 	r->strs = strs;
 	ap_hmap__init(&r->cache);
+	ap_hmap__init(&r->ips.map);
+	ap_hmap__init(&r->locs.map);
 }
 
 static void cache_reset(struct ap_stackres *r)
@@ -30,6 +32,116 @@ static void cache_reset(struct ap_stackres *r)
 	ap_hmap__free(&r->cache);
 	ap_hmap__init(&r->cache);
 	r->nr_ents = r->nr_pool = 0;
+}
+
+static void fcache_reset(struct ap_fcache *c)
+{
+	ap_hmap__free(&c->map);
+	ap_hmap__init(&c->map);
+	c->nr_ents = c->nr_pool = 0;
+}
+
+static void fcache_free(struct ap_fcache *c)
+{
+	ap_hmap__free(&c->map);
+	free(c->ents);
+	free(c->pool);
+	memset(c, 0, sizeof(*c));
+	ap_hmap__init(&c->map);
+}
+
+static uint64_t fcache_hash(const uint64_t key[4])
+{
+	/* each word times its odd constant: the map mixes the sum */
+	uint64_t h = key[0] * 0x9e3779b97f4a7c15ull +
+		     key[1] * 0xbf58476d1ce4e5b9ull +
+		     key[2] * 0x94d049bb133111ebull +
+		     key[3] * 0xd6e8feb86659fd93ull;
+
+	return h == AP_HMAP_EMPTY ? 0 : h;
+}
+
+/* the entry of key; NULL when none */
+static const struct ap_fcache_ent *fcache_get(const struct ap_fcache *c,
+					      const uint64_t key[4])
+{
+	uint64_t *slot = ap_hmap__find(&c->map, fcache_hash(key));
+	const struct ap_fcache_ent *e;
+
+	if (!slot)
+		return NULL;
+	e = &c->ents[*slot];
+	return memcmp(e->key, key, sizeof(e->key)) ? NULL : e;
+}
+
+/* room for n elements in *arr (ap_grow doubles once a call) */
+static int grow_to(void **arr, size_t *cap, size_t n, size_t size,
+		   size_t first)
+{
+	while (*cap < n)
+		if (ap_grow(arr, cap, *cap, size, first))
+			return -ENOMEM;
+	return 0;
+}
+
+/* keeps frames[0..nr) under key, within the budget; nothing when out of
+ * memory or when another key has its hash (they are made again) */
+static void fcache_put(struct ap_fcache *c, const uint64_t key[4],
+		       const struct ap_rframe *frames, size_t nr, int cut)
+{
+	uint64_t *slot;
+	int fresh;
+
+	if (nr > AP_STACKRES_FCACHE)
+		return;
+	if (nr > AP_STACKRES_FCACHE - c->nr_pool)
+		fcache_reset(c);
+	if (ap_grow((void **)&c->ents, &c->cap_ents, c->nr_ents,
+		    sizeof(*c->ents), 256) ||
+	    grow_to((void **)&c->pool, &c->cap_pool, c->nr_pool + nr,
+		    sizeof(*c->pool), 1024))
+		return;
+	slot = ap_hmap__upsert(&c->map, fcache_hash(key), &fresh);
+	if (!slot || !fresh)
+		return;
+	*slot = c->nr_ents;
+	c->ents[c->nr_ents] = (struct ap_fcache_ent){ .off = c->nr_pool,
+						      .nr = nr, .cut = cut };
+	memcpy(c->ents[c->nr_ents++].key, key, sizeof(c->ents->key));
+	if (nr)
+		memcpy(c->pool + c->nr_pool, frames, nr * sizeof(*frames));
+	c->nr_pool += nr;
+}
+
+/* appends e's frames to r's */
+static int fcache_push(struct ap_stackres *r, const struct ap_fcache *c,
+		       const struct ap_fcache_ent *e)
+{
+	if (grow_to((void **)&r->frames, &r->cap, r->nr + e->nr,
+		    sizeof(*r->frames), 256))
+		return -ENOMEM;
+	r->last_valid = 0;
+	if (e->nr)
+		memcpy(r->frames + r->nr, c->pool + e->off,
+		       e->nr * sizeof(*r->frames));
+	r->nr += e->nr;
+	return 0;
+}
+
+/* what the session learnt since the caches were filled may change any
+ * frame, and a new kernel symbol frees the symbolizer's kernel locs */
+static void cache_sync(struct ap_stackres *r, const struct ap_session *s)
+{
+	uint64_t epoch = ap_session__epoch(s);
+
+	if (r->cache_s == s && r->cache_epoch == epoch)
+		return;
+	cache_reset(r);
+	fcache_reset(&r->ips);
+	fcache_reset(&r->locs);
+	r->last_valid = 0;
+	r->cache_s = s;
+	r->cache_epoch = epoch;
 }
 
 void ap_stackres__free(struct ap_stackres *r)
@@ -46,6 +158,9 @@ void ap_stackres__free(struct ap_stackres *r)
 	r->ents = NULL;
 	r->pool = NULL;
 	r->nr_ents = r->cap_ents = r->nr_pool = r->cap_pool = 0;
+	fcache_free(&r->ips);
+	fcache_free(&r->locs);
+	r->cache_s = NULL;
 }
 
 void ap_stackres__clear(struct ap_stackres *r)
@@ -71,9 +186,9 @@ int ap_stackres__push(struct ap_stackres *r, const char *sym, const char *dso,
 }
 
 /* the frames of loc, looked up at ip - adj, printed at addr by perf
- * script's lines */
-static int push_loc_at(struct ap_stackres *r, const struct ap_sym_loc *loc,
-		       int kernel, uint64_t addr, uint64_t adj)
+ * script's lines; formatted and interned afresh */
+static int push_loc_fmt(struct ap_stackres *r, const struct ap_sym_loc *loc,
+			int kernel, uint64_t addr, uint64_t adj)
 {
 	const char *dso = loc->dso ? loc->dso : "[unknown]";
 	int i, err, nr = loc->nr_frames ? loc->nr_frames : 1;
@@ -111,10 +226,39 @@ static int push_loc_at(struct ap_stackres *r, const struct ap_sym_loc *loc,
 	return 0;
 }
 
+/* push_loc_fmt's frames through the cache of locs: only while
+ * cache_sync() holds (the locs it keys are alive) */
+static int push_loc_at(struct ap_stackres *r, const struct ap_sym_loc *loc,
+		       int kernel, uint64_t addr, uint64_t adj)
+{
+	uint64_t key[4] = { (uintptr_t)loc, !!kernel };
+	const struct ap_fcache_ent *e = fcache_get(&r->locs, key);
+	size_t from = r->nr, i;
+	int err;
+
+	if (!e) {
+		err = push_loc_fmt(r, loc, kernel, addr, adj);
+		if (!err) {
+			r->formatted++;
+			fcache_put(&r->locs, key, r->frames + from,
+				   r->nr - from, 0);
+		}
+		return err;
+	}
+	err = fcache_push(r, &r->locs, e);
+	if (err)
+		return err;
+	for (i = from; i < r->nr; i++) {
+		r->frames[i].addr = addr;
+		r->frames[i].symoff = loc->sym_offset + adj;
+	}
+	return 0;
+}
+
 int ap_stackres__push_loc(struct ap_stackres *r, const struct ap_sym_loc *loc,
 			  int kernel)
 {
-	return push_loc_at(r, loc, kernel, loc->dso_offset, 0);
+	return push_loc_fmt(r, loc, kernel, loc->dso_offset, 0);
 }
 
 /* where perf script prints a user address: in its file (perf's
@@ -248,24 +392,55 @@ long ap_stackres__resolve_stack(struct ap_stackres *r, struct ap_session *s,
 	struct ap_symbolizer *sym = ap_session__symbolizer(s);
 	int i, err;
 
+	cache_sync(r, s);
 	ap_stackres__clear(r);
 	r->cut = 0;
 	r->outermost = 0;
 	if (!(flags & AP_STACKRES_USER_ONLY)) {
 		for (i = 0; i < st->nr_kernel; i++) {
+			uint64_t key[4] = { 0, 0, st->ips[i], 3 };
+			const struct ap_fcache_ent *e = fcache_get(&r->ips,
+								   key);
+			size_t from = r->nr;
+
+			if (e) {
+				err = fcache_push(r, &r->ips, e);
+				if (err)
+					return err;
+				continue;
+			}
 			err = push_loc_at(r,
 					  ap_symbolizer__kernel(sym, st->ips[i]),
 					  1, st->ips[i], 0);
 			if (err)
 				return err;
+			fcache_put(&r->ips, key, r->frames + from,
+				   r->nr - from, 0);
 		}
 	}
 	for (i = 0; i < st->nr_user && as; i++) {
 		uint64_t ip = st->ips[st->nr_kernel + i];
+		/* how ip is taken: a leaf, a return address as leaf, a
+		 * caller (whose chain may end at it); 3 is the kernel's */
+		uint64_t key[4] = { (uintptr_t)as, ap_addrspace__stamp(as), ip,
+				    i > 0 ? 2 : !!(flags & AP_STACKRES_LEAF_RET) };
+		const struct ap_fcache_ent *e = fcache_get(&r->ips, key);
+		size_t from = r->nr;
 
+		if (e && e->cut) {
+			r->cut = 1;
+			break;
+		}
+		if (e) {
+			err = fcache_push(r, &r->ips, e);
+			if (err)
+				return err;
+			continue;
+		}
 		/* a return address that is not in code (frame-pointer
 		 * garbage: the stack, the heap, data) ends the chain */
 		if (i > 0 && !code_at(as, ip - 1)) {
+			fcache_put(&r->ips, key, NULL, 0, 1);
 			r->cut = 1;
 			break;
 		}
@@ -279,6 +454,7 @@ long ap_stackres__resolve_stack(struct ap_stackres *r, struct ap_session *s,
 					  0, user_addr(as, ip), 0);
 		if (err)
 			return err;
+		fcache_put(&r->ips, key, r->frames + from, r->nr - from, 0);
 	}
 	r->outermost = (st->flags & AP_STACK_OUTERMOST) && as && !r->cut &&
 		       st->nr_user && r->nr && !r->frames[r->nr - 1].kernel;
@@ -385,18 +561,11 @@ long ap_stackres__resolve(struct ap_stackres *r, struct ap_session *s,
 {
 	struct ap_stackres_key k = { as, ap_addrspace__stamp(as), stack_id,
 				     flags };
-	uint64_t epoch = ap_session__epoch(s);
 	struct ap_stack st;
 	long n;
 	int err;
 
-	/* what the session learnt since may change any stack's frames */
-	if (r->cache_s != s || r->cache_epoch != epoch) {
-		cache_reset(r);
-		r->last_valid = 0;
-		r->cache_s = s;
-		r->cache_epoch = epoch;
-	}
+	cache_sync(r, s);
 	if (r->last_valid && same_key(&r->last, &k))
 		return (long)r->nr;
 	if (!stack_id || ap_session__stack(s, stack_id, &st)) {

@@ -82,9 +82,30 @@ struct ap_stackres {
 	struct ap_rframe *pool;
 	size_t nr_pool, cap_pool;
 	uint64_t resolved;		/* stacks resolved afresh (tests) */
+	/* Frames of one address, names formatted and interned once: each
+	 * kernel address, each user address of an address space (with its
+	 * mappings of the time) as its stacks push it, and each
+	 * symbolizer result (loc, kernel) for the addresses of other
+	 * processes in the same module (on many processes' stacks, naming
+	 * the same frames again was most of report's time).  Dropped with
+	 * the stacks' cache when the session's epoch moves: a new kernel
+	 * symbol frees the locs. */
+	struct ap_fcache {
+		struct ap_hmap map;	/* hash of a key -> index in ents */
+		struct ap_fcache_ent {
+			uint64_t key[4];
+			size_t off, nr;	/* in pool */
+			int cut;	/* the chain ends here (ips) */
+		} *ents;
+		size_t nr_ents, cap_ents;
+		struct ap_rframe *pool;
+		size_t nr_pool, cap_pool;
+	} ips, locs;
+	uint64_t formatted;		/* locs formatted afresh (tests) */
 };
 
 #define AP_STACKRES_CACHE	(1u << 19)	/* frames: 32 MiB */
+#define AP_STACKRES_FCACHE	(1u << 18)	/* frames of each: 16 MiB */
 
 /* where a resolved stack ends (ap_stackres__root) */
 #define AP_ROOT_KNOWN		0	/* _start, a thread start, kernel entry */

@@ -26,14 +26,25 @@ int ap_escape_clean(const char *s, int flags)
 
 size_t ap_escape(char *dst, size_t len, const char *src, int flags)
 {
+	static const char hex[] = "0123456789abcdef";
 	size_t n = 0, step;
 	char esc[5];
 
 	for (; *src; src += step) {
 		unsigned char c = (unsigned char)*src;
-		size_t seq = ap_utf8_seq(src), k;
+		size_t seq, k;
 		const char *add = esc;
 
+		/* most bytes of most names: printable ASCII, as it is */
+		if (c >= 0x20 && c < 0x7f &&
+		    !((flags & AP_ESC_FOLDED) && c == ';')) {
+			if (n + 1 < len)
+				dst[n] = (char)c;
+			n++;
+			step = 1;
+			continue;
+		}
+		seq = ap_utf8_seq(src);
 		step = seq > 1 ? seq : 1;
 		if (!seq) {
 			/* a byte that starts no UTF-8 character: U+FFFD, as
@@ -43,7 +54,11 @@ size_t ap_escape(char *dst, size_t len, const char *src, int flags)
 			memcpy(esc, src, seq);
 			esc[seq] = '\0';
 		} else if (is_ctl(c)) {
-			snprintf(esc, sizeof(esc), "\\x%02x", c);
+			esc[0] = '\\';
+			esc[1] = 'x';
+			esc[2] = hex[c >> 4];
+			esc[3] = hex[c & 0xf];
+			esc[4] = '\0';
 		} else {
 			esc[0] = (flags & AP_ESC_FOLDED) && c == ';' ? ':' : c;
 			esc[1] = '\0';

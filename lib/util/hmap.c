@@ -14,8 +14,7 @@ void ap_hmap__free(struct ap_hmap *m)
 {
 	if (!m)
 		return;
-	free(m->keys);
-	free(m->vals);
+	free(m->slots);
 	ap_hmap__init(m);
 }
 
@@ -51,7 +50,7 @@ static size_t slot_of(const struct ap_hmap *m, uint64_t key)
 {
 	size_t i = ap_hash64(key) & (m->cap - 1);
 
-	while (m->keys[i] != AP_HMAP_EMPTY && m->keys[i] != key)
+	while (m->slots[i].key != AP_HMAP_EMPTY && m->slots[i].key != key)
 		i = (i + 1) & (m->cap - 1);
 	return i;
 }
@@ -63,7 +62,7 @@ uint64_t *ap_hmap__find(const struct ap_hmap *m, uint64_t key)
 	if (!m->cap)
 		return NULL;
 	i = slot_of(m, key);
-	return m->keys[i] == key ? &m->vals[i] : NULL;
+	return m->slots[i].key == key ? &m->slots[i].val : NULL;
 }
 
 static int grow(struct ap_hmap *m)
@@ -73,25 +72,20 @@ static int grow(struct ap_hmap *m)
 
 	n.cap = m->cap ? m->cap * 2 : 64;
 	n.nr = m->nr;
-	n.keys = malloc(n.cap * sizeof(*n.keys));
-	n.vals = malloc(n.cap * sizeof(*n.vals));
-	if (!n.keys || !n.vals) {
-		free(n.keys);
-		free(n.vals);
+	n.slots = malloc(n.cap * sizeof(*n.slots));
+	if (!n.slots)
 		return -ENOMEM;
-	}
-	memset(n.keys, 0xff, n.cap * sizeof(*n.keys));
+	for (i = 0; i < n.cap; i++)
+		n.slots[i].key = AP_HMAP_EMPTY;
 	for (i = 0; i < m->cap; i++) {
 		size_t j;
 
-		if (m->keys[i] == AP_HMAP_EMPTY)
+		if (m->slots[i].key == AP_HMAP_EMPTY)
 			continue;
-		j = slot_of(&n, m->keys[i]);
-		n.keys[j] = m->keys[i];
-		n.vals[j] = m->vals[i];
+		j = slot_of(&n, m->slots[i].key);
+		n.slots[j] = m->slots[i];
 	}
-	free(m->keys);
-	free(m->vals);
+	free(m->slots);
 	*m = n;
 	return 0;
 }
@@ -103,17 +97,17 @@ uint64_t *ap_hmap__upsert(struct ap_hmap *m, uint64_t key, int *is_new)
 	if ((m->nr + 1) * 4 > m->cap * 3 && grow(m))
 		return NULL;
 	i = slot_of(m, key);
-	if (m->keys[i] == key) {
+	if (m->slots[i].key == key) {
 		if (is_new)
 			*is_new = 0;
-		return &m->vals[i];
+		return &m->slots[i].val;
 	}
-	m->keys[i] = key;
-	m->vals[i] = 0;
+	m->slots[i].key = key;
+	m->slots[i].val = 0;
 	m->nr++;
 	if (is_new)
 		*is_new = 1;
-	return &m->vals[i];
+	return &m->slots[i].val;
 }
 
 int ap_hmap__remove(struct ap_hmap *m, uint64_t key)
@@ -123,24 +117,23 @@ int ap_hmap__remove(struct ap_hmap *m, uint64_t key)
 	if (!m->cap)
 		return -ENOENT;
 	i = slot_of(m, key);
-	if (m->keys[i] != key)
+	if (m->slots[i].key != key)
 		return -ENOENT;
 	/* backward-shift deletion keeps probe chains intact */
-	m->keys[i] = AP_HMAP_EMPTY;
+	m->slots[i].key = AP_HMAP_EMPTY;
 	m->nr--;
 	j = i;
 	for (;;) {
 		size_t home;
 
 		j = (j + 1) & (m->cap - 1);
-		if (m->keys[j] == AP_HMAP_EMPTY)
+		if (m->slots[j].key == AP_HMAP_EMPTY)
 			break;
-		home = ap_hash64(m->keys[j]) & (m->cap - 1);
+		home = ap_hash64(m->slots[j].key) & (m->cap - 1);
 		if ((j > i && (home <= i || home > j)) ||
 		    (j < i && (home <= i && home > j))) {
-			m->keys[i] = m->keys[j];
-			m->vals[i] = m->vals[j];
-			m->keys[j] = AP_HMAP_EMPTY;
+			m->slots[i] = m->slots[j];
+			m->slots[j].key = AP_HMAP_EMPTY;
 			i = j;
 		}
 	}
@@ -153,12 +146,12 @@ int ap_hmap__next(const struct ap_hmap *m, size_t *iter, uint64_t *key,
 	while (*iter < m->cap) {
 		size_t i = (*iter)++;
 
-		if (m->keys[i] == AP_HMAP_EMPTY)
+		if (m->slots[i].key == AP_HMAP_EMPTY)
 			continue;
 		if (key)
-			*key = m->keys[i];
+			*key = m->slots[i].key;
 		if (val)
-			*val = m->vals[i];
+			*val = m->slots[i].val;
 		return 1;
 	}
 	return 0;

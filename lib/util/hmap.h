@@ -11,8 +11,11 @@
 #include <stdint.h>
 
 struct ap_hmap {
-	uint64_t *keys;
-	uint64_t *vals;
+	/* a key beside its value: a lookup in a table bigger than the
+	 * caches misses once, not twice */
+	struct ap_hmap_slot {
+		uint64_t key, val;
+	} *slots;
 	size_t cap;		/* power of two, 0 when empty */
 	size_t nr;
 };

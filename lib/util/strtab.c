@@ -52,8 +52,8 @@ static const char *intern(struct ap_strtab *t, const char *s, size_t n);
 const char *ap_strtab__intern(struct ap_strtab *t, const char *s, long len)
 {
 	size_t n = len < 0 ? strlen(s) : (size_t)len, i;
+	char src[512], out[4 * sizeof(src)], *dup, *esc;
 	const char *ret;
-	char *dup, *esc;
 
 	if (!t->escape)
 		return intern(t, s, n);
@@ -62,7 +62,15 @@ const char *ap_strtab__intern(struct ap_strtab *t, const char *s, long len)
 			break;
 	if (i == n)
 		return intern(t, s, n);
-	/* a name from someone else, bound for a terminal or a folded line */
+	/* a name from someone else, bound for a terminal or a folded line;
+	 * a short one escaped on the stack (every row key of the CPU
+	 * table, whose fields it separates with a control character) */
+	if (n < sizeof(src)) {
+		memcpy(src, s, n);
+		src[n] = '\0';
+		ap_escape(out, sizeof(out), src, 0);
+		return intern(t, out, strlen(out));
+	}
 	dup = strndup(s, n);
 	esc = malloc(4 * n + 1);
 	ret = NULL;

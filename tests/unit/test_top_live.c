@@ -365,6 +365,9 @@ START_TEST(test_resolved_once_while_live)
 	struct ap_mmap *m = calloc(1, sizeof(*m));
 	uint64_t ips[] = { 0x400200 };
 	struct ap_stack st = { .id = 4, .nr_user = 1, .ips = ips };
+	uint64_t ips5[] = { 0xffffffff81001010ull };
+	struct ap_stack st5 = { .id = 5, .nr_kernel = 1, .ips = ips5 };
+	uint64_t fmt;
 
 	setup_fixture(&fx);
 	ck_assert_ptr_nonnull(strs);
@@ -408,6 +411,31 @@ START_TEST(test_resolved_once_while_live)
 	ap_buf__reset(&fx.b);
 	ck_assert_int_eq(ap_stackres__resolve(&r, fx.s, as, 1, 0), 2);
 	ck_assert_uint_eq(r.resolved, 4);
+
+	/* another stack through an address already named: its frames
+	 * are copied, not formatted again, with their own address */
+	fmt = r.formatted;
+	ap_stack__encode(&st5, &fx.b);
+	ck_assert_int_eq(ap_top__sink(fx.t, fx.b.data, fx.b.len), 0);
+	ap_buf__reset(&fx.b);
+	ck_assert_int_eq(ap_stackres__resolve(&r, fx.s, as, 5, 0), 1);
+	ck_assert_uint_eq(r.formatted, fmt);
+	ck_assert_str_eq(r.frames[0].sym, "schedule");
+	ck_assert_uint_eq(r.frames[0].addr, 0xffffffff81001010ull);
+	ck_assert_uint_eq(r.frames[0].symoff, 0x10);
+	ck_assert_int_eq(r.frames[0].kernel, 1);
+
+	/* a symbol that now names it: made again */
+	k.addr = 0xffffffff81001008ull;
+	k.size = 0x100;
+	strcpy(k.name, "closer_ksym");
+	ap_ksym__encode(&k, &fx.b);
+	ck_assert_int_eq(ap_top__sink(fx.t, fx.b.data, fx.b.len), 0);
+	ap_buf__reset(&fx.b);
+	ck_assert_int_eq(ap_stackres__resolve(&r, fx.s, as, 5, 0), 1);
+	ck_assert_str_eq(r.frames[0].sym, "closer_ksym");
+	ck_assert_uint_eq(r.frames[0].symoff, 0x8);
+	ck_assert_uint_eq(r.formatted, fmt + 1);
 
 	free(m);
 	ap_stackres__free(&r);
