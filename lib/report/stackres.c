@@ -232,6 +232,16 @@ long ap_stackres__resolve_stack(struct ap_stackres *r, struct ap_session *s,
 	for (i = 0; i < st->nr_user && as; i++) {
 		uint64_t ip = st->ips[st->nr_kernel + i];
 
+		/* a Python frame (lib/python): a name of the file's */
+		if (ap_pyframe_ip(ip)) {
+			err = push_loc_at(r, ap_symbolizer__user(sym, as, ip,
+								 0),
+					  0, 0, 0);
+			if (err)
+				return err;
+			r->frames[r->nr - 1].python = 1;
+			continue;
+		}
 		/* a return address that is not in code (frame-pointer
 		 * garbage: the stack, the heap, data) ends the chain */
 		if (i > 0 && !code_at(as, ip - 1)) {
@@ -429,7 +439,8 @@ int ap_fbuf__frames(struct ap_fbuf *b, const struct ap_rframe *frames,
 		const char *suffix = frames[j].kernel ? "_[k]" : "";
 		char *name;
 
-		if (!b->srcline || !frames[j].file) {
+		/* a Python frame: "function (file.py:12)", as py-spy's */
+		if (!frames[j].file || (!b->srcline && !frames[j].python)) {
 			err = ap_fbuf__add(b, ";", frames[j].sym, suffix);
 		} else {
 			/* the file name is the target's: escaped with the

@@ -1,0 +1,88 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Python frames: py_shares runs burn_a, burn_b and burn_c for 6, 3 and 1
+# units of work a round and times each with its own CPU clock.  Under
+# record -e cpu, each function's share of the three in the folded stacks
+# is within 6 points of the program's; each frame's line is the line of
+# its call (the source says which), work's hottest line its loop body;
+# the merged chain has burn_X's frame right above work's (the evaluator's
+# native frame between them replaced); the table marks them [py]; a file
+# name with a newline, ';' and ESC comes out escaped.  Once for each
+# CPython 3.11 here: Debian's /usr/bin/python3.11 and pyenv's builds (the
+# interpreter in the executable, and in libpython3.11.so); an interpreter
+# that is not installed is a skip of its own, said by name.
+. tests/integration/lib.sh
+need_bpf
+
+PY=$(pwd)/tests/workloads/py_shares.py
+pythons=${APERTURE_TEST_PYTHONS:-"/usr/bin/python3.11 $(ls -d \
+	"${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.11*/bin/python3.11 2>/dev/null)"}
+ran=0
+
+check() {
+	py=$1
+	tag=$2
+	"$APERTURE" record -e cpu -F 499 -o "$T/$tag.data" -- "$py" "$PY" 3 \
+		>"$T/$tag.out" 2>"$T/$tag.err" ||
+		fail "$py: record: $(cat "$T/$tag.err")"
+	"$APERTURE" report -i "$T/$tag.data" --format folded >"$T/$tag.folded" ||
+		fail "$py: report --format folded"
+	"$APERTURE" report -i "$T/$tag.data" --sort sym >"$T/$tag.table" ||
+		fail "$py: report"
+	for f in burn_a burn_b burn_c; do
+		want=$(sed -n "s/^share $f //p" "$T/$tag.out")
+		line=$(sed -n "s/^line $f //p" "$T/$tag.out")
+		[ -n "$want" ] && [ -n "$line" ] ||
+			fail "$py: workload output: $(cat "$T/$tag.out")"
+		set -- $(awk -v f="$f" -v line="$line" '
+			{ w = $NF; $NF = ""
+			  for (g = 1; g <= 3; g++)
+				if (index($0, ";burn_" substr("abc", g, 1) \
+					  " (py_shares.py:")) { all += w; break }
+			  if (index($0, ";" f " (py_shares.py:")) {
+				n += w
+				if (index($0, ";" f " (py_shares.py:" line \
+					  ");work (py_shares.py:"))
+					good += w
+			  } }
+			END { printf "%.1f %d %d %d\n",
+				all ? 100 * n / all : 0, n, good, all }' \
+			"$T/$tag.folded")
+		echo "$py: $f program $want% aperture $1% ($2 of $4 samples;" \
+			"$3 at line $line right above work)"
+		[ "$4" -ge 300 ] || fail "$py: only $4 samples in burn_*"
+		within "$(echo "$1 $want" | awk '{ print $1 - $2 }')" -6 6 ||
+			fail "$py: $f: $1% of samples, the program measured $want%"
+		within "$(echo "$3 $2" | awk '{ print $1 / $2 }')" 0.9 1 ||
+			fail "$py: $f: $3 of $2 samples at line $line above work"
+		grep -q "\[py\] $f\$" "$T/$tag.table" ||
+			fail "$py: no [py] $f row: $(grep "$f" "$T/$tag.table")"
+	done
+	line=$(sed -n "s/^line work //p" "$T/$tag.out")
+	hot=$(awk '{ w = $NF; n = split($0, f, ";"); leaf = f[n]
+		for (i = n; i > 0; i--)
+			if (index(f[i], "work (py_shares.py:") == 1) {
+				sub(/^work \(py_shares.py:/, "", f[i])
+				sub(/\).*/, "", f[i]); c[f[i]] += w; break }
+		} END { for (l in c) if (c[l] > m) { m = c[l]; b = l }
+			print b }' "$T/$tag.folded")
+	[ "$hot" = "$line" ] ||
+		fail "$py: work's hottest line is $hot, not its loop body $line"
+	# the target's names: nothing raw in a line
+	awk '!/ [0-9]+$/ { bad = 1 } END { exit bad }' "$T/$tag.folded" ||
+		fail "$py: a folded line cut by a name: $(grep -v ' [0-9]*$' \
+			"$T/$tag.folded" | head -3)"
+	! grep -q "$(printf '\033')" "$T/$tag.folded" "$T/$tag.table" ||
+		fail "$py: an ESC byte of the target's went out raw"
+	ran=$((ran + 1))
+}
+
+for py in $pythons; do
+	if [ ! -x "$py" ]; then
+		echo "SKIP: $py: not installed"
+		continue
+	fi
+	check "$py" "py$ran"
+done
+[ "$ran" -gt 0 ] || skip_tool "no CPython 3.11 here ($pythons)"
+echo "checked $ran interpreters"
