@@ -282,18 +282,26 @@ struct ap_py_proc {
 	__u16 threads_head;	/* PyInterpreterState.threads.head */
 	__u16 ts_next;		/* PyThreadState.next */
 	__u16 ts_thread_id;	/* PyThreadState.thread_id: pthread_self() */
-	__u16 ts_cframe;	/* PyThreadState.cframe */
+	__u16 ts_cframe;	/* PyThreadState.cframe; AP_PY_NONE: none
+				 * (3.13), cf_frame is the thread state's */
 	__u16 cf_frame;		/* _PyCFrame.current_frame */
 	__u16 fr_code;		/* _PyInterpreterFrame.f_code */
 	__u16 fr_previous;	/* _PyInterpreterFrame.previous */
 	__u16 fr_instr;		/* _PyInterpreterFrame.prev_instr */
-	__u16 fr_entry;		/* _PyInterpreterFrame.is_entry */
+	__u16 fr_entry;		/* _PyInterpreterFrame.is_entry (3.11), or
+				 * its owner where entry_owner */
 	__u16 co_code;		/* PyCodeObject.co_code_adaptive */
 	__u16 co_qualname;	/* PyCodeObject.co_qualname */
 	__u16 co_filename;
 	__u16 co_firstlineno;
-	__u16 pad[2];
+	/* 3.12 on: each _PyEval_EvalFrameDefault call links a frame of
+	 * its own, owner AP_PY_OWNED_BY_CSTACK, below the first it runs */
+	__u16 entry_owner;
+	__u16 pad;
 };
+
+#define AP_PY_NONE		0xffff
+#define AP_PY_OWNED_BY_CSTACK	3
 
 #define AP_PY_PROCS		1024	/* interpreters known at once */
 #define AP_PY_THREADS		32	/* thread states searched per sample */

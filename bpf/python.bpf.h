@@ -36,6 +36,14 @@ static __always_inline __u64 ap_py_ptr(__u64 addr)
 	return v;
 }
 
+static __always_inline __u8 ap_py_u8(__u64 addr)
+{
+	__u8 v = 0;
+
+	bpf_probe_read_user(&v, sizeof(v), (void *)addr);
+	return v;
+}
+
 /* the current thread's PyThreadState, or 0 */
 static __always_inline __u64 ap_py_tstate(const struct ap_py_proc *pp)
 {
@@ -65,7 +73,7 @@ static __always_inline __u32 ap_py_stack(__u64 *ips)
 {
 	__u32 pid = bpf_get_current_pid_tgid() >> 32;
 	const struct ap_py_proc *pp = bpf_map_lookup_elem(&ap_py_procs, &pid);
-	__u64 ts, frame, code, instr, v, qual, file;
+	__u64 ts, frame, prev, code, instr, v, qual, file;
 	__u32 first;
 	__u8 entry;
 	__u32 n = 0;
@@ -76,16 +84,31 @@ static __always_inline __u32 ap_py_stack(__u64 *ips)
 	ts = ap_py_tstate(pp);
 	if (!ts)
 		return 0;
-	frame = ap_py_ptr(ap_py_ptr(ts + pp->ts_cframe) + pp->cf_frame);
+	if (pp->ts_cframe == AP_PY_NONE)
+		frame = ap_py_ptr(ts + pp->cf_frame);
+	else
+		frame = ap_py_ptr(ap_py_ptr(ts + pp->ts_cframe) +
+				  pp->cf_frame);
+	/* sampled as an evaluator call begins: its own frame first */
+	if (frame && pp->entry_owner &&
+	    ap_py_u8(frame + pp->fr_entry) == AP_PY_OWNED_BY_CSTACK)
+		frame = ap_py_ptr(frame + pp->fr_previous);
 	for (i = 0; i < AP_MAX_PYSTACK; i++) {
 		if (!frame)
 			break;
 		code = ap_py_ptr(frame + pp->fr_code);
 		instr = ap_py_ptr(frame + pp->fr_instr);
-		entry = 0;
-		if (bpf_probe_read_user(&entry, 1, (void *)(frame +
-							    pp->fr_entry)))
-			break;
+		prev = ap_py_ptr(frame + pp->fr_previous);
+		if (pp->entry_owner) {
+			/* the evaluator's own frame below: this is the
+			 * first frame that call ran, and is skipped */
+			entry = prev && ap_py_u8(prev + pp->fr_entry) ==
+					AP_PY_OWNED_BY_CSTACK;
+			if (entry)
+				prev = ap_py_ptr(prev + pp->fr_previous);
+		} else {
+			entry = ap_py_u8(frame + pp->fr_entry);
+		}
 		if (!code || (code & 15) || (code >> 47))
 			break;
 		/* prev_instr is one unit before the first instruction
@@ -104,7 +127,7 @@ static __always_inline __u32 ap_py_stack(__u64 *ips)
 			     v << AP_PY_RAW_INSTR_SHIFT | code >> 4;
 		ips[2 * i + 1] = AP_PY_CHECK(qual, file, first);
 		n = i + 1;
-		frame = ap_py_ptr(frame + pp->fr_previous);
+		frame = prev;
 	}
 	return n;
 }

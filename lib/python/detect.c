@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -45,6 +46,65 @@ static const struct ap_py_layout layouts[] = {
 		.str_ascii = 48,
 		.str_compact = 72,
 	},
+	{
+		/* 3.12: f_code first; the evaluator's own frames */
+		.version = 0x030c,
+		.walk = {
+			.interp_head = 0x28,
+			.threads_head = 0x48,
+			.ts_next = 0x08,
+			.ts_thread_id = 0x88,
+			.ts_cframe = 0x38,
+			.cf_frame = 0x00,
+			.fr_code = 0x00,
+			.fr_previous = 0x08,
+			.fr_instr = 0x38,
+			.fr_entry = 0x46,
+			.co_code = 0xc0,
+			.co_qualname = 0x80,
+			.co_filename = 0x70,
+			.co_firstlineno = 0x44,
+			.entry_owner = 1,
+		},
+		.co_name = 0x78,
+		.co_qualname = 0x80,
+		.co_filename = 0x70,
+		.co_firstlineno = 0x44,
+		.co_linetable = 0x88,
+		.bytes_data = 0x20,
+		.str_ascii = 40,
+		.str_compact = 56,
+	},
+	{
+		/* 3.13: no _PyCFrame, the frame in the thread state;
+		 * f_executable for f_code, instr_ptr for prev_instr */
+		.version = 0x030d,
+		.walk = {
+			.interp_head = 0x278,
+			.threads_head = 0x1cb0,
+			.ts_next = 0x08,
+			.ts_thread_id = 0x98,
+			.ts_cframe = AP_PY_NONE,
+			.cf_frame = 0x48,
+			.fr_code = 0x00,
+			.fr_previous = 0x08,
+			.fr_instr = 0x38,
+			.fr_entry = 0x46,
+			.co_code = 0xc8,
+			.co_qualname = 0x80,
+			.co_filename = 0x70,
+			.co_firstlineno = 0x44,
+			.entry_owner = 1,
+		},
+		.co_name = 0x78,
+		.co_qualname = 0x80,
+		.co_filename = 0x70,
+		.co_firstlineno = 0x44,
+		.co_linetable = 0x88,
+		.bytes_data = 0x20,
+		.str_ascii = 40,
+		.str_compact = 56,
+	},
 };
 
 const struct ap_py_layout *ap_py_layout__find(unsigned int version)
@@ -57,14 +117,32 @@ const struct ap_py_layout *ap_py_layout__find(unsigned int version)
 	return NULL;
 }
 
-int ap_py_name_matches(const char *path)
+/* the name after "lib", or NULL: "python3.11" of libpython3.11.so */
+static const char *py_name(const char *path)
 {
 	const char *b = strrchr(path, '/');
 
 	b = b ? b + 1 : path;
 	if (!strncmp(b, "lib", 3))
 		b += 3;
-	return !strncmp(b, "python", 6) && isdigit((unsigned char)b[6]);
+	return !strncmp(b, "python", 6) && isdigit((unsigned char)b[6]) ?
+	       b + 6 : NULL;
+}
+
+int ap_py_name_matches(const char *path)
+{
+	return py_name(path) != NULL;
+}
+
+unsigned int ap_py_name_version(const char *path)
+{
+	const char *v = py_name(path);
+	unsigned int major, minor;
+
+	if (!v || sscanf(v, "%u.%u", &major, &minor) != 2 || major > 255 ||
+	    minor > 255)
+		return 0;
+	return major << 8 | minor;
 }
 
 static Elf *elf_open(const char *path, int *fd)

@@ -127,11 +127,15 @@ void ap_python__mapping(struct ap_python *py, uint32_t pid,
 	}
 	p->in = in;
 	if (!in.lay) {
+		unsigned int v = in.version ? in.version :
+				 ap_py_name_version(m->path);
+
 		if (!p->said)
-			fprintf(stderr, "aperture: python %u.%u in %s (pid %u): "
-				"no frame layout known for it, native frames "
-				"only\n", in.version >> 8, in.version & 0xff,
-				m->path, pid);
+			fprintf(stderr, "aperture: python %u.%u%s in %s (pid "
+				"%u): no frame layout known for it (3.11 to "
+				"3.13), native frames only\n", v >> 8, v & 0xff,
+				in.version ? "" : " (by its name)", m->path,
+				pid);
 		p->said = 1;
 		return;
 	}

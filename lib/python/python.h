@@ -61,6 +61,9 @@ int ap_py_elf_bias(const char *open_path, uint64_t start, uint64_t pgoff,
 		   uint64_t *bias);
 /* 1 when a file's name (its basename) may be an interpreter's */
 int ap_py_name_matches(const char *path);
+/* the version its name says (major << 8 | minor), or 0: for messages
+ * only, a file's own Py_Version decides */
+unsigned int ap_py_name_version(const char *path);
 
 /* the line of instruction idx (code units) of a code object whose
  * 3.11-style location table is tab[0 .. len), first line first */

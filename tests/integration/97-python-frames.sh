@@ -4,26 +4,30 @@
 # units of work a round and times each with its own CPU clock.  Under
 # record -e cpu, each function's share of the three in the folded stacks
 # is within 6 points of the program's (3 standard deviations of the
-# sample count where that is more: a loaded machine gives fewer); each frame's line is the line of
-# its call (the source says which), work's hottest line its loop body;
-# the merged chain has burn_X's frame right above work's (the evaluator's
-# native frame between them replaced); the table marks them [py]; a file
+# sample count where that is more: a loaded machine gives fewer); each
+# frame's line is the line of its call (the source says which), work's
+# hottest line its loop body; the merged chain has burn_X's frame right
+# above work's (the evaluator's native frame between them replaced); the
+# table marks them [py], speedscope has their files and lines; a file
 # name with a newline, ';' and ESC comes out escaped.  Once for each
-# CPython 3.11 here: Debian's /usr/bin/python3.11 and pyenv's builds (the
-# interpreter in the executable, and in libpython3.11.so); an interpreter
-# that is not installed is a skip of its own, said by name.
+# interpreter: Debian's /usr/bin/python3.11 (the interpreter in the
+# executable) and pyenv's 3.11, 3.12 and 3.13 (in libpython3.X.so: three
+# frame layouts); one that is not installed is a skip of its own, said by
+# name; a 3.10 gets native frames and one line that says so.
 . tests/integration/lib.sh
 need_bpf
 
 PY=$(pwd)/tests/workloads/py_shares.py
-pythons=${APERTURE_TEST_PYTHONS:-"/usr/bin/python3.11 $(ls -d \
-	"${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.11*/bin/python3.11 2>/dev/null)"}
+pyenv=${PYENV_ROOT:-$HOME/.pyenv}/versions
+pythons=${APERTURE_TEST_PYTHONS:-"/usr/bin/python3.11 $(for v in 11 12 13; do
+	ls -d "$pyenv"/3.$v.*/bin/python3.$v 2>/dev/null ||
+		echo "$pyenv/3.$v.x/bin/python3.$v"; done)"}
 ran=0
 
 check() {
 	py=$1
 	tag=$2
-	"$APERTURE" record -e cpu -F 999 -o "$T/$tag.data" -- "$py" "$PY" 3 \
+	"$APERTURE" record -e cpu -F 999 -o "$T/$tag.data" -- "$py" "$PY" 1.5 \
 		>"$T/$tag.out" 2>"$T/$tag.err" ||
 		fail "$py: record: $(cat "$T/$tag.err")"
 	"$APERTURE" report -i "$T/$tag.data" --format folded >"$T/$tag.folded" ||
@@ -96,5 +100,16 @@ for py in $pythons; do
 	fi
 	check "$py" "py$ran"
 done
-[ "$ran" -gt 0 ] || skip_tool "no CPython 3.11 here ($pythons)"
+# a version without a layout: native frames, and one line that says so
+old=$(ls -d "$pyenv"/3.10.*/bin/python3.10 2>/dev/null | head -1)
+if [ -x "$old" ]; then
+	"$APERTURE" record -e cpu -o "$T/old.data" -- "$old" "$PY" 0.3 \
+		>/dev/null 2>"$T/old.err" || fail "$old: record: $(cat "$T/old.err")"
+	[ "$(grep -c 'python 3.10 .*native frames only$' "$T/old.err")" = 1 ] ||
+		fail "$old: not one line about its version: $(cat "$T/old.err")"
+	echo "$old: $(cat "$T/old.err" | head -1)"
+else
+	echo "SKIP: a CPython 3.10 (pyenv's): not installed"
+fi
+[ "$ran" -gt 0 ] || skip_tool "no CPython 3.11 to 3.13 here ($pythons)"
 echo "checked $ran interpreters"

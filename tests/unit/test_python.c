@@ -136,8 +136,14 @@ START_TEST(interpreter_names)
 	ck_assert(!ap_py_name_matches("/usr/bin/python"));
 	ck_assert(!ap_py_name_matches("/usr/lib/libc.so.6"));
 	ck_assert(!ap_py_name_matches("/usr/bin/pythonista"));
+	ck_assert_uint_eq(ap_py_name_version("/usr/lib/x86_64-linux-gnu/"
+					     "libpython3.10.so.1.0"), 0x030a);
+	ck_assert_uint_eq(ap_py_name_version("/usr/bin/python3"), 0);
 	ck_assert_ptr_nonnull(ap_py_layout__find(0x030b));
-	ck_assert_ptr_null(ap_py_layout__find(0x0306));
+	ck_assert_ptr_nonnull(ap_py_layout__find(0x030c));
+	ck_assert_ptr_nonnull(ap_py_layout__find(0x030d));
+	ck_assert_ptr_null(ap_py_layout__find(0x030a));
+	ck_assert_ptr_null(ap_py_layout__find(0x030e));
 }
 END_TEST
 
