@@ -86,9 +86,10 @@ void ap_python__mapping(struct ap_python *py, uint32_t pid,
 void ap_python__gone(struct ap_python *py, uint32_t pid);
 /*
  * The user chain uips[0 .. nu) of pid merged with the walker's npy
- * Python frames pyf[0 .. 2 * npy) (two words each) into out (room for max): each
- * _PyEval_EvalFrameDefault frame replaced by the frames it ran, each
- * AP_PYFRAME_IP(id), the pyframe frames of new ids encoded into b.
+ * Python frames pyf[0 .. 2 * npy) (two words each) into out (room for
+ * max): each _PyEval_EvalFrameDefault frame replaced by the frames it
+ * ran, each AP_PYFRAME_IP(id), the pyframe frames of new ids encoded
+ * into b.
  * Returns the frames in out.
  */
 int ap_python__merge(struct ap_python *py, uint32_t pid,
