@@ -303,7 +303,22 @@ struct ap_py_proc {
 #define AP_PY_NONE		0xffff
 #define AP_PY_OWNED_BY_CSTACK	3
 
+/*
+ * A code object the walker met for the first time (by process, address
+ * and check): sent as it is met, so that record reads its names while
+ * the process lives, even when the stack that holds it is sent later
+ * (an off-CPU interval, at its end) or the process exits soon after.
+ */
+#define AP_EV_PYCODE		0x120
+
+struct ap_ev_pycode {
+	struct ap_ev_hdr hdr;
+	__u64 code;
+	__u64 check;
+};
+
 #define AP_PY_PROCS		1024	/* interpreters known at once */
+#define AP_PY_SEEN		16384	/* code objects met, kept */
 #define AP_PY_THREADS		32	/* thread states searched per sample */
 
 #endif /* APERTURE_BPF_ABI_H */

@@ -44,6 +44,10 @@ struct ap_python {
 	struct ap_hmap codes;		/* hash(pid, code) -> struct py_code * */
 	struct ap_hmap ids;		/* hash(code entry, line) -> id */
 	uint32_t next_id;
+	/* a frame whose code object could not be read (its process gone
+	 * before record read it, memory changing under the walk): kept in
+	 * its place, named "[unknown]" */
+	struct py_code unknown;
 };
 
 struct ap_python *ap_python__new(void)
@@ -53,6 +57,7 @@ struct ap_python *ap_python__new(void)
 	if (!py)
 		return NULL;
 	py->procs_fd = -1;
+	strcpy(py->unknown.func, "[unknown]");
 	ap_hmap__init(&py->procs);
 	ap_hmap__init(&py->codes);
 	ap_hmap__init(&py->ids);
@@ -322,6 +327,15 @@ static struct py_code *get_code(struct ap_python *py, uint32_t pid,
 	return c;
 }
 
+void ap_python__code(struct ap_python *py, uint32_t pid, uint64_t code,
+		     uint64_t check)
+{
+	struct py_proc *p = find_proc(py, pid);
+
+	if (p && p->in.lay)
+		get_code(py, pid, &p->in, code, check);
+}
+
 /* the pyframe id of a code object's line, its frame into b when new */
 static uint32_t frame_id(struct ap_python *py, struct py_code *c, int line,
 			 struct ap_buf *b)
@@ -363,7 +377,7 @@ static uint64_t py_ip(struct ap_python *py, uint32_t pid,
 	int line;
 
 	if (!c)
-		return 0;
+		c = &py->unknown;
 	line = c->lt ? ap_py_line_311(c->lt, c->lt_len, c->first_line, idx)
 		     : 0;
 	id = frame_id(py, c, line, b);

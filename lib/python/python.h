@@ -82,6 +82,9 @@ void ap_python__set_map(struct ap_python *py, int procs_fd);
  * line on stderr for one whose version is not known */
 void ap_python__mapping(struct ap_python *py, uint32_t pid,
 			const struct ap_mmap *m);
+/* the walker met a code object of pid (AP_EV_PYCODE): read now */
+void ap_python__code(struct ap_python *py, uint32_t pid, uint64_t code,
+		     uint64_t check);
 /* pid's image is gone (exec, exit): its interpreter with it */
 void ap_python__gone(struct ap_python *py, uint32_t pid);
 /*

@@ -1207,10 +1207,20 @@ static int on_task(struct ap_recorder *r, const void *data, size_t size)
 	return 0;
 }
 
+static int on_pycode(struct ap_recorder *r, const void *data, size_t size)
+{
+	const struct ap_ev_pycode *e = data;
+
+	if (size >= sizeof(*e))
+		ap_python__code(python_of(r), e->hdr.pid, e->code, e->check);
+	return 0;
+}
+
 /* BPF records that are no event kind's: the kinds' own come from their
  * rows in lib/event/kinds.c */
 static const struct ap_rec_handler own_handlers[] = {
 	{ AP_EV_TASK, on_task, UINT32_MAX },
+	{ AP_EV_PYCODE, on_pycode, UINT32_MAX },
 	{ AP_REC_KMAP, on_kmap, UINT32_MAX },
 	{ 0 },
 };
