@@ -87,11 +87,6 @@ void ap_python__free(struct ap_python *py)
 	free(py);
 }
 
-void ap_python__set_map(struct ap_python *py, int procs_fd)
-{
-	py->procs_fd = procs_fd;
-}
-
 static struct py_proc *find_proc(struct ap_python *py, uint32_t pid)
 {
 	uint64_t *v = py ? ap_hmap__find(&py->procs, pid) : NULL;
@@ -99,11 +94,38 @@ static struct py_proc *find_proc(struct ap_python *py, uint32_t pid)
 	return v ? (struct py_proc *)(uintptr_t)*v : NULL;
 }
 
+static void map_put(struct ap_python *py, uint32_t pid,
+		    const struct ap_py_interp *in)
+{
+	struct ap_py_proc rec = in->lay->walk;
+
+	rec.runtime = in->runtime;
+	if (py->procs_fd >= 0)
+		bpf_map_update_elem(py->procs_fd, &pid, &rec, BPF_ANY);
+}
+
+void ap_python__set_map(struct ap_python *py, int procs_fd)
+{
+	size_t i = 0;
+	uint64_t k, v;
+
+	if (py->procs_fd == procs_fd)
+		return;
+	py->procs_fd = procs_fd;
+	/* the interpreters found before the map was there (-p: the
+	 * targets' mappings are read before the sensors load) */
+	while (ap_hmap__next(&py->procs, &i, &k, &v)) {
+		const struct py_proc *p = (const struct py_proc *)(uintptr_t)v;
+
+		if (p->in.lay)
+			map_put(py, (uint32_t)k, &p->in);
+	}
+}
+
 void ap_python__mapping(struct ap_python *py, uint32_t pid,
 			const struct ap_mmap *m)
 {
 	struct ap_py_interp in;
-	struct ap_py_proc rec;
 	struct py_proc *p = find_proc(py, pid);
 	char path[AP_PATH_MAX + 32];
 	uint64_t bias, *slot;
@@ -144,10 +166,26 @@ void ap_python__mapping(struct ap_python *py, uint32_t pid,
 		p->said = 1;
 		return;
 	}
-	rec = in.lay->walk;
-	rec.runtime = in.runtime;
-	if (py->procs_fd >= 0)
-		bpf_map_update_elem(py->procs_fd, &pid, &rec, BPF_ANY);
+	map_put(py, pid, &in);
+}
+
+void ap_python__fork(struct ap_python *py, uint32_t parent, uint32_t child)
+{
+	struct py_proc *pp = find_proc(py, parent), *p;
+	uint64_t *slot;
+	int fresh;
+
+	if (!pp || !pp->in.lay || find_proc(py, child))
+		return;
+	p = calloc(1, sizeof(*p));
+	slot = p ? ap_hmap__upsert(&py->procs, child, &fresh) : NULL;
+	if (!slot) {
+		free(p);
+		return;
+	}
+	p->in = pp->in;
+	*slot = (uintptr_t)p;
+	map_put(py, child, &p->in);
 }
 
 void ap_python__gone(struct ap_python *py, uint32_t pid)

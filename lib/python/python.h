@@ -85,6 +85,9 @@ void ap_python__mapping(struct ap_python *py, uint32_t pid,
 /* the walker met a code object of pid (AP_EV_PYCODE): read now */
 void ap_python__code(struct ap_python *py, uint32_t pid, uint64_t code,
 		     uint64_t check);
+/* child was forked from parent, whose image it has: its interpreter too
+ * (multiprocessing's fork workers) */
+void ap_python__fork(struct ap_python *py, uint32_t parent, uint32_t child);
 /* pid's image is gone (exec, exit): its interpreter with it */
 void ap_python__gone(struct ap_python *py, uint32_t pid);
 /*

@@ -586,7 +586,10 @@ static void inherit(struct ap_recorder *r, struct proc *child,
 	size_t i, n = ap_addrspace__count(parent->as);
 	struct ap_mmap *m;
 
-	if (ap_addrspace__copy(child->as, parent->as) || !r->collector)
+	if (ap_addrspace__copy(child->as, parent->as))
+		return;
+	ap_python__fork(python_of(r), parent->pid, child->pid);
+	if (!r->collector)
 		return;
 	m = malloc(sizeof(*m));
 	if (!m)

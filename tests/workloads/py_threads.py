@@ -1,22 +1,24 @@
 # SPDX-License-Identifier: GPL-2.0
 # Python threads: spin_a runs in one thread, spin_b in another, each
 # timed with its own thread's CPU clock; the main thread sleeps in nap
-# meanwhile, and says "ready PID" once the threads run (for -p).  At the
-# end, each spinner's share of their CPU time, the time nap slept, and
-# the lines of the spinners' loops and of nap's sleep go to stdout.
+# meanwhile, and says "ready PID" once the threads run (for -p); with a
+# second argument, a file, all stop once that file exists.  At the end,
+# each spinner's share of their CPU time, the time nap slept, and the
+# lines of the spinners' loops and of nap's sleep go to stdout.
 import os
 import sys
 import threading
 import time
 
 spent = {}
+done = threading.Event()
 
 def spin(name, secs):
     clock = time.thread_time_ns
     t0 = clock()
     end = time.monotonic() + secs
     x = 0
-    while time.monotonic() < end:
+    while time.monotonic() < end and not done.is_set():
         for i in range(2000):
             x += i  # spin-line
     spent[name] = clock() - t0
@@ -32,13 +34,20 @@ def nap(secs):
     time.sleep(secs)  # nap-line
     return time.monotonic() - t0
 
-def main(secs):
+def main(secs, stop):
     ts = [threading.Thread(target=spin_a, args=(secs,)),
           threading.Thread(target=spin_b, args=(secs,))]
     for t in ts:
         t.start()
     print("ready %d" % os.getpid(), flush=True)
-    slept = nap(secs)
+    if stop:
+        end = time.monotonic() + secs
+        while not os.path.exists(stop) and time.monotonic() < end:
+            nap(0.05)
+        slept = 0
+    else:
+        slept = nap(secs)
+    done.set()
     for t in ts:
         t.join()
     total = sum(spent.values())
@@ -50,4 +59,5 @@ def main(secs):
         if line.endswith("-line") and "# " in line:
             print("line %s %d" % (line.rsplit("# ", 1)[1][:-5], i))
 
-main(float(sys.argv[1]) if len(sys.argv) > 1 else 2.0)
+main(float(sys.argv[1]) if len(sys.argv) > 1 else 2.0,
+     sys.argv[2] if len(sys.argv) > 2 else None)
