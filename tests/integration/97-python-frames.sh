@@ -15,6 +15,7 @@
 # frame layouts); one that is not installed is a skip of its own, said by
 # name; a 3.10 gets native frames and one line that says so.
 . tests/integration/lib.sh
+. tests/integration/python.inc
 need_bpf
 
 PY=$(pwd)/tests/workloads/py_shares.py
@@ -22,7 +23,6 @@ pyenv=${PYENV_ROOT:-$HOME/.pyenv}/versions
 pythons=${APERTURE_TEST_PYTHONS:-"/usr/bin/python3.11 $(for v in 11 12 13; do
 	ls -d "$pyenv"/3.$v.*/bin/python3.$v 2>/dev/null ||
 		echo "$pyenv/3.$v.x/bin/python3.$v"; done)"}
-ran=0
 
 check() {
 	py=$1
@@ -93,13 +93,7 @@ sys.exit(not any(f["name"] == sys.argv[2] and f.get("line") ==
 	ran=$((ran + 1))
 }
 
-for py in $pythons; do
-	if [ ! -x "$py" ]; then
-		echo "SKIP: $py: not installed"
-		continue
-	fi
-	check "$py" "py$ran"
-done
+each_python
 # a version without a layout: native frames, and one line that says so
 old=$(ls -d "$pyenv"/3.10.*/bin/python3.10 2>/dev/null | head -1)
 if [ -x "$old" ]; then
@@ -111,5 +105,4 @@ if [ -x "$old" ]; then
 else
 	echo "SKIP: a CPython 3.10 (pyenv's): not installed"
 fi
-[ "$ran" -gt 0 ] || skip_tool "no CPython 3.11 to 3.13 here ($pythons)"
-echo "checked $ran interpreters"
+python_done

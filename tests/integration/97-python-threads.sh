@@ -12,6 +12,7 @@
 # stop: the spinners' shares as before.
 # On /usr/bin/python3.11, and pyenv's 3.13 where it is installed.
 . tests/integration/lib.sh
+. tests/integration/python.inc
 need_bpf
 
 PY=$(pwd)/tests/workloads/py_threads.py
@@ -19,7 +20,6 @@ FORK=$(pwd)/tests/workloads/py_fork.py
 pythons=${APERTURE_TEST_PYTHONS:-"/usr/bin/python3.11 $(ls -d \
 	"${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.13.*/bin/python3.13 \
 	2>/dev/null || echo pyenv-3.13)"}
-ran=0
 
 # $1: folded file, $2: function, $3: its line, $4: program's share, $5:
 # record's messages
@@ -116,12 +116,5 @@ check() {
 	ran=$((ran + 1))
 }
 
-for py in $pythons; do
-	if [ ! -x "$py" ]; then
-		echo "SKIP: $py: not installed"
-		continue
-	fi
-	check "$py" "py$ran"
-done
-[ "$ran" -gt 0 ] || skip_tool "no CPython 3.11 to 3.13 here ($pythons)"
-echo "checked $ran interpreters"
+each_python
+python_done
