@@ -18,6 +18,7 @@
 #define AP_MAX_KSTACK		127	/* kernel frames per stack */
 #define AP_MAX_USTACK		256	/* user frames per stack (CFI unwinder) */
 #define AP_MAX_FP_USTACK	127	/* user frames bpf_get_stack gives */
+#define AP_MAX_PYSTACK		64	/* Python frames per stack */
 #define AP_COMM_LEN		16
 #define AP_RINGBUF_BYTES	(16 * 1024 * 1024)	/* before load: record -m */
 #define AP_MAX_TARGETS		16384
@@ -132,7 +133,9 @@ struct ap_ev_hdr {
 
 /*
  * Kernel frames (leaf first) in ips[0 .. kstack_sz / 8), then the user
- * frames (leaf first) packed right after them.  Sizes are in bytes and
+ * frames (leaf first) packed right after them, then py_n Python frames
+ * of two words each (AP_PY_RAW and its check, innermost first;
+ * bpf/python.bpf.h).  Sizes are in bytes and
  * never negative (failures are counted).  It is the last member of every
  * record that carries it, and records are cut after the last frame.
  */
@@ -140,8 +143,8 @@ struct ap_stacks {
 	__s32 kstack_sz;
 	__s32 ustack_sz;
 	__u32 uflags;		/* AP_USTACK_* */
-	__u32 pad;
-	__u64 ips[AP_MAX_KSTACK + AP_MAX_USTACK];
+	__u32 py_n;		/* Python frames after the user ones */
+	__u64 ips[AP_MAX_KSTACK + AP_MAX_USTACK + 2 * AP_MAX_PYSTACK];
 };
 
 /*
@@ -251,5 +254,74 @@ struct ap_ev_task {
 	__u32 pad;
 	char comm[AP_COMM_LEN];
 };
+
+/*
+ * A Python frame as the walker sends it: the code object's address (16
+ * bytes aligned, as CPython allocates objects) and the index of its last
+ * instruction in code units, which user space turns into a line; entry:
+ * the outermost frame one _PyEval_EvalFrameDefault call runs (the
+ * native frame it replaces in the merged stack).  Then a check word: its
+ * name and file pointers and first line mixed (AP_PY_CHECK), which tells
+ * a code object from one freed at the same address before (imports
+ * make and drop many).
+ */
+#define AP_PY_CHECK(qual, file, first)	((qual) ^ (file) << 1 ^ \
+					 (__u64)(first) << 48)
+#define AP_PY_RAW_TAG		0xa000000000000000ull
+#define AP_PY_RAW_TAG_MASK	0xf000000000000000ull
+#define AP_PY_RAW_ENTRY		(1ull << 59)
+#define AP_PY_RAW_INSTR_SHIFT	43
+#define AP_PY_RAW_INSTR_MAX	0xffffu
+#define AP_PY_RAW_CODE_MASK	((1ull << 43) - 1)
+
+/*
+ * A process running a CPython interpreter that the walker knows
+ * (lib/python/detect.c): where its runtime state is and the offsets of
+ * the fields it follows, for that version.
+ */
+struct ap_py_proc {
+	__u64 runtime;		/* address of _PyRuntime */
+	__u16 interp_head;	/* _PyRuntime.interpreters.head */
+	__u16 threads_head;	/* PyInterpreterState.threads.head */
+	__u16 ts_next;		/* PyThreadState.next */
+	__u16 ts_thread_id;	/* PyThreadState.thread_id: pthread_self() */
+	__u16 ts_cframe;	/* PyThreadState.cframe; AP_PY_NONE: none
+				 * (3.13), cf_frame is the thread state's */
+	__u16 cf_frame;		/* _PyCFrame.current_frame */
+	__u16 fr_code;		/* _PyInterpreterFrame.f_code */
+	__u16 fr_previous;	/* _PyInterpreterFrame.previous */
+	__u16 fr_instr;		/* _PyInterpreterFrame.prev_instr */
+	__u16 fr_entry;		/* _PyInterpreterFrame.is_entry (3.11), or
+				 * its owner where entry_owner */
+	__u16 co_code;		/* PyCodeObject.co_code_adaptive */
+	__u16 co_qualname;	/* PyCodeObject.co_qualname */
+	__u16 co_filename;
+	__u16 co_firstlineno;
+	/* 3.12 on: each _PyEval_EvalFrameDefault call links a frame of
+	 * its own, owner AP_PY_OWNED_BY_CSTACK, below the first it runs */
+	__u16 entry_owner;
+	__u16 pad;
+};
+
+#define AP_PY_NONE		0xffff
+#define AP_PY_OWNED_BY_CSTACK	3
+
+/*
+ * A code object the walker met for the first time (by process, address
+ * and check): sent as it is met, so that record reads its names while
+ * the process lives, even when the stack that holds it is sent later
+ * (an off-CPU interval, at its end) or the process exits soon after.
+ */
+#define AP_EV_PYCODE		0x120
+
+struct ap_ev_pycode {
+	struct ap_ev_hdr hdr;
+	__u64 code;
+	__u64 check;
+};
+
+#define AP_PY_PROCS		1024	/* interpreters known at once */
+#define AP_PY_SEEN		16384	/* code objects met, kept */
+#define AP_PY_THREADS		32	/* thread states searched per sample */
 
 #endif /* APERTURE_BPF_ABI_H */

@@ -33,6 +33,7 @@ struct {
 #define AP_POOL_REC		0	/* ap_rec_scratch */
 #define AP_POOL_UW		1	/* ap_uw_scratch */
 #define AP_POOL_LOSS		2	/* ap_loss_scratch */
+#define AP_POOL_PY		3	/* ap_py_scratch */
 
 /* how many programs hold, or are trying for, each buffer of a pool */
 struct ap_pool {
@@ -41,7 +42,7 @@ struct ap_pool {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 3);
+	__uint(max_entries, 4);
 	__type(key, __u32);
 	__type(value, struct ap_pool);
 } ap_pools SEC(".maps") __weak;

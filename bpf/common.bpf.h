@@ -236,6 +236,7 @@ static __always_inline void ap_output_task(void *e, __u64 size, void *task)
 }
 
 #include "unwind.bpf.h"
+#include "python.bpf.h"
 
 /*
  * Fill st with the kernel stack (want_kernel) and the user stack
@@ -254,7 +255,7 @@ static __always_inline void ap_get_stacks_c(void *ctx, struct ap_stacks *st,
 	st->kstack_sz = 0;
 	st->ustack_sz = 0;
 	st->uflags = 0;
-	st->pad = 0;
+	st->py_n = 0;
 	if (want_kernel) {
 		ksz = bpf_get_stack(ctx, st->ips,
 				    AP_MAX_KSTACK * sizeof(__u64), 0);
@@ -267,9 +268,19 @@ static __always_inline void ap_get_stacks_c(void *ctx, struct ap_stacks *st,
 	if (nk > AP_MAX_KSTACK)
 		nk = AP_MAX_KSTACK;
 	st->kstack_sz = nk * sizeof(__u64);
-	if (want_user)
+	if (want_user) {
+		__u32 n;
+
 		st->ustack_sz = ap_user_stack_c(ctx, &st->ips[nk],
 						AP_MAX_USTACK, &st->uflags, cmap);
+		/* the Python frames right after the user ones */
+		n = nk + (__u32)st->ustack_sz / sizeof(__u64);
+		if (n > AP_MAX_KSTACK + AP_MAX_USTACK)
+			n = AP_MAX_KSTACK + AP_MAX_USTACK;
+		asm volatile("" : "+r"(n));
+		if (n <= AP_MAX_KSTACK + AP_MAX_USTACK)
+			st->py_n = ap_py_stack(&st->ips[n]);
+	}
 }
 
 static __always_inline void ap_get_stacks(void *ctx, struct ap_stacks *st,
@@ -283,7 +294,7 @@ static __always_inline void ap_get_stacks(void *ctx, struct ap_stacks *st,
  * after their last frame: a full-depth record is 3 KiB, a typical one a
  * tenth of that, and the ring holds that many more.
  */
-#define AP_REC_MAX		4096
+#define AP_REC_MAX		(4096 + AP_MAX_PYSTACK * 16)	/* + Python's */
 
 struct ap_rec_buf {
 	__u8 data[AP_REC_MAX];	/* the record, from the start */
@@ -335,7 +346,7 @@ static __always_inline void ap_output_st(void *e, __u64 hdr,
 					 const struct ap_stacks *st)
 {
 	__u64 size = hdr + (__u64)(__u32)st->kstack_sz +
-		     (__u64)(__u32)st->ustack_sz;
+		     (__u64)(__u32)st->ustack_sz + (__u64)st->py_n * 16;
 
 	if (size > AP_REC_MAX)
 		size = AP_REC_MAX;

@@ -261,7 +261,7 @@ int ap_gpu_return(struct pt_regs *ctx)
 		u[0] = c->entry_ip;
 		out->st.kstack_sz = 0;
 		out->st.uflags = 0;
-		out->st.pad = 0;
+		out->st.py_n = 0;
 		sz = ap_user_stack(ctx, &u[1], AP_MAX_USTACK - 1,
 				   &out->st.uflags);
 		out->st.ustack_sz = sz + sizeof(__u64);

@@ -235,7 +235,7 @@ int BPF_PROG(ap_lock_kernel_end, void *lock, int ret)
 		nk = AP_MAX_KSTACK;
 	e->st.kstack_sz = nk * sizeof(__u64);
 	e->st.uflags = 0;
-	e->st.pad = 0;
+	e->st.py_n = 0;
 	e->st.ustack_sz = ap_user_stack(ctx, &e->st.ips[nk], AP_MAX_USTACK,
 					&e->st.uflags);
 	ap_submit_st(e);
@@ -310,7 +310,7 @@ int BPF_KPROBE(ap_lock_pthread_wake, void *futex)
 		e->st.kstack_sz = 0;
 		e->st.ustack_sz = 0;
 		e->st.uflags = 0;
-		e->st.pad = 0;
+		e->st.py_n = 0;
 		ap_submit_st(e);
 	}
 	bpf_map_delete_elem(&lock_held, &k);

@@ -105,7 +105,8 @@ int ap_mem_sample(struct bpf_perf_event_data *ctx)
 	ap_get_stacks(ctx, &e->st, 1, 1);
 	/* ap_submit_st(), but a loss is mem's too */
 	size = __builtin_offsetof(struct ap_ev_mem, st.ips) +
-	       (__u64)(__u32)e->st.kstack_sz + (__u64)(__u32)e->st.ustack_sz;
+	       (__u64)(__u32)e->st.kstack_sz + (__u64)(__u32)e->st.ustack_sz +
+	       (__u64)e->st.py_n * 16;
 	if (size > AP_REC_MAX)
 		size = AP_REC_MAX;
 	avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);

@@ -215,6 +215,7 @@ static __always_inline void emit_off(struct task_struct *next,
 		e->st.kstack_sz = 0;
 		e->st.ustack_sz = 0;
 		e->st.uflags = 0;
+		e->st.py_n = 0;
 	}
 	e->hdr.type = AP_EV_SCHED;
 	e->hdr.pid = t->pid;
@@ -235,7 +236,7 @@ static __always_inline void emit_off(struct task_struct *next,
 	BPF_CORE_READ_STR_INTO(&e->comm, next, comm);
 	/* only the frames travel */
 	size = AP_SCHED_OFF_HDR_SIZE + (__u64)(__u32)e->st.kstack_sz +
-	       (__u64)(__u32)e->st.ustack_sz;
+	       (__u64)(__u32)e->st.ustack_sz + (__u64)e->st.py_n * 16;
 	if (size > sizeof(*e))
 		size = sizeof(*e);
 	/* no wake-up per record: the reader it would wake preempts the

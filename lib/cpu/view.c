@@ -1117,14 +1117,14 @@ static void print_table(struct view_cpu *v, struct rows *rs, FILE *out)
 				break;
 			case AP_KEY_SYM:
 				if (i == o->nr_keys - 1) {
-					fprintf(out, "  [%c] %s",
-						row->f.kernel ? 'k' : '.',
+					fprintf(out, "  [%s] %s",
+						ap_rframe__mark(&row->f),
 						row->f.sym);
 					break;
 				}
 				/* a column follows: padded, or cut with a '+' */
-				snprintf(sym, sizeof(sym), "[%c] %s",
-					 row->f.kernel ? 'k' : '.', row->f.sym);
+				snprintf(sym, sizeof(sym), "[%s] %s",
+					 ap_rframe__mark(&row->f), row->f.sym);
 				ap_put_col(out, sym, wsym);
 				break;
 			case AP_KEY_SRCLINE:

@@ -49,8 +49,9 @@ static long frame_idx(struct ss *x, const struct ap_rframe *f)
 	uint64_t *slot;
 	int fresh;
 
-	snprintf(key, sizeof(key), "%s\x1f%s\x1f%d", f->sym, f->dso,
-		 f->kernel);
+	/* a Python frame is one per line, as py-spy's */
+	snprintf(key, sizeof(key), "%s\x1f%s\x1f%d\x1f%d", f->sym, f->dso,
+		 f->kernel, f->python ? f->line : 0);
 	k = ap_strtab__intern(x->strs, key, -1);
 	slot = k ? ap_hmap__upsert(&x->frame_idx, (uintptr_t)k, &fresh) : NULL;
 	if (!slot)
@@ -357,7 +358,12 @@ int ap_export_speedscope(const struct ap_profile *p, const char *name,
 
 		fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", out);
 		ap_json_str(out, f->sym);
-		if (f->dso[0]) {
+		if (f->python && f->path) {
+			fputs(", \"file\": ", out);
+			ap_json_str(out, f->path);
+			if (f->line > 0)
+				fprintf(out, ", \"line\": %d", f->line);
+		} else if (f->dso[0]) {
 			fputs(", \"file\": ", out);
 			ap_json_str(out, f->dso);
 		}

@@ -430,6 +430,35 @@ int ap_jit__decode(const void *p, size_t len, struct ap_jit *e)
 	return c.err;
 }
 
+void ap_pyframe__encode(const struct ap_pyframe *e, struct ap_buf *b)
+{
+	size_t mark;
+
+	ap_frame__begin(b, AP_TAG_PYFRAME, &mark);
+	ap_buf__u32(b, e->id);
+	ap_buf__u32(b, (uint32_t)e->line);
+	ap_buf__u32(b, (uint32_t)e->first_line);
+	PUT_STR(b, e->func);
+	PUT_STR(b, e->file);
+	ap_frame__end(b, mark);
+}
+
+int ap_pyframe__decode(const void *p, size_t len, struct ap_pyframe *e)
+{
+	struct ap_cur c;
+
+	ap_cur__init(&c, p, len);
+	memset(e, 0, sizeof(*e));
+	e->id = ap_cur__u32(&c);
+	e->line = (int32_t)ap_cur__u32(&c);
+	e->first_line = (int32_t)ap_cur__u32(&c);
+	GET_STR(&c, e->func);
+	GET_STR(&c, e->file);
+	if (!c.err && !e->id)
+		return -EBADMSG;
+	return c.err;
+}
+
 void ap_ksym__encode(const struct ap_ksym *e, struct ap_buf *b)
 {
 	size_t mark;

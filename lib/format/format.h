@@ -44,7 +44,8 @@
 	X(KERNEL_BUILD_ID,	8)	/* the header's kernel_build_id */ \
 	X(SCHED_RUNTIME,	9)	/* sched on_ns is the kernel's	\
 					 * run time, flag 0x40 */	\
-	X(TRACEPOINT,		10)	/* tracepoint frames */
+	X(TRACEPOINT,		10)	/* tracepoint frames */	\
+	X(PYFRAME,		11)	/* Python frames */
 
 /* for the checks of the lists: X(NAME, value, ...) */
 #define AP__COUNT(name, ...)	+ 1
@@ -102,6 +103,7 @@ AP__DENSE_ENUM(AP_FORMAT_MINORS, AP__MINOR_ENUM, AP_FORMAT_MINOR, 1);
 	X(SENSOR,	22,	"sensor")	/* ok, or why not */	\
 	X(SUMMARY,	23,	"summary")	/* end of the record */	\
 	X(LOST_PROC,	24,	"lost-proc")	/* one process's drops */ \
+	X(PYFRAME,	28,	"pyframe")	/* a Python frame's name */ \
 	X(IMAGE,	29,	"image")	/* no file has it: vDSO */ \
 	X(JIT,		30,	"jit")		/* from /tmp/perf-PID.map */ \
 	X(UNWIND,	31,	"unwind")	/* how stacks unwound */
@@ -233,6 +235,37 @@ struct ap_jit {
 	uint64_t start;
 	uint64_t size;
 	char name[256];
+};
+
+/*
+ * A Python frame (function, file, line) that user frames of stacks name
+ * as AP_PYFRAME_IP(id): an address no user code has (not canonical on
+ * x86-64), so that stacks keep one array of u64s; odd, so that the
+ * look-up of a return address at ip - 1 finds the same id.  The strings
+ * are the target's, bounded and never trusted.
+ */
+#define AP_PYFRAME_TAG		0xa000000000000000ull
+#define AP_PYFRAME_ID_MAX	0x7fffffffu
+#define AP_PYFRAME_IP(id)	(AP_PYFRAME_TAG | (uint64_t)(id) << 1 | 1)
+#define AP_PYFRAME_NAME_MAX	256
+
+static inline int ap_pyframe_ip(uint64_t ip)
+{
+	return (ip & 0xffffffff00000000ull) == AP_PYFRAME_TAG;
+}
+
+/* the id of a frame that ap_pyframe_ip says is one, at ip or ip - 1 */
+static inline uint32_t ap_pyframe_id(uint64_t ip)
+{
+	return (uint32_t)ip >> 1;
+}
+
+struct ap_pyframe {
+	uint32_t id;			/* >= 1, once per recording */
+	int32_t line;			/* 0: unknown */
+	int32_t first_line;		/* the function's def; 0: unknown */
+	char func[AP_PYFRAME_NAME_MAX];	/* co_qualname */
+	char file[AP_PATH_MAX];		/* co_filename */
 };
 
 struct ap_ksym {
@@ -397,6 +430,8 @@ void ap_image__encode(const struct ap_image *e, struct ap_buf *b);
 int ap_image__decode(const void *p, size_t len, struct ap_image *e);
 void ap_jit__encode(const struct ap_jit *e, struct ap_buf *b);
 int ap_jit__decode(const void *p, size_t len, struct ap_jit *e);
+void ap_pyframe__encode(const struct ap_pyframe *e, struct ap_buf *b);
+int ap_pyframe__decode(const void *p, size_t len, struct ap_pyframe *e);
 void ap_ksym__encode(const struct ap_ksym *e, struct ap_buf *b);
 int ap_ksym__decode(const void *p, size_t len, struct ap_ksym *e);
 void ap_lost__encode(const struct ap_lost *e, struct ap_buf *b);

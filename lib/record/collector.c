@@ -350,6 +350,11 @@ int ap_collector__system_wide(const struct ap_collector *c)
 	return c->opts.system_wide;
 }
 
+int ap_collector__py_fd(const struct ap_collector *c)
+{
+	return bpf_map__fd(c->skel->maps.ap_py_procs);
+}
+
 int ap_collector__mappings_live(const struct ap_collector *c)
 {
 	return c->kmaps && !ap_kmaps__lost(c->kmaps);

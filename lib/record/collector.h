@@ -124,6 +124,8 @@ int ap_collector__system_wide(const struct ap_collector *c);
 /* 1 when mappings come from the kernel as they happen (lib/record/kmaps.h) and
  * none was lost: /proc need not be re-read when a frame is unknown */
 int ap_collector__mappings_live(const struct ap_collector *c);
+/* the map of Python interpreters by process (lib/python) */
+int ap_collector__py_fd(const struct ap_collector *c);
 /* the kernel's mapping records lost (a CPU's buffer was full) */
 uint64_t ap_collector__mappings_lost(const struct ap_collector *c);
 /* pid exec'd or exited: the unwinder's mirror of its old image goes. */

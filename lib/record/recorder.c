@@ -19,6 +19,7 @@
 #include "record/procfs.h"
 #include "util/safefile.h"
 #include "format/stacktab.h"
+#include "python/python.h"
 #include "symbols/symbolizer.h"
 #include "syscall.h"
 #include "util/vec.h"
@@ -262,6 +263,19 @@ static int known_mapping(const struct proc *p, const struct ap_mmap *m)
  * the recorder's address space of p and the collector's sensors learn it,
  * in time order per process.
  */
+/* the Python frames' state (lib/python), made on first use */
+static struct ap_python *python_of(struct ap_recorder *r)
+{
+	void **slot = ap_recorder__priv(r, AP_TAG_PYFRAME,
+					(void (*)(void *))ap_python__free);
+
+	if (!*slot)
+		*slot = ap_python__new();
+	if (*slot && r->collector)
+		ap_python__set_map(*slot, ap_collector__py_fd(r->collector));
+	return *slot;
+}
+
 static void emit_mapping(struct ap_recorder *r, struct proc *p,
 			 const struct ap_mmap *m)
 {
@@ -278,6 +292,7 @@ static void emit_mapping(struct ap_recorder *r, struct proc *p,
 	ap_addrspace__add_mapping(p->as, m);
 	if (r->collector)
 		ap_collector__mapping(r->collector, m);
+	ap_python__mapping(python_of(r), p->pid, m);
 	r->counts.mmaps++;
 }
 
@@ -489,6 +504,7 @@ static void proc_gone(struct ap_recorder *r, struct proc *p)
 	p->exited = 1;
 	if (r->collector)
 		ap_collector__image_gone(r->collector, p->pid);
+	ap_python__gone(python_of(r), p->pid);
 	ap_symbolizer__drop_addrspace(r->maps, p->as);
 	p->as = NULL;
 }
@@ -570,7 +586,10 @@ static void inherit(struct ap_recorder *r, struct proc *child,
 	size_t i, n = ap_addrspace__count(parent->as);
 	struct ap_mmap *m;
 
-	if (ap_addrspace__copy(child->as, parent->as) || !r->collector)
+	if (ap_addrspace__copy(child->as, parent->as))
+		return;
+	ap_python__fork(python_of(r), parent->pid, child->pid);
+	if (!r->collector)
 		return;
 	m = malloc(sizeof(*m));
 	if (!m)
@@ -806,10 +825,10 @@ int ap_stacks__whole(const void *rec, size_t size, size_t st_off)
 	memcpy(&st, (const char *)rec + st_off, offsetof(struct ap_stacks, ips));
 	if (st.kstack_sz < 0 || st.ustack_sz < 0 ||
 	    st.kstack_sz > AP_MAX_KSTACK * 8 ||
-	    st.ustack_sz > AP_MAX_USTACK * 8)
+	    st.ustack_sz > AP_MAX_USTACK * 8 || st.py_n > AP_MAX_PYSTACK)
 		return 0;
 	return size >= hdr + (size_t)st.kstack_sz / 8 * 8 +
-		       (size_t)st.ustack_sz / 8 * 8;
+		       (size_t)st.ustack_sz / 8 * 8 + (size_t)st.py_n * 16;
 }
 
 /* the pid of p in its own pid namespace: the perf map's name uses it */
@@ -945,8 +964,10 @@ static uint32_t recorder__stack(struct ap_recorder *r, uint32_t pid,
 	const struct ap_stacks *st = stacks;
 	int nk = st->kstack_sz > 0 ? st->kstack_sz / 8 : 0;
 	int nu = st->ustack_sz > 0 ? st->ustack_sz / 8 : 0;
+	int npy = st->py_n < AP_MAX_PYSTACK ? st->py_n : AP_MAX_PYSTACK;
 	const uint64_t *kips = (const uint64_t *)st->ips;
-	const uint64_t *uips;
+	const uint64_t *uips, *pyf;
+	uint64_t merged[AP_MAX_USTACK + AP_MAX_PYSTACK];
 	struct proc *p = find_proc(r, pid);
 	struct ap_stack s;
 	uint32_t id;
@@ -958,6 +979,7 @@ static uint32_t recorder__stack(struct ap_recorder *r, uint32_t pid,
 	if (nu > AP_MAX_KSTACK + AP_MAX_USTACK - nk)
 		nu = AP_MAX_KSTACK + AP_MAX_USTACK - nk;
 	uips = kips + nk;
+	pyf = uips + nu;
 	if (nk && strip) {
 		int own = own_frames(r, kips, nk);
 
@@ -1001,6 +1023,12 @@ static uint32_t recorder__stack(struct ap_recorder *r, uint32_t pid,
 	}
 	if (!nk && !nu)
 		return 0;
+	if (npy && nu) {
+		nu = ap_python__merge(python_of(r), pid, uips, nu, pyf, npy,
+				      merged, AP_MAX_USTACK + AP_MAX_PYSTACK,
+				      &r->buf);
+		uips = merged;
+	}
 	id = ap_stacktab__intern(r->stacks, kips, nk, uips, nu, &fresh);
 	if (!id || !fresh)
 		return id;
@@ -1042,6 +1070,7 @@ static void exec_image(struct ap_recorder *r, struct proc *p, uint32_t tid,
 	p->generation++;
 	if (r->collector)
 		ap_collector__image_gone(r->collector, p->pid);
+	ap_python__gone(python_of(r), p->pid);
 	ap_addrspace__reset(p->as);
 	write_task(r, p, AP_TASK_EXECED, p->ppid, comm, ts, 0);
 	write_comm(r, p->pid, tid, comm, ts);
@@ -1209,10 +1238,20 @@ static int on_task(struct ap_recorder *r, const void *data, size_t size)
 	return 0;
 }
 
+static int on_pycode(struct ap_recorder *r, const void *data, size_t size)
+{
+	const struct ap_ev_pycode *e = data;
+
+	if (size >= sizeof(*e))
+		ap_python__code(python_of(r), e->hdr.pid, e->code, e->check);
+	return 0;
+}
+
 /* BPF records that are no event kind's: the kinds' own come from their
  * rows in lib/event/kinds.c */
 static const struct ap_rec_handler own_handlers[] = {
 	{ AP_EV_TASK, on_task, UINT32_MAX },
+	{ AP_EV_PYCODE, on_pycode, UINT32_MAX },
 	{ AP_REC_KMAP, on_kmap, UINT32_MAX },
 	{ 0 },
 };

@@ -474,6 +474,15 @@ int ap_session__feed(struct ap_session *s, const struct ap_frame *f)
 					       j.start, j.size, j.name);
 		break;
 	}
+	case AP_TAG_PYFRAME: {
+		struct ap_pyframe *pf = malloc(sizeof(*pf));
+
+		err = pf ? ap_pyframe__decode(f->payload, f->len, pf) : -ENOMEM;
+		if (!err)
+			err = ap_symbolizer__add_pyframe(s->sym, pf);
+		free(pf);
+		break;
+	}
 	case AP_TAG_IMAGE: {
 		struct ap_image img;
 

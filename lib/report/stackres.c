@@ -427,6 +427,16 @@ long ap_stackres__resolve_stack(struct ap_stackres *r, struct ap_session *s,
 		const struct ap_fcache_ent *e = fcache_get(&r->ips, key);
 		size_t from = r->nr;
 
+		/* a Python frame (lib/python): a name of the file's */
+		if (ap_pyframe_ip(ip)) {
+			err = push_loc_at(r, ap_symbolizer__user(sym, as, ip,
+								 0),
+					  0, 0, 0);
+			if (err)
+				return err;
+			r->frames[r->nr - 1].python = 1;
+			continue;
+		}
 		if (e && e->cut) {
 			r->cut = 1;
 			break;
@@ -629,7 +639,8 @@ int ap_fbuf__frames(struct ap_fbuf *b, const struct ap_rframe *frames,
 		const char *suffix = frames[j].kernel ? "_[k]" : "";
 		char *name;
 
-		if (!b->srcline || !frames[j].file) {
+		/* a Python frame: "function (file.py:12)", as py-spy's */
+		if (!frames[j].file || (!b->srcline && !frames[j].python)) {
 			err = ap_fbuf__add(b, ";", frames[j].sym, suffix);
 		} else {
 			/* the file name is the target's: escaped with the

@@ -24,6 +24,8 @@ struct ap_rframe {
 	const char *dso;		/* interned, never NULL */
 	int kernel;
 	int inlined;			/* inlined into the next frame */
+	int python;			/* a Python frame: sym its function,
+					 * dso its file's name */
 	/* where: the source line of this frame's address (its call site
 	 * in the next frame for an inlined one); only when the symbolizer
 	 * computes lines (ap_symbolizer_opts.no_srcline unset) */
@@ -143,6 +145,13 @@ int ap_stackres__push_loc(struct ap_stackres *r, const struct ap_sym_loc *loc,
 long ap_stackres__resolve_stack(struct ap_stackres *r, struct ap_session *s,
 				struct ap_addrspace *as,
 				const struct ap_stack *st, int flags);
+/* a frame's mark in the tables, as perf's: "k" kernel, "." user, "py"
+ * Python */
+static inline const char *ap_rframe__mark(const struct ap_rframe *f)
+{
+	return f->kernel ? "k" : f->python ? "py" : ".";
+}
+
 /* "file.c:12" for a frame (the basename, as perf's srcline key), or
  * "??:0" when its line is unknown; returns buf */
 const char *ap_rframe__srcline(const struct ap_rframe *f, char *buf,

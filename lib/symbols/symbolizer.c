@@ -45,6 +45,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "python/names.h"
 #include "record/bidcache.h"
 #include "symbols/debuginfod.h"
 #include "symbols/demangle.h"
@@ -277,6 +278,7 @@ struct jittab {
 
 struct ap_symbolizer {
 	struct ap_symbolizer_opts opts;
+	struct ap_pynames *py;		/* Python frames (lib/python) */
 	struct htab spaces;
 	struct ap_addrspace *versions;	/* made by ap_addrspace__clone */
 	uint64_t as_stamps;		/* the last ap_addrspace.stamp given */
@@ -944,6 +946,7 @@ void ap_symbolizer__free(struct ap_symbolizer *s)
 		addrspace__free(&as->node);
 	}
 	htab__clear(&s->spaces, addrspace__free);
+	ap_pynames__free(s->py);
 	htab__clear(&s->cache, hnode__free);
 	htab__clear(&s->kcache, hnode__free);
 	htab__clear(&s->modules, module__free);
@@ -2392,6 +2395,14 @@ static const struct ap_sym_loc *jit__loc(struct ap_symbolizer *s,
 	return ent->loc;
 }
 
+int ap_symbolizer__add_pyframe(struct ap_symbolizer *s,
+			       const struct ap_pyframe *f)
+{
+	if (!s->py)
+		s->py = ap_pynames__new();
+	return s->py ? ap_pynames__add(s->py, f) : -ENOMEM;
+}
+
 const struct ap_sym_loc *ap_symbolizer__user(struct ap_symbolizer *s,
 					     struct ap_addrspace *as,
 					     uint64_t ip, int is_return_addr)
@@ -2404,6 +2415,8 @@ const struct ap_sym_loc *ap_symbolizer__user(struct ap_symbolizer *s,
 
 	if (!s)
 		return &unknown_loc;
+	if (ap_pyframe_ip(ip))
+		return ap_pynames__loc(s->py, ip);
 	/* a caller frame: blame the call, not what follows it; but where
 	 * nothing covers ip - 1, ip is the first byte of a signal
 	 * trampoline (glibc's __restore_rt), which its CFI starts one byte

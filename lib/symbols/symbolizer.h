@@ -72,6 +72,11 @@ int ap_symbolizer__add_jit(struct ap_symbolizer *s, uint32_t pid,
 			   uint64_t start_ticks, uint64_t start, uint64_t size,
 			   const char *name);
 
+/* A Python frame of the file (a pyframe frame): names the user frames
+ * AP_PYFRAME_IP(f->id) from then on.  0 or -errno. */
+int ap_symbolizer__add_pyframe(struct ap_symbolizer *s,
+			       const struct ap_pyframe *f);
+
 /* The vDSO's ELF image (as the file stores it): names "[vdso]" frames
  * from then on.  0 or -errno. */
 int ap_symbolizer__set_vdso(struct ap_symbolizer *s, const void *image,

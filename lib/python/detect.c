@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Which CPython a file is, where its runtime state lives, and the
+ * offsets of its version.  The offsets are CPython's own structs on
+ * x86-64, read from a debug build of each version with gdb (ptype /o);
+ * the version comes from the file itself (Py_Version), never from its
+ * name, so that a table is used only for the version it was made for.
+ */
+#include "python/python.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static const struct ap_py_layout layouts[] = {
+	{
+		/* 3.11: frames in the thread's _PyCFrame chain */
+		.version = 0x030b,
+		.walk = {
+			.interp_head = 0x28,
+			.threads_head = 0x10,
+			.ts_next = 0x08,
+			.ts_thread_id = 0x98,
+			.ts_cframe = 0x38,
+			.cf_frame = 0x08,
+			.fr_code = 0x20,
+			.fr_previous = 0x30,
+			.fr_instr = 0x38,
+			.fr_entry = 0x44,
+			.co_code = 0xb8,
+			.co_qualname = 0x80,
+			.co_filename = 0x70,
+			.co_firstlineno = 0x48,
+		},
+		.co_name = 0x78,
+		.co_qualname = 0x80,
+		.co_filename = 0x70,
+		.co_firstlineno = 0x48,
+		.co_linetable = 0x88,
+		.bytes_data = 0x20,
+		.str_ascii = 48,
+		.str_compact = 72,
+	},
+	{
+		/* 3.12: f_code first; the evaluator's own frames */
+		.version = 0x030c,
+		.walk = {
+			.interp_head = 0x28,
+			.threads_head = 0x48,
+			.ts_next = 0x08,
+			.ts_thread_id = 0x88,
+			.ts_cframe = 0x38,
+			.cf_frame = 0x00,
+			.fr_code = 0x00,
+			.fr_previous = 0x08,
+			.fr_instr = 0x38,
+			.fr_entry = 0x46,
+			.co_code = 0xc0,
+			.co_qualname = 0x80,
+			.co_filename = 0x70,
+			.co_firstlineno = 0x44,
+			.entry_owner = 1,
+		},
+		.co_name = 0x78,
+		.co_qualname = 0x80,
+		.co_filename = 0x70,
+		.co_firstlineno = 0x44,
+		.co_linetable = 0x88,
+		.bytes_data = 0x20,
+		.str_ascii = 40,
+		.str_compact = 56,
+	},
+	{
+		/* 3.13: no _PyCFrame, the frame in the thread state;
+		 * f_executable for f_code, instr_ptr for prev_instr */
+		.version = 0x030d,
+		.walk = {
+			.interp_head = 0x278,
+			.threads_head = 0x1cb0,
+			.ts_next = 0x08,
+			.ts_thread_id = 0x98,
+			.ts_cframe = AP_PY_NONE,
+			.cf_frame = 0x48,
+			.fr_code = 0x00,
+			.fr_previous = 0x08,
+			.fr_instr = 0x38,
+			.fr_entry = 0x46,
+			.co_code = 0xc8,
+			.co_qualname = 0x80,
+			.co_filename = 0x70,
+			.co_firstlineno = 0x44,
+			.entry_owner = 1,
+		},
+		.co_name = 0x78,
+		.co_qualname = 0x80,
+		.co_filename = 0x70,
+		.co_firstlineno = 0x44,
+		.co_linetable = 0x88,
+		.bytes_data = 0x20,
+		.str_ascii = 40,
+		.str_compact = 56,
+	},
+};
+
+const struct ap_py_layout *ap_py_layout__find(unsigned int version)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++)
+		if (layouts[i].version == version)
+			return &layouts[i];
+	return NULL;
+}
+
+/* the name after "lib", or NULL: "python3.11" of libpython3.11.so */
+static const char *py_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	b = b ? b + 1 : path;
+	if (!strncmp(b, "lib", 3))
+		b += 3;
+	return !strncmp(b, "python", 6) && isdigit((unsigned char)b[6]) ?
+	       b + 6 : NULL;
+}
+
+int ap_py_name_matches(const char *path)
+{
+	return py_name(path) != NULL;
+}
+
+unsigned int ap_py_name_version(const char *path)
+{
+	const char *v = py_name(path);
+	unsigned int major, minor;
+
+	if (!v || sscanf(v, "%u.%u", &major, &minor) != 2 || major > 255 ||
+	    minor > 255)
+		return 0;
+	return major << 8 | minor;
+}
+
+static Elf *elf_open(const char *path, int *fd)
+{
+	Elf *e;
+
+	elf_version(EV_CURRENT);
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return NULL;
+	e = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF) {
+		if (e)
+			elf_end(e);
+		close(*fd);
+		*fd = -1;
+		return NULL;
+	}
+	return e;
+}
+
+int ap_py_elf_bias(const char *open_path, uint64_t start, uint64_t pgoff,
+		   uint64_t *bias)
+{
+	GElf_Phdr ph;
+	size_t n, i;
+	int fd, err = -ENOENT;
+	Elf *e = elf_open(open_path, &fd);
+
+	if (!e)
+		return -ENOENT;
+	if (elf_getphdrnum(e, &n))
+		n = 0;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(e, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (pgoff >= (ph.p_offset & ~0xfffull) &&
+		    pgoff < ph.p_offset + ph.p_filesz) {
+			*bias = start - pgoff - (ph.p_vaddr - ph.p_offset);
+			err = 0;
+			break;
+		}
+	}
+	elf_end(e);
+	close(fd);
+	return err;
+}
+
+struct syms {
+	GElf_Sym runtime, version, eval, code_type;
+	int have_runtime, have_version, have_eval, have_code_type;
+};
+
+static void find_syms(Elf *e, struct syms *s)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		Elf_Data *d;
+		size_t i, n;
+
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
+		    !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d)
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < n; i++) {
+			GElf_Sym sym;
+			const char *nm;
+
+			if (!gelf_getsym(d, i, &sym) || !sym.st_value ||
+			    sym.st_shndx == SHN_UNDEF)
+				continue;
+			nm = elf_strptr(e, sh.sh_link, sym.st_name);
+			if (!nm || (nm[0] != '_' && nm[0] != 'P'))
+				continue;
+			if (!strcmp(nm, "_PyRuntime")) {
+				s->runtime = sym;
+				s->have_runtime = 1;
+			} else if (!strcmp(nm, "Py_Version")) {
+				s->version = sym;
+				s->have_version = 1;
+			} else if (!strcmp(nm, "_PyEval_EvalFrameDefault")) {
+				s->eval = sym;
+				s->have_eval = 1;
+			} else if (!strcmp(nm, "PyCode_Type")) {
+				s->code_type = sym;
+				s->have_code_type = 1;
+			}
+		}
+	}
+}
+
+/* the 4 bytes at ELF address addr, from the section holding them */
+static int read_u32_at(Elf *e, uint64_t addr, uint32_t *v)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    addr < sh.sh_addr || addr + 4 > sh.sh_addr + sh.sh_size)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf || addr - sh.sh_addr + 4 > d->d_size)
+			return -EINVAL;
+		memcpy(v, (const char *)d->d_buf + (addr - sh.sh_addr), 4);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int ap_py_interp__probe(const char *open_path, uint64_t bias,
+			struct ap_py_interp *out)
+{
+	struct syms s = { 0 };
+	uint32_t hex;
+	int fd;
+	Elf *e = elf_open(open_path, &fd);
+
+	if (!e)
+		return -ENOENT;
+	find_syms(e, &s);
+	memset(out, 0, sizeof(*out));
+	if (!s.have_runtime) {
+		elf_end(e);
+		close(fd);
+		return 0;
+	}
+	/* PY_VERSION_HEX: 0x030b07f0 for 3.11.7 final; before 3.11 there
+	 * is no Py_Version, and no layout either */
+	if (s.have_version && !read_u32_at(e, s.version.st_value, &hex) &&
+	    hex >> 24 == 3)
+		out->version = hex >> 16;
+	elf_end(e);
+	close(fd);
+	out->runtime = s.runtime.st_value + bias;
+	if (s.have_eval && s.eval.st_size) {
+		out->eval_lo = s.eval.st_value + bias;
+		out->eval_hi = out->eval_lo + s.eval.st_size;
+	}
+	if (s.have_code_type)
+		out->code_type = s.code_type.st_value + bias;
+	out->lay = out->eval_hi && out->code_type ?
+		   ap_py_layout__find(out->version) : NULL;
+	return 1;
+}
+
+static unsigned int varint(const uint8_t *t, size_t len, size_t *i)
+{
+	unsigned int v = 0, shift = 0;
+	uint8_t b;
+
+	do {
+		if (*i >= len || shift > 28)
+			return 0;
+		b = t[(*i)++];
+		v |= (unsigned int)(b & 63) << shift;
+		shift += 6;
+	} while (b & 64);
+	return v;
+}
+
+static int svarint(const uint8_t *t, size_t len, size_t *i)
+{
+	unsigned int u = varint(t, len, i);
+
+	return u & 1 ? -(int)(u >> 1) : (int)(u >> 1);
+}
+
+/*
+ * CPython 3.11's location table (Objects/locations.md): entries of a
+ * first byte 1CCCCLLL (code C, L + 1 code units) and the bytes its code
+ * takes; the line changes by a signed delta in codes 10 to 14, and code
+ * 15 ranges have no line.
+ */
+int ap_py_line_311(const uint8_t *tab, size_t len, int first, unsigned idx)
+{
+	size_t i = 0;
+	unsigned int addr = 0;
+	int line = first;
+
+	while (i < len) {
+		uint8_t b = tab[i++];
+		unsigned int code = (b >> 3) & 15, n = (b & 7) + 1;
+		int delta = 0;
+
+		if (!(b & 0x80))
+			return 0;	/* not at an entry: a bad table */
+		switch (code) {
+		case 15:
+			break;
+		case 14:
+			delta = svarint(tab, len, &i);
+			varint(tab, len, &i);
+			varint(tab, len, &i);
+			varint(tab, len, &i);
+			break;
+		case 13:
+			delta = svarint(tab, len, &i);
+			break;
+		case 12:
+		case 11:
+		case 10:
+			delta = code - 10;
+			i += 2;
+			break;
+		default:
+			i += 1;
+			break;
+		}
+		line += delta;
+		if (idx < addr + n)
+			return code == 15 ? 0 : line;
+		addr += n;
+	}
+	return 0;
+}

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Python frames (lib/python): the line of an instruction from a real
+ * CPython 3.11 location table against the interpreter's own co_lines();
+ * the pyframe frame's bytes both ways, and a payload cut short refused;
+ * the frame addresses stacks hold, named at ip and at ip - 1 (a caller's
+ * look-up); the names of interpreter files.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/buf.h"
+#include "format/format.h"
+#include "python/names.h"
+#include "python/python.h"
+#include "symbols/symbolizer.h"
+
+/*
+ * def f(n):            # line 2 of `python3.11 -c`
+ *     x = 0
+ *     for i in range(n):
+ *         x += i * i
+ *     return x
+ * f.__code__.co_linetable and co_lines() (in code units) of 3.11.2
+ */
+static const uint8_t table[] = {
+	128, 0, 216, 8, 9, 128, 65, 221, 13, 18, 144, 49, 137, 88, 140, 88,
+	240, 0, 1, 5, 19, 240, 0, 1, 5, 19, 136, 1, 216, 8, 9, 136, 81, 144,
+	17, 137, 85, 137, 10, 136, 1, 136, 1, 216, 11, 12, 128, 72,
+};
+
+static const struct { unsigned int lo, hi; int line; } lines[] = {
+	{ 0, 1, 2 }, { 1, 3, 3 }, { 3, 20, 4 }, { 20, 29, 5 }, { 29, 31, 6 },
+};
+
+START_TEST(line_table)
+{
+	size_t i;
+	unsigned int idx;
+
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		for (idx = lines[i].lo; idx < lines[i].hi; idx++)
+			ck_assert_msg(ap_py_line_311(table, sizeof(table), 2,
+						     idx) == lines[i].line,
+				      "instruction %u: line %d, not %d", idx,
+				      ap_py_line_311(table, sizeof(table), 2,
+						     idx), lines[i].line);
+	/* past the end, a table cut anywhere, one not at an entry */
+	ck_assert_int_eq(ap_py_line_311(table, sizeof(table), 2, 31), 0);
+	for (i = 0; i < sizeof(table); i++)
+		ap_py_line_311(table, i, 2, 30);
+	ck_assert_int_eq(ap_py_line_311(table + 1, sizeof(table) - 1, 2, 5),
+			 0);
+}
+END_TEST
+
+START_TEST(pyframe_bytes)
+{
+	struct ap_pyframe f = { .id = 7, .line = 12, .first_line = 9 }, g;
+	struct ap_buf b;
+	size_t n;
+
+	strcpy(f.func, "Outer.burn_a");
+	strcpy(f.file, "/srv/app/x\n;y.py");
+	ap_buf__init(&b);
+	ap_pyframe__encode(&f, &b);
+	ck_assert_uint_eq(ap_get_le32(b.data), AP_TAG_PYFRAME);
+	n = b.len - AP_FRAME_HDR_LEN;
+	ck_assert_uint_eq(ap_get_le32(b.data + 4), n);
+	ck_assert_int_eq(ap_pyframe__decode(b.data + AP_FRAME_HDR_LEN, n, &g),
+			 0);
+	ck_assert_uint_eq(g.id, 7);
+	ck_assert_int_eq(g.line, 12);
+	ck_assert_int_eq(g.first_line, 9);
+	ck_assert_str_eq(g.func, f.func);
+	ck_assert_str_eq(g.file, f.file);
+	ck_assert_int_ne(ap_pyframe__decode(b.data + AP_FRAME_HDR_LEN, 10,
+					    &g), 0);
+	/* id 0 names nothing */
+	memset(b.data + AP_FRAME_HDR_LEN, 0, 4);
+	ck_assert_int_ne(ap_pyframe__decode(b.data + AP_FRAME_HDR_LEN, n, &g),
+			 0);
+	ap_buf__free(&b);
+}
+END_TEST
+
+START_TEST(frame_addresses)
+{
+	struct ap_pyframe f = { .id = 3, .line = 40, .first_line = 38 };
+	struct ap_symbolizer *s = ap_symbolizer__new(NULL);
+	const struct ap_sym_loc *loc;
+	uint64_t ip = AP_PYFRAME_IP(3);
+
+	ck_assert(ap_pyframe_ip(ip));
+	ck_assert(ap_pyframe_ip(ip - 1));
+	ck_assert_uint_eq(ap_pyframe_id(ip), 3);
+	ck_assert_uint_eq(ap_pyframe_id(ip - 1), 3);
+	ck_assert_uint_eq(ap_pyframe_id(AP_PYFRAME_IP(AP_PYFRAME_ID_MAX)),
+			  AP_PYFRAME_ID_MAX);
+	ck_assert(!ap_pyframe_ip(0x7ffff7a00000ull));
+	ck_assert(!ap_pyframe_ip(0xffffffff81000000ull));
+	strcpy(f.func, "work");
+	strcpy(f.file, "/tmp/prog.py");
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(ap_symbolizer__add_pyframe(s, &f), 0);
+	loc = ap_symbolizer__user(s, NULL, ip, 1);
+	ck_assert_int_eq(loc->nr_frames, 1);
+	ck_assert_str_eq(loc->frames[0].sym, "work");
+	ck_assert_str_eq(loc->frames[0].file, "/tmp/prog.py");
+	ck_assert_int_eq(loc->frames[0].line, 40);
+	ck_assert_int_eq(loc->frames[0].start_line, 38);
+	ck_assert_str_eq(loc->dso, "prog.py");
+	ck_assert_ptr_eq(ap_symbolizer__user(s, NULL, ip - 1, 0), loc);
+	/* an id the file never named */
+	loc = ap_symbolizer__user(s, NULL, AP_PYFRAME_IP(4), 0);
+	ck_assert_int_eq(loc->nr_frames, 0);
+	ck_assert_str_eq(loc->dso, "[py]");
+	/* the first frame of an id names it */
+	strcpy(f.func, "other");
+	ck_assert_int_eq(ap_symbolizer__add_pyframe(s, &f), 0);
+	ck_assert_str_eq(ap_symbolizer__user(s, NULL, ip, 0)->frames[0].sym,
+			 "work");
+	f.id = 0;
+	ck_assert_int_ne(ap_symbolizer__add_pyframe(s, &f), 0);
+	ap_symbolizer__free(s);
+}
+END_TEST
+
+START_TEST(interpreter_names)
+{
+	ck_assert(ap_py_name_matches("/usr/bin/python3.11"));
+	ck_assert(ap_py_name_matches("/root/.pyenv/versions/3.12.1/lib/"
+				     "libpython3.12.so.1.0"));
+	ck_assert(ap_py_name_matches("python3"));
+	ck_assert(!ap_py_name_matches("/usr/bin/python"));
+	ck_assert(!ap_py_name_matches("/usr/lib/libc.so.6"));
+	ck_assert(!ap_py_name_matches("/usr/bin/pythonista"));
+	ck_assert_uint_eq(ap_py_name_version("/usr/lib/x86_64-linux-gnu/"
+					     "libpython3.10.so.1.0"), 0x030a);
+	ck_assert_uint_eq(ap_py_name_version("/usr/bin/python3"), 0);
+	ck_assert_ptr_nonnull(ap_py_layout__find(0x030b));
+	ck_assert_ptr_nonnull(ap_py_layout__find(0x030c));
+	ck_assert_ptr_nonnull(ap_py_layout__find(0x030d));
+	ck_assert_ptr_null(ap_py_layout__find(0x030a));
+	ck_assert_ptr_null(ap_py_layout__find(0x030e));
+}
+END_TEST
+
+static Suite *python_suite(void)
+{
+	Suite *s = suite_create("python");
+	TCase *tc = tcase_create("python");
+
+	tcase_add_test(tc, line_table);
+	tcase_add_test(tc, pyframe_bytes);
+	tcase_add_test(tc, frame_addresses);
+	tcase_add_test(tc, interpreter_names);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(python_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
