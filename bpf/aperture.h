@@ -312,7 +312,7 @@ struct ap_py_proc {
  * the process lives, even when the stack that holds it is sent later
  * (an off-CPU interval, at its end) or the process exits soon after.
  */
-#define AP_EV_PYCODE		0x120
+#define AP_EV_PYCODE		0x130
 
 struct ap_ev_pycode {
 	struct ap_ev_hdr hdr;

@@ -1248,8 +1248,8 @@ static int on_pycode(struct ap_recorder *r, const void *data, size_t size)
 }
 
 /* BPF records that are no event kind's: the kinds' own come from their
- * rows in lib/event/kinds.c */
-static const struct ap_rec_handler own_handlers[] = {
+ * rows in lib/event/kinds.c (types unique across both: test_event) */
+const struct ap_rec_handler ap_recorder_own_handlers[] = {
 	{ AP_EV_TASK, on_task, UINT32_MAX },
 	{ AP_EV_PYCODE, on_pycode, UINT32_MAX },
 	{ AP_REC_KMAP, on_kmap, UINT32_MAX },
@@ -1261,7 +1261,7 @@ static const struct ap_rec_handler *find_handler(uint32_t type)
 	const struct ap_rec_handler *h;
 	size_t i;
 
-	for (h = own_handlers; h->fn; h++)
+	for (h = ap_recorder_own_handlers; h->fn; h++)
 		if (h->type == type)
 			return h;
 	for (i = 0; i < ap_nr_event_kinds; i++)

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "event/event.h"
 #include "format/buf.h"
 #include "format/format.h"
 
@@ -42,6 +43,9 @@ void ap_recorder__set_buildid_cache(struct ap_recorder *r,
 int ap_recorder__snapshot(struct ap_recorder *r, pid_t pid);
 /* one ring buffer record; matches ap_event_fn */
 int ap_recorder__event(void *r, const void *data, size_t size);
+/* the handlers of the records that are no event kind's (tasks, Python
+ * code objects, kernel mappings), ended by a zero row */
+extern const struct ap_rec_handler ap_recorder_own_handlers[];
 /* hands what has been encoded to the sink */
 int ap_recorder__flush(struct ap_recorder *r);
 /* writes the LOST, LOST_PROC and SENSOR frames from the collector's

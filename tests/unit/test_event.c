@@ -18,6 +18,7 @@
 #include "event/event.h"
 #include "export/profile.h"
 #include "format/format.h"
+#include "record/recorder.h"
 #include "record/sensor.h"
 #include "report/view.h"
 
@@ -85,6 +86,26 @@ START_TEST(test_rows_unique)
 }
 END_TEST
 
+/* the recorder dispatches by type to its own handlers first: one of those
+ * that a kind's record also has takes the kind's records (a tracepoint's
+ * description once went to the Python code objects' handler, and every
+ * tracepoint event of the recording was dropped) */
+START_TEST(test_own_types_unique)
+{
+	const struct ap_rec_handler *h, *g;
+	size_t i;
+
+	for (h = ap_recorder_own_handlers; h->fn; h++) {
+		for (g = h + 1; g->fn; g++)
+			ck_assert_uint_ne(h->type, g->type);
+		for (i = 0; i < ap_nr_event_kinds; i++)
+			for (g = ap_event_kinds[i]->rec; g->fn; g++)
+				ck_assert_msg(h->type != g->type,
+					      "record type 0x%x is the recorder's and %s's",
+					      h->type, ap_event_kinds[i]->name);
+	}
+}
+END_TEST
 
 START_TEST(test_prof_types_unique)
 {
@@ -210,6 +231,7 @@ static Suite *event_suite(void)
 
 	tcase_add_test(tc, test_rows_whole);
 	tcase_add_test(tc, test_rows_unique);
+	tcase_add_test(tc, test_own_types_unique);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("prof_types");
 
