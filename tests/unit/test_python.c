@@ -55,6 +55,47 @@ START_TEST(line_table)
 }
 END_TEST
 
+/*
+ * The tables of the same function (first line 2) from CPython 3.10 and
+ * 3.9, and the lines that its co_lines() and dis.findlinestarts() give:
+ * instruction ranges in code units (3.10) and in bytes (3.9, 3.8).
+ */
+static const uint8_t table_310[] = { 4, 1, 12, 1, 8, 1, 10, 1, 10, 2, 4, 1 };
+static const uint8_t lnotab[] = { 0, 1, 4, 1, 12, 1, 8, 1, 10, 2, 10, 1 };
+
+static const struct { unsigned int lo, hi; int line; } lines_310[] = {
+	{ 0, 2, 3 }, { 2, 8, 4 }, { 8, 12, 5 }, { 12, 17, 6 }, { 17, 22, 8 },
+	{ 22, 24, 9 },
+}, lines_lnotab[] = {
+	{ 0, 4, 3 }, { 4, 16, 4 }, { 16, 24, 5 }, { 24, 34, 6 },
+	{ 34, 44, 8 }, { 44, 48, 9 },
+};
+
+START_TEST(line_table_old)
+{
+	size_t i;
+	unsigned int idx;
+
+	for (i = 0; i < sizeof(lines_310) / sizeof(lines_310[0]); i++)
+		for (idx = lines_310[i].lo; idx < lines_310[i].hi; idx++)
+			ck_assert_int_eq(ap_py_line(AP_PY_LINES_310, table_310,
+						    sizeof(table_310), 2, idx),
+					 lines_310[i].line);
+	for (i = 0; i < sizeof(lines_lnotab) / sizeof(lines_lnotab[0]); i++)
+		for (idx = lines_lnotab[i].lo; idx < lines_lnotab[i].hi; idx++)
+			ck_assert_int_eq(ap_py_line(AP_PY_LNOTAB, lnotab,
+						    sizeof(lnotab), 2, idx),
+					 lines_lnotab[i].line);
+	/* 3.10: past the end, and bytes of no line (-128) */
+	ck_assert_int_eq(ap_py_line_310(table_310, sizeof(table_310), 2, 24),
+			 0);
+	ck_assert_int_eq(ap_py_line_310((const uint8_t []){ 4, 1, 4, 0x80 },
+					4, 2, 3), 0);
+	for (i = 0; i < sizeof(table_310); i++)
+		ap_py_line_310(table_310, i, 2, 23);
+}
+END_TEST
+
 START_TEST(pyframe_bytes)
 {
 	struct ap_pyframe f = { .id = 7, .line = 12, .first_line = 9 }, g;
@@ -142,7 +183,9 @@ START_TEST(interpreter_names)
 	ck_assert_ptr_nonnull(ap_py_layout__find(0x030b));
 	ck_assert_ptr_nonnull(ap_py_layout__find(0x030c));
 	ck_assert_ptr_nonnull(ap_py_layout__find(0x030d));
-	ck_assert_ptr_null(ap_py_layout__find(0x030a));
+	ck_assert_ptr_nonnull(ap_py_layout__find(0x0308));
+	ck_assert_ptr_nonnull(ap_py_layout__find(0x030a));
+	ck_assert_ptr_null(ap_py_layout__find(0x0307));
 	ck_assert_ptr_null(ap_py_layout__find(0x030e));
 }
 END_TEST
@@ -153,6 +196,7 @@ static Suite *python_suite(void)
 	TCase *tc = tcase_create("python");
 
 	tcase_add_test(tc, line_table);
+	tcase_add_test(tc, line_table_old);
 	tcase_add_test(tc, pyframe_bytes);
 	tcase_add_test(tc, frame_addresses);
 	tcase_add_test(tc, interpreter_names);
