@@ -4,11 +4,15 @@
  * CPython 3.11 location table against the interpreter's own co_lines();
  * the pyframe frame's bytes both ways, and a payload cut short refused;
  * the frame addresses stacks hold, named at ip and at ip - 1 (a caller's
- * look-up); the names of interpreter files.
+ * look-up); the names of interpreter files; a file without Py_Version
+ * (pyenv's libpython3.10, where installed) known by its name only where
+ * its PY_VERSION string agrees.
  */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "format/buf.h"
 #include "format/format.h"
@@ -190,6 +194,32 @@ START_TEST(interpreter_names)
 }
 END_TEST
 
+START_TEST(version_by_name)
+{
+	const char *lib = "/root/.pyenv/versions/3.10.13/lib/"
+			  "libpython3.10.so.1.0";
+	char dir[] = "/tmp/ap-test-py.XXXXXX", link[64];
+	struct ap_py_interp in;
+
+	if (access(lib, R_OK)) {
+		printf("version_by_name: %s not installed, skipped\n", lib);
+		return;
+	}
+	ck_assert_int_eq(ap_py_interp__probe(lib, 0, &in), 1);
+	ck_assert_uint_eq(in.version, 0x030a);
+	ck_assert_ptr_eq(in.lay, ap_py_layout__find(0x030a));
+	/* the same file by a 3.9 name: its "3.10.13" disagrees */
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(link, sizeof(link), "%s/libpython3.9.so.1.0", dir);
+	ck_assert_int_eq(symlink(lib, link), 0);
+	ck_assert_int_eq(ap_py_interp__probe(link, 0, &in), 1);
+	unlink(link);
+	rmdir(dir);
+	ck_assert_uint_eq(in.version, 0);
+	ck_assert_ptr_null(in.lay);
+}
+END_TEST
+
 static Suite *python_suite(void)
 {
 	Suite *s = suite_create("python");
@@ -200,6 +230,7 @@ static Suite *python_suite(void)
 	tcase_add_test(tc, pyframe_bytes);
 	tcase_add_test(tc, frame_addresses);
 	tcase_add_test(tc, interpreter_names);
+	tcase_add_test(tc, version_by_name);
 	suite_add_tcase(s, tc);
 	return s;
 }
