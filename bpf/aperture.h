@@ -300,7 +300,10 @@ struct ap_py_proc {
 	/* 3.12 on: each _PyEval_EvalFrameDefault call links a frame of
 	 * its own, owner AP_PY_OWNED_BY_CSTACK, below the first it runs */
 	__u16 entry_owner;
-	__u16 pad;
+	/* before 3.11: the frames are PyFrameObjects, each its own
+	 * evaluator call; cf_frame is PyThreadState.frame, fr_previous
+	 * f_back, fr_instr the int f_lasti (-1 before the first) */
+	__u16 fr_object;
 };
 
 #define AP_PY_NONE		0xffff

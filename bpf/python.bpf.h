@@ -135,7 +135,9 @@ static long ap_py_step(__u32 i, void *ctx)
 	code = ap_py_ptr(frame + pp->fr_code);
 	instr = ap_py_ptr(frame + pp->fr_instr);
 	prev = ap_py_ptr(frame + pp->fr_previous);
-	if (pp->entry_owner) {
+	if (pp->fr_object) {
+		entry = 1;
+	} else if (pp->entry_owner) {
 		/* the evaluator's own frame below: this is the first frame
 		 * that call ran, and that frame is skipped */
 		entry = prev && ap_py_u8(prev + pp->fr_entry) ==
@@ -148,8 +150,12 @@ static long ap_py_step(__u32 i, void *ctx)
 	if (!code || (code & 15) || (code >> 47))
 		return 1;
 	/* prev_instr is one unit before the first instruction until the
-	 * frame runs one */
-	v = instr < code + pp->co_code ? 0 : (instr - (code + pp->co_code)) / 2;
+	 * frame runs one, f_lasti -1 (its low half: f_lineno above) */
+	if (pp->fr_object)
+		v = (__s32)instr < 0 ? 0 : (__u32)instr;
+	else
+		v = instr < code + pp->co_code ? 0 :
+		    (instr - (code + pp->co_code)) / 2;
 	if (v > AP_PY_RAW_INSTR_MAX)
 		v = AP_PY_RAW_INSTR_MAX;
 	qual = ap_py_ptr(code + pp->co_qualname);

@@ -4,7 +4,9 @@
  * offsets of its version.  The offsets are CPython's own structs on
  * x86-64, read from a debug build of each version with gdb (ptype /o);
  * the version comes from the file itself (Py_Version), never from its
- * name, so that a table is used only for the version it was made for.
+ * name alone, so that a table is used only for the version it was made
+ * for: before 3.11, which has no Py_Version, the name's version must be
+ * the PY_VERSION string the file holds ("3.10.13", Py_GetVersion's).
  */
 #include "python/python.h"
 
@@ -17,7 +19,45 @@
 #include <string.h>
 #include <unistd.h>
 
+/*
+ * 3.8 to 3.10: PyFrameObjects from PyThreadState.frame on, f_back to
+ * the caller, each frame one call of the evaluator; no co_qualname (the
+ * name is co_name); lasti: f_lasti's offset, lines: its table's kind.
+ */
+#define PY_FRAME_OBJECT(ver, lasti, kind)				\
+	{								\
+		.version = ver,						\
+		.walk = {						\
+			.interp_head = 0x20,				\
+			.threads_head = 0x08,				\
+			.ts_next = 0x08,				\
+			.ts_thread_id = 0xb0,				\
+			.ts_cframe = AP_PY_NONE,			\
+			.cf_frame = 0x18,				\
+			.fr_code = 0x20,				\
+			.fr_previous = 0x18,				\
+			.fr_instr = lasti,				\
+			.co_qualname = 0x70,				\
+			.co_filename = 0x68,				\
+			.co_firstlineno = 0x28,				\
+			.fr_object = 1,					\
+		},							\
+		.co_name = 0x70,					\
+		.co_qualname = 0x70,					\
+		.co_filename = 0x68,					\
+		.co_firstlineno = 0x28,					\
+		.co_linetable = 0x78,					\
+		.lines = kind,						\
+		.bytes_data = 0x20,					\
+		.str_ascii = 48,					\
+		.str_compact = 72,					\
+	}
+
 static const struct ap_py_layout layouts[] = {
+	PY_FRAME_OBJECT(0x0308, 0x68, AP_PY_LNOTAB),
+	PY_FRAME_OBJECT(0x0309, 0x68, AP_PY_LNOTAB),
+	/* f_lasti counts code units from 3.10 on */
+	PY_FRAME_OBJECT(0x030a, 0x60, AP_PY_LINES_310),
 	{
 		/* 3.11: frames in the thread's _PyCFrame chain */
 		.version = 0x030b,
@@ -261,6 +301,50 @@ static int read_u32_at(Elf *e, uint64_t addr, uint32_t *v)
 	return -ENOENT;
 }
 
+/* does a read-only data section of the file hold version (major << 8
+ * | minor) as PY_VERSION: "3.10.13", ended by NUL, alone or a string's
+ * tail (merged with one that ends so) */
+static int holds_version(Elf *e, unsigned int version)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	char want[16];
+	size_t wl;
+
+	wl = snprintf(want, sizeof(want), "%u.%u.", version >> 8,
+		      version & 0xff);
+	while ((scn = elf_nextscn(e, scn))) {
+		const char *p, *end;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    (sh.sh_flags & (SHF_WRITE | SHF_EXECINSTR)) ||
+		    !(sh.sh_flags & SHF_ALLOC))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf)
+			continue;
+		p = d->d_buf;
+		end = p + d->d_size;
+		while ((p = memmem(p, end - p, want, wl))) {
+			const char *q = p + wl;
+			int before = p > (const char *)d->d_buf ?
+				     (unsigned char)p[-1] : 0;
+
+			p++;
+			if (isdigit(before) || before == '.' || q >= end ||
+			    !isdigit((unsigned char)*q))
+				continue;
+			while (q < end && (isalnum((unsigned char)*q) ||
+					   *q == '+'))
+				q++;
+			if (q < end && !*q)
+				return 1;
+		}
+	}
+	return 0;
+}
+
 int ap_py_interp__probe(const char *open_path, uint64_t bias,
 			struct ap_py_interp *out)
 {
@@ -279,10 +363,16 @@ int ap_py_interp__probe(const char *open_path, uint64_t bias,
 		return 0;
 	}
 	/* PY_VERSION_HEX: 0x030b07f0 for 3.11.7 final; before 3.11 there
-	 * is no Py_Version, and no layout either */
-	if (s.have_version && !read_u32_at(e, s.version.st_value, &hex) &&
-	    hex >> 24 == 3)
-		out->version = hex >> 16;
+	 * is no Py_Version: the name's, if the file's PY_VERSION agrees */
+	if (s.have_version) {
+		if (!read_u32_at(e, s.version.st_value, &hex) &&
+		    hex >> 24 == 3)
+			out->version = hex >> 16;
+	} else {
+		hex = ap_py_name_version(open_path);
+		if (hex && hex < 0x030b && holds_version(e, hex))
+			out->version = hex;
+	}
 	elf_end(e);
 	close(fd);
 	out->runtime = s.runtime.st_value + bias;
@@ -366,4 +456,65 @@ int ap_py_line_311(const uint8_t *tab, size_t len, int first, unsigned idx)
 		addr += n;
 	}
 	return 0;
+}
+
+/*
+ * 3.10's co_linetable (Objects/lnotab_notes.txt): pairs of a byte
+ * count and a signed line delta, -128 for bytes of no line; the range
+ * that holds byte 2 * idx gives the line.
+ */
+int ap_py_line_310(const uint8_t *tab, size_t len, int first, unsigned idx)
+{
+	unsigned long addr = 2ul * idx, end = 0;
+	size_t i;
+	int line = first, ar_line = -1;
+
+	for (i = 0; i + 1 < len; i += 2) {
+		int d = (int8_t)tab[i + 1];
+
+		end += tab[i];
+		if (d == -128) {
+			ar_line = -1;
+		} else {
+			line += d;
+			ar_line = line;
+		}
+		if (end > addr)
+			return ar_line < 0 ? 0 : ar_line;
+	}
+	return 0;
+}
+
+/*
+ * co_lnotab of 3.8 and 3.9: pairs of a byte increment and a signed line
+ * increment; the line is the sum of those of the pairs at or before
+ * byte idx (PyCode_Addr2Line).
+ */
+int ap_py_line_lnotab(const uint8_t *tab, size_t len, int first,
+		      unsigned idx)
+{
+	unsigned long addr = 0;
+	size_t i;
+	int line = first;
+
+	for (i = 0; i + 1 < len; i += 2) {
+		addr += tab[i];
+		if (addr > idx)
+			break;
+		line += (int8_t)tab[i + 1];
+	}
+	return line;
+}
+
+int ap_py_line(unsigned int lines, const uint8_t *tab, size_t len, int first,
+	       unsigned idx)
+{
+	switch (lines) {
+	case AP_PY_LINES_310:
+		return ap_py_line_310(tab, len, first, idx);
+	case AP_PY_LNOTAB:
+		return ap_py_line_lnotab(tab, len, first, idx);
+	default:
+		return ap_py_line_311(tab, len, first, idx);
+	}
 }

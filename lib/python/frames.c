@@ -159,7 +159,7 @@ void ap_python__mapping(struct ap_python *py, uint32_t pid,
 
 		if (!p->said)
 			fprintf(stderr, "aperture: python %u.%u%s in %s (pid "
-				"%u): no frame layout known for it (3.11 to "
+				"%u): no frame layout known for it (3.8 to "
 				"3.13), native frames only\n", v >> 8, v & 0xff,
 				in.version ? "" : " (by its name)", m->path,
 				pid);
@@ -416,8 +416,8 @@ static uint64_t py_ip(struct ap_python *py, uint32_t pid,
 
 	if (!c)
 		c = &py->unknown;
-	line = c->lt ? ap_py_line_311(c->lt, c->lt_len, c->first_line, idx)
-		     : 0;
+	line = c->lt ? ap_py_line(in->lay->lines, c->lt, c->lt_len,
+				  c->first_line, idx) : 0;
 	id = frame_id(py, c, line, b);
 	return id ? AP_PYFRAME_IP(id) : 0;
 }

@@ -4,7 +4,8 @@
  *
  * detect.c finds an interpreter in a target's mappings (the python3.X
  * executable, or libpython3.X.so that it links), reads its version
- * (Py_Version, 3.11 on) and the address of _PyRuntime from the file's
+ * (Py_Version, 3.11 on; before, its name checked against the
+ * PY_VERSION string it holds) and the address of _PyRuntime from the file's
  * symbols, and gives the BPF walker (bpf/python.bpf.h) its version's
  * offsets in ap_py_procs.  frames.c turns the walker's frames (code
  * object, instruction) into names, files and lines, read from the
@@ -30,9 +31,17 @@ struct ap_py_layout {
 	struct ap_py_proc walk;		/* runtime unset */
 	uint16_t co_name, co_qualname, co_filename, co_firstlineno;
 	uint16_t co_linetable;
+	uint16_t lines;			/* its table's kind: AP_PY_LINES_* */
 	uint16_t bytes_data;		/* PyBytesObject.ob_sval */
 	uint16_t str_ascii;		/* sizeof(PyASCIIObject) */
 	uint16_t str_compact;		/* sizeof(PyCompactUnicodeObject) */
+};
+
+/* the kinds of a code object's line table */
+enum {
+	AP_PY_LINES_311,	/* co_linetable, 3.11 on: ap_py_line_311 */
+	AP_PY_LINES_310,	/* co_linetable, 3.10: ap_py_line_310 */
+	AP_PY_LNOTAB,		/* co_lnotab, 3.8 and 3.9: ap_py_line_lnotab */
 };
 
 /* the layout of version (major << 8 | minor), or NULL: not known */
@@ -68,6 +77,14 @@ unsigned int ap_py_name_version(const char *path);
 /* the line of instruction idx (code units) of a code object whose
  * 3.11-style location table is tab[0 .. len), first line first */
 int ap_py_line_311(const uint8_t *tab, size_t len, int first, unsigned idx);
+/* the same for 3.10's co_linetable (idx: f_lasti, in code units) and
+ * 3.8's and 3.9's co_lnotab (idx: f_lasti, in bytes); 0: no line */
+int ap_py_line_310(const uint8_t *tab, size_t len, int first, unsigned idx);
+int ap_py_line_lnotab(const uint8_t *tab, size_t len, int first,
+		      unsigned idx);
+/* the line of idx in a table of kind lines (AP_PY_LINES_*) */
+int ap_py_line(unsigned int lines, const uint8_t *tab, size_t len, int first,
+	       unsigned idx);
 
 /*
  * The recorder's side (frames.c): one per recording.

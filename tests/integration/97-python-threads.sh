@@ -10,28 +10,30 @@
 # found from /proc, frames read while it runs) for 1.5 s once its sensors
 # are attached (perf events among its files), then py_threads is told to
 # stop: the spinners' shares as before.
-# On /usr/bin/python3.11, and pyenv's 3.13 where it is installed.
+# On /usr/bin/python3.11, and pyenv's 3.13 and 3.8 (PyFrameObjects)
+# where they are installed.
 . tests/integration/lib.sh
 . tests/integration/python.inc
 need_bpf
 
 PY=$(pwd)/tests/workloads/py_threads.py
 FORK=$(pwd)/tests/workloads/py_fork.py
-pythons=${APERTURE_TEST_PYTHONS:-"/usr/bin/python3.11 $(ls -d \
-	"${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.13.*/bin/python3.13 \
-	2>/dev/null || echo pyenv-3.13)"}
+pythons=${APERTURE_TEST_PYTHONS:-"/usr/bin/python3.11 $(for v in 13 8; do
+	ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.$v.*/bin/python3.$v \
+		2>/dev/null || echo pyenv-3.$v; done)"}
 
 # $1: folded file, $2: function, $3: its line, $4: program's share, $5:
 # record's messages
 spinner() {
 	name=$2
 	msgs=$5
-	set -- $(awk -v f="$2" -v line="$3" '
+	set -- $(awk -v f="$2" -v line="$3" -v between="$(py_between "$py")" \
+		"$PY_ABOVE"'
 		{ w = $NF
 		  if (index($0, ";spin_a (py_threads.py:") ||
 		      index($0, ";spin_b (py_threads.py:")) all += w
-		  if (index($0, ";" f " (py_threads.py:" line \
-			    ");spin (py_threads.py:")) n += w }
+		  if (above($0, ";" f " (py_threads.py:" line ")",
+			    "spin (py_threads.py:", between)) n += w }
 		END { printf "%.1f %d %d\n", all ? 100 * n / all : 0, n, all }' \
 		"$1") "$4"
 	echo "$py: $name program $4% aperture $1% ($2 of $3 samples)"

@@ -4,11 +4,15 @@
  * CPython 3.11 location table against the interpreter's own co_lines();
  * the pyframe frame's bytes both ways, and a payload cut short refused;
  * the frame addresses stacks hold, named at ip and at ip - 1 (a caller's
- * look-up); the names of interpreter files.
+ * look-up); the names of interpreter files; a file without Py_Version
+ * (pyenv's libpython3.10, where installed) known by its name only where
+ * its PY_VERSION string agrees.
  */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "format/buf.h"
 #include "format/format.h"
@@ -52,6 +56,47 @@ START_TEST(line_table)
 		ap_py_line_311(table, i, 2, 30);
 	ck_assert_int_eq(ap_py_line_311(table + 1, sizeof(table) - 1, 2, 5),
 			 0);
+}
+END_TEST
+
+/*
+ * The tables of the same function (first line 2) from CPython 3.10 and
+ * 3.9, and the lines that its co_lines() and dis.findlinestarts() give:
+ * instruction ranges in code units (3.10) and in bytes (3.9, 3.8).
+ */
+static const uint8_t table_310[] = { 4, 1, 12, 1, 8, 1, 10, 1, 10, 2, 4, 1 };
+static const uint8_t lnotab[] = { 0, 1, 4, 1, 12, 1, 8, 1, 10, 2, 10, 1 };
+
+static const struct { unsigned int lo, hi; int line; } lines_310[] = {
+	{ 0, 2, 3 }, { 2, 8, 4 }, { 8, 12, 5 }, { 12, 17, 6 }, { 17, 22, 8 },
+	{ 22, 24, 9 },
+}, lines_lnotab[] = {
+	{ 0, 4, 3 }, { 4, 16, 4 }, { 16, 24, 5 }, { 24, 34, 6 },
+	{ 34, 44, 8 }, { 44, 48, 9 },
+};
+
+START_TEST(line_table_old)
+{
+	size_t i;
+	unsigned int idx;
+
+	for (i = 0; i < sizeof(lines_310) / sizeof(lines_310[0]); i++)
+		for (idx = lines_310[i].lo; idx < lines_310[i].hi; idx++)
+			ck_assert_int_eq(ap_py_line(AP_PY_LINES_310, table_310,
+						    sizeof(table_310), 2, idx),
+					 lines_310[i].line);
+	for (i = 0; i < sizeof(lines_lnotab) / sizeof(lines_lnotab[0]); i++)
+		for (idx = lines_lnotab[i].lo; idx < lines_lnotab[i].hi; idx++)
+			ck_assert_int_eq(ap_py_line(AP_PY_LNOTAB, lnotab,
+						    sizeof(lnotab), 2, idx),
+					 lines_lnotab[i].line);
+	/* 3.10: past the end, and bytes of no line (-128) */
+	ck_assert_int_eq(ap_py_line_310(table_310, sizeof(table_310), 2, 24),
+			 0);
+	ck_assert_int_eq(ap_py_line_310((const uint8_t []){ 4, 1, 4, 0x80 },
+					4, 2, 3), 0);
+	for (i = 0; i < sizeof(table_310); i++)
+		ap_py_line_310(table_310, i, 2, 23);
 }
 END_TEST
 
@@ -142,8 +187,36 @@ START_TEST(interpreter_names)
 	ck_assert_ptr_nonnull(ap_py_layout__find(0x030b));
 	ck_assert_ptr_nonnull(ap_py_layout__find(0x030c));
 	ck_assert_ptr_nonnull(ap_py_layout__find(0x030d));
-	ck_assert_ptr_null(ap_py_layout__find(0x030a));
+	ck_assert_ptr_nonnull(ap_py_layout__find(0x0308));
+	ck_assert_ptr_nonnull(ap_py_layout__find(0x030a));
+	ck_assert_ptr_null(ap_py_layout__find(0x0307));
 	ck_assert_ptr_null(ap_py_layout__find(0x030e));
+}
+END_TEST
+
+START_TEST(version_by_name)
+{
+	const char *lib = "/root/.pyenv/versions/3.10.13/lib/"
+			  "libpython3.10.so.1.0";
+	char dir[] = "/tmp/ap-test-py.XXXXXX", link[64];
+	struct ap_py_interp in;
+
+	if (access(lib, R_OK)) {
+		printf("version_by_name: %s not installed, skipped\n", lib);
+		return;
+	}
+	ck_assert_int_eq(ap_py_interp__probe(lib, 0, &in), 1);
+	ck_assert_uint_eq(in.version, 0x030a);
+	ck_assert_ptr_eq(in.lay, ap_py_layout__find(0x030a));
+	/* the same file by a 3.9 name: its "3.10.13" disagrees */
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(link, sizeof(link), "%s/libpython3.9.so.1.0", dir);
+	ck_assert_int_eq(symlink(lib, link), 0);
+	ck_assert_int_eq(ap_py_interp__probe(link, 0, &in), 1);
+	unlink(link);
+	rmdir(dir);
+	ck_assert_uint_eq(in.version, 0);
+	ck_assert_ptr_null(in.lay);
 }
 END_TEST
 
@@ -153,9 +226,11 @@ static Suite *python_suite(void)
 	TCase *tc = tcase_create("python");
 
 	tcase_add_test(tc, line_table);
+	tcase_add_test(tc, line_table_old);
 	tcase_add_test(tc, pyframe_bytes);
 	tcase_add_test(tc, frame_addresses);
 	tcase_add_test(tc, interpreter_names);
+	tcase_add_test(tc, version_by_name);
 	suite_add_tcase(s, tc);
 	return s;
 }
