@@ -46,6 +46,7 @@ struct lrow {
 	double count, wait, hold, holds, errors;
 	double inner_count, inner_wait;	/* inside another wait counted */
 	uint64_t wait_max;
+	double scale;			/* lock_clamp's, for the stacks */
 	/* print time */
 	const char *name;		/* variable or kernel symbol, or NULL */
 	const char *region;
@@ -772,12 +773,64 @@ static int print_folded(struct view_lock *v, struct sorted *so, FILE *out)
 	return err;
 }
 
+/*
+ * Waits within what the recording holds: a hostile file claims years.
+ * One wait is no longer than the recording; a row's are its waiters'
+ * at once, each thread's one after another, so no more than the span
+ * times its waits or the threads that waited, whichever is fewer; and
+ * all rows together (each wait once) no more than the span times the
+ * threads, the bound count_once keeps honest sums to.  A row's stacks
+ * scale with it, so that the table, folded, JSON and every export
+ * agree.  Before any output; again changes nothing.
+ */
+static void lock_clamp(struct view_lock *v)
+{
+	double max = ap_session__max_ns(v->s, 0);
+	double nthr = v->nr_threads ? (double)v->nr_threads : 1;
+	double all, k;
+	size_t i;
+
+	v->total_wait = 0;
+	for (i = 0; i < v->nr_rows; i++) {
+		struct lrow *r = &v->rows[i];
+		double w = ap_session__clamp_sum(v->s, r->wait,
+						 r->count < nthr ? r->count :
+								   nthr);
+
+		r->scale = r->wait > w ? w / r->wait : 1;
+		r->wait = w;
+		r->inner_wait *= r->scale;
+		if ((double)r->wait_max > max)
+			r->wait_max = (uint64_t)max;
+		r->hold = ap_session__clamp_sum(v->s, r->hold,
+						r->holds < nthr ? r->holds :
+								  nthr);
+		v->total_wait += r->wait - r->inner_wait;
+	}
+	all = ap_session__clamp_sum(v->s, v->total_wait, nthr);
+	k = v->total_wait > all ? all / v->total_wait : 1;
+	v->total_wait = 0;
+	for (i = 0; i < v->nr_rows; i++) {
+		struct lrow *r = &v->rows[i];
+
+		r->scale *= k;
+		r->wait *= k;
+		r->inner_wait *= k;
+		if ((double)r->wait_max > r->wait)
+			r->wait_max = (uint64_t)r->wait;
+		v->total_wait += r->wait - r->inner_wait;
+	}
+	for (i = 0; i < v->nr_stks; i++)
+		v->stks[i].wait *= v->rows[v->stks[i].row].scale;
+}
+
 static int lock_print(void *p, FILE *out)
 {
 	struct view_lock *v = p;
 	struct sorted so;
 	int err;
 
+	lock_clamp(v);
 	err = sort_all(v, &so);
 	if (err)
 		return err;
@@ -803,6 +856,7 @@ static int lock_profile(void *p, struct ap_profile *pr)
 	idx = ap_profile__add_kind(pr, AP_TAG_LOCK, 0);
 	if (idx < 0)
 		return idx;
+	lock_clamp(v);
 	name_rows(v);
 	for (i = 0; i < v->nr_stks; i++) {
 		const struct lstk *st = &v->stks[i];

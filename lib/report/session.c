@@ -652,3 +652,11 @@ double ap_session__clamp_ns(const struct ap_session *s, double ns,
 	/* !(ns > 0): NaN too */
 	return !(ns > 0) ? 0 : ns < max ? ns : max;
 }
+
+double ap_session__clamp_sum(const struct ap_session *s, double ns, double n)
+{
+	double max = ap_session__max_ns(s, 0) * (n > 1 ? n : 1);
+
+	return !(ns > 0) ? 0 : ns < max ? ns : max < AP_WEIGHT_MAX ? max :
+	       AP_WEIGHT_MAX;
+}

@@ -106,5 +106,8 @@ double ap_session__max_ns(const struct ap_session *s, int all_cpus);
 /* ns within [0, ap_session__max_ns(s, all_cpus)] */
 double ap_session__clamp_ns(const struct ap_session *s, double ns,
 			    int all_cpus);
+/* a sum of n durations, each no longer than the span (of one thread's,
+ * or of n threads' at once), within [0, n x span] and AP_WEIGHT_MAX */
+double ap_session__clamp_sum(const struct ap_session *s, double ns, double n);
 
 #endif /* APERTURE_SESSION_H */

@@ -50,7 +50,9 @@ struct srow {
 	double hist[AP_HIST_BUCKETS];	/* ap_hist__bucket */
 	int summed;			/* has summaries: no durations for
 					 * all its calls, percentiles from hist */
-	struct ap_hmap stacks;		/* folded: ctx << 32 | stack -> ns */
+	struct ap_hmap stacks;		/* folded: ctx << 32 | stack -> ns
+					 * (a double's bits: ns_add) */
+	struct ap_hmap thr_ns;		/* tid -> ns, the same: sc_clamp */
 	struct ap_hmap stack_calls;	/* exports: the same -> calls */
 };
 
@@ -117,6 +119,7 @@ static void sc_free(void *p)
 		free(v->rows[i].d);
 		ap_hmap__free(&v->rows[i].stacks);
 		ap_hmap__free(&v->rows[i].stack_calls);
+		ap_hmap__free(&v->rows[i].thr_ns);
 	}
 	free(v->rows);
 	ap_hmap__free(&v->by_key);
@@ -192,8 +195,43 @@ static long row_index(struct view_sc *v, const struct ap_syscall *e)
 	r->comm = ap_session__comm(v->s, e->pid, tid ? tid : e->pid);
 	ap_hmap__init(&r->stacks);
 	ap_hmap__init(&r->stack_calls);
+	ap_hmap__init(&r->thr_ns);
 	*slot = v->nr;
 	return (long)v->nr++;
+}
+
+/*
+ * Durations summed in a hash map's slot hold a double's bits: a hostile
+ * file's 2^64-1 ns would wrap a uint64_t, and sc_clamp scales the slots
+ * of a thread by its share of the recording.
+ */
+static double ns_of(uint64_t slot)
+{
+	double ns;
+
+	memcpy(&ns, &slot, sizeof(ns));
+	return ns;
+}
+
+static void ns_set(uint64_t *slot, double ns)
+{
+	memcpy(slot, &ns, sizeof(ns));
+}
+
+/* adds ns to the slot of key in m (0 when new: 0.0's bits) */
+static int ns_add_d(struct ap_hmap *m, uint64_t key, double ns)
+{
+	uint64_t *slot = ap_hmap__upsert(m, key, NULL);
+
+	if (!slot)
+		return -ENOMEM;
+	ns_set(slot, ns_of(*slot) + ns);
+	return 0;
+}
+
+static int ns_add(struct ap_hmap *m, uint64_t key, uint64_t ns)
+{
+	return ns_add_d(m, key, (double)ns);
 }
 
 static int add_duration(struct srow *r, uint64_t d)
@@ -217,6 +255,8 @@ static int add_summary(struct view_sc *v, struct srow *r, long idx,
 	v->calls += e->calls;
 	r->noreturn += e->noreturn;
 	r->total_ns += e->duration_ns;
+	if (ns_add(&r->thr_ns, e->tid, e->duration_ns))
+		return -ENOMEM;
 	if (e->max_ns > r->max_ns)
 		r->max_ns = e->max_ns;
 	for (i = 0; i < AP_HIST_BUCKETS; i++) {
@@ -244,10 +284,8 @@ static int add_summary(struct view_sc *v, struct srow *r, long idx,
 		if (c < 0)
 			return (int)c;
 		v->no_stack += timed;
-		slot = ap_hmap__upsert(&r->stacks, (uint64_t)c << 32, NULL);
-		if (!slot)
+		if (ns_add(&r->stacks, (uint64_t)c << 32, e->duration_ns))
 			return -ENOMEM;
-		*slot += e->duration_ns;
 		slot = ap_hmap__upsert(&r->stack_calls, (uint64_t)c << 32,
 				       NULL);
 		if (!slot)
@@ -268,6 +306,8 @@ static int timed_call(struct view_sc *v, struct srow *r, long idx,
 	if (err)
 		return err;
 	r->total_ns += e->duration_ns;
+	if (ns_add(&r->thr_ns, e->tid, e->duration_ns))
+		return -ENOMEM;
 	if (e->duration_ns > r->max_ns)
 		r->max_ns = e->duration_ns;
 	r->timed++;
@@ -330,11 +370,9 @@ static int sc_event(void *p, const struct ap_frame *f)
 		return (int)c;
 	if (!e.stack_id)
 		v->no_stack++;
-	slot = ap_hmap__upsert(&r->stacks, (uint64_t)c << 32 | e.stack_id,
-			       NULL);
-	if (!slot)
+	if (ns_add(&r->stacks, (uint64_t)c << 32 | e.stack_id,
+		   e.duration_ns))
 		return -ENOMEM;
-	*slot += e.duration_ns;
 	slot = ap_hmap__upsert(&r->stack_calls,
 			       (uint64_t)c << 32 | e.stack_id, NULL);
 	if (!slot)
@@ -388,13 +426,19 @@ static void sc_decay(void *p, unsigned num, unsigned den)
 			ap_hmap__init(&r->stacks);
 			ap_hmap__free(&r->stack_calls);
 			ap_hmap__init(&r->stack_calls);
+			ap_hmap__free(&r->thr_ns);
+			ap_hmap__init(&r->thr_ns);
 		} else {
 			r->calls = r->calls * num / den;
 			r->errors = r->errors * num / den;
 			r->noreturn = r->noreturn * num / den;
 			r->inflight = 0;
 			for (it = 0; ap_hmap__next(&r->stacks, &it, &k, &val);)
-				*ap_hmap__find(&r->stacks, k) = val * num / den;
+				ns_set(ap_hmap__find(&r->stacks, k),
+				       ns_of(val) * num / den);
+			for (it = 0; ap_hmap__next(&r->thr_ns, &it, &k, &val);)
+				ns_set(ap_hmap__find(&r->thr_ns, k),
+				       ns_of(val) * num / den);
 			for (it = 0;
 			     ap_hmap__next(&r->stack_calls, &it, &k, &val);)
 				*ap_hmap__find(&r->stack_calls, k) =
@@ -914,7 +958,7 @@ static int print_json(struct view_sc *v, struct order *ord, FILE *out)
 /* folded: comm;root;...;caller;sys_NAME_[k] NS */
 struct line {
 	const char *s;
-	uint64_t ns;
+	double ns;
 };
 
 static int cmp_line(const void *a, const void *b)
@@ -978,7 +1022,7 @@ static int print_folded(struct view_sc *v, FILE *out)
 				lines[nr] = (struct line){ s, 0 };
 				*slot = nr++;
 			}
-			lines[*slot].ns += ns;
+			lines[*slot].ns += ns_of(ns);
 		}
 	}
 	if (nr)
@@ -994,12 +1038,91 @@ out:
 	return err;
 }
 
+/* a thread's calls in one row cut to its share f of the recording: each
+ * call, its stacks' slots and its total there */
+static void thr_cut(struct view_sc *v, struct srow *r, const struct ap_hmap *f)
+{
+	uint64_t k, val, *t;
+	size_t it;
+
+	r->total_ns = 0;
+	for (it = 0; ap_hmap__next(&r->stacks, &it, &k, &val);) {
+		t = ap_hmap__find(f, ap_ctxtab__get(&v->ctxs, k >> 32)->tid);
+		if (t)
+			ns_set(ap_hmap__find(&r->stacks, k),
+			       ns_of(val) * ns_of(*t));
+	}
+	for (it = 0; ap_hmap__next(&r->thr_ns, &it, &k, &val);) {
+		t = ap_hmap__find(f, k);
+		if (t)
+			ns_set(ap_hmap__find(&r->thr_ns, k),
+			       ns_of(val) * ns_of(*t));
+		r->total_ns += ns_of(*ap_hmap__find(&r->thr_ns, k));
+	}
+}
+
+/*
+ * Calls within what the recording holds: a hostile file claims years.
+ * A thread's calls run one after another, so all of them together are
+ * no longer than the recording; threads call at once, so a row's total
+ * is no more than its threads'.  A thread past it has its calls cut in
+ * every row by the same share, each call no longer than the recording,
+ * its stacks with it, so that the table, folded, JSON and every export
+ * agree; honest threads are left as they are.  Before any output;
+ * again changes nothing.
+ */
+static int sc_clamp(struct view_sc *v)
+{
+	double max = ap_session__max_ns(v->s, 0), was, cut;
+	struct ap_hmap all, f;
+	uint64_t k, val;
+	size_t i, j, it;
+	int err = 0;
+
+	ap_hmap__init(&all);
+	ap_hmap__init(&f);
+	for (i = 0; i < v->nr && !err; i++)
+		for (it = 0; ap_hmap__next(&v->rows[i].thr_ns, &it, &k, &val);)
+			if ((err = ns_add_d(&all, k, ns_of(val))))
+				break;
+	for (it = 0; !err && ap_hmap__next(&all, &it, &k, &val);)
+		if (ns_of(val) > max)
+			err = ns_add_d(&f, k, max / ns_of(val));
+	for (i = 0; i < v->nr && !err; i++) {
+		struct srow *r = &v->rows[i];
+
+		if ((double)r->max_ns > max)
+			r->max_ns = (uint64_t)max;
+		if (!f.nr)
+			continue;
+		was = r->total_ns;
+		thr_cut(v, r, &f);
+		/* the calls with their row: its percentiles and longest
+		 * within its total */
+		cut = was > r->total_ns ? r->total_ns / was : 1;
+		for (j = 0; j < r->n; j++) {
+			r->d[j] = (uint64_t)((double)r->d[j] * cut);
+			if (!r->summed && (j == 0 || r->d[j] > r->max_ns))
+				r->max_ns = r->d[j];
+		}
+		r->sorted = 0;
+		if ((double)r->max_ns > r->total_ns)
+			r->max_ns = (uint64_t)r->total_ns;
+	}
+	ap_hmap__free(&all);
+	ap_hmap__free(&f);
+	return err;
+}
+
 static int sc_print(void *p, FILE *out)
 {
 	struct view_sc *v = p;
 	struct order ord;
 	int err;
 
+	err = sc_clamp(v);
+	if (err)
+		return err;
 	if (v->o->format == AP_FMT_FOLDED)
 		return print_folded(v, out);
 	err = build_order(v, &ord);
@@ -1026,6 +1149,9 @@ static int sc_profile(void *p, struct ap_profile *pr)
 	idx = ap_profile__add_kind(pr, AP_TAG_SYSCALL, 0);
 	if (idx < 0)
 		return idx;
+	err = sc_clamp(v);
+	if (err)
+		return err;
 	for (i = 0; i < v->nr; i++) {
 		struct srow *r = &v->rows[i];
 		const char *lf;
@@ -1045,7 +1171,7 @@ static int sc_profile(void *p, struct ap_profile *pr)
 			};
 
 			calls = ap_hmap__find(&r->stack_calls, k);
-			smp.v[0] = (int64_t)ns;
+			smp.v[0] = ap_weight(ns_of(ns));
 			smp.v[1] = calls ? (int64_t)*calls : 0;
 			if (!smp.v[0] && !smp.v[1])
 				continue;

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Rewrites a record file (man/aperture-file.5) with hostile values in
-valid blocks: sched intervals and thread totals of 2^64-1 ns, mem
+valid blocks: sched intervals and thread totals, lock waits and holds,
+syscall durations (a summary's total and longest too) of 2^64-1 ns, mem
 periods of 2^63.  Blocks are inflated, their frames changed in place,
 deflated again with both CRCs, and the trailer rebuilt.
 usage: aprewrite.py IN OUT"""
@@ -26,6 +27,13 @@ def hostile(tag, p):
             struct.pack_into("<QQQ", p, 4 + 24, HUGE, HUGE, HUGE)
             struct.pack_into("<Q", p, 4 + 24 + 8 * 6, HUGE)  # wake total
             struct.pack_into("<Q", p, 4 + 24 + 8 * 7, HUGE)  # wake max
+    elif tag == 1 and len(p) >= 40:	# lock: hold_ns, wait_ns
+        struct.pack_into("<QQ", p, 24, HUGE, HUGE)
+    elif tag == 2 and len(p) >= 48:	# syscall: duration_ns
+        struct.pack_into("<Q", p, 20, HUGE)
+        flags = struct.unpack_from("<I", p, 44)[0]
+        if flags & 4 and len(p) >= 72:	# a summary's max_ns
+            struct.pack_into("<Q", p, 64, HUGE)
     elif tag == 4 and len(p) >= 64:	# mem sample: period
         struct.pack_into("<Q", p, 56, 2**63)
     return bytes(p)
