@@ -159,11 +159,20 @@ struct ap_stacks {
 #define AP_CFI_SIGNAL		4	/* signal trampoline: sigcontext at rsp */
 #define AP_CFI_END		5	/* outermost frame: no caller */
 #define AP_CFI_BAD		6	/* a rule the table cannot express */
+#define AP_CFI_RBX		7	/* CFA = rbx + off (a stack realigned by
+					 * _dl_runtime_resolve, the old rsp in
+					 * rbx) */
 
 /* kind's high bit: off is in units of 8 bytes (large frames: printf's
  * 33 KiB buffer), so that a row stays 8 bytes */
 #define AP_CFI_KIND_MASK	0x0f
 #define AP_CFI_SCALED		0x80
+/* kind's bits 4-6, k: where the caller's rbx is, for a caller whose CFA
+ * is rbx-based; 0: unchanged, 1: saved where no row says (lost), 2-7: at
+ * CFA - 8 * k, where pushes put it */
+#define AP_CFI_RBX_SHIFT	4
+#define AP_CFI_RBX_MASK		0x70
+#define AP_CFI_RBX_LOST		1
 
 struct ap_cfi_row {
 	__u32 pc;		/* ELF virtual address */
@@ -175,6 +184,11 @@ struct ap_cfi_row {
 static inline unsigned int ap_cfi_row__kind(const struct ap_cfi_row *r)
 {
 	return r->kind & AP_CFI_KIND_MASK;
+}
+
+static inline unsigned int ap_cfi_row__rbx(const struct ap_cfi_row *r)
+{
+	return (r->kind & AP_CFI_RBX_MASK) >> AP_CFI_RBX_SHIFT;
 }
 
 static inline long long ap_cfi_row__off(const struct ap_cfi_row *r)

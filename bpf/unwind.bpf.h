@@ -119,6 +119,7 @@ const volatile __u32 ap_max_ustack __weak = AP_MAX_USTACK;
  */
 struct ap_uw_state {
 	__u64 pc, sp, bp;
+	__u64 bx;		/* 0: not known (saved where no row said) */
 	__u32 pid;
 	__u32 nmaps;		/* 0: the process is not mirrored */
 	__u32 gen;
@@ -305,6 +306,7 @@ static __always_inline long ap_uw_fp_step(struct ap_uw_state *s,
 	s->pc = ap_uw_uretprobe(s, b, ra, bp + 8);
 	s->sp = bp + 16;
 	s->bp = nbp;
+	s->bx = 0;	/* wherever the frame saved it */
 	s->exact_pc = 0;
 	return 0;
 }
@@ -315,9 +317,9 @@ static long ap_uw_step(__u32 i, void *ctx)
 	const struct ap_cfi_row *row;
 	const struct ap_umap *m;
 	struct ap_uw_buf *b;
-	__u64 cfa, ra, pc, lookup, nsp, bp;
+	__u64 cfa, ra, pc, lookup, nsp, bp, bx;
 	__s64 off;
-	__u32 slot = s->slot, kind, idx;
+	__u32 slot = s->slot, kind, idx, k;
 
 	b = bpf_map_lookup_elem(&ap_uw_scratch, &slot);
 	if (!b || !s->pc)
@@ -389,16 +391,26 @@ static long ap_uw_step(__u32 i, void *ctx)
 	case AP_CFI_PLT:
 		cfa = s->sp + 8 + ((pc & 15) >= (__u64)off ? 8 : 0);
 		break;
+	case AP_CFI_RBX:
+		/* a walk from rbx is not a function of the registers the
+		 * cache keys walks by */
+		b->nocache = 1;
+		if (!s->bx)
+			return ap_uw_fp_step(s, b);
+		cfa = s->bx + off;
+		break;
 	case AP_CFI_SIGNAL:
 		/* rt_sigframe: the interrupted registers in the sigcontext
 		 * at rsp; off is where its rsp is, rbp 40 below, rip 8 above */
 		if (ap_uw_read(&nsp, s->sp + off, s, b) ||
 		    ap_uw_read(&bp, s->sp + off - 40, s, b) ||
+		    ap_uw_read(&bx, s->sp + off - 32, s, b) ||
 		    ap_uw_read(&ra, s->sp + off + 8, s, b))
 			return 1;
 		s->pc = ra;
 		s->sp = nsp;
 		s->bp = bp;
+		s->bx = bx;
 		s->exact_pc = 1;
 		return 0;
 	case AP_CFI_END:
@@ -416,12 +428,19 @@ static long ap_uw_step(__u32 i, void *ctx)
 	bp = s->bp;
 	if (row->rbp && ap_uw_read(&bp, cfa + 8 * (__s64)row->rbp, s, b))
 		return 1;
+	bx = s->bx;
+	k = ap_cfi_row__rbx(row);
+	if (k == AP_CFI_RBX_LOST)
+		bx = 0;
+	else if (k && ap_uw_read(&bx, cfa - 8 * (__u64)k, s, b))
+		return 1;
 	/* the stack grows down: a caller's frame is above its callee's */
 	if (cfa <= s->sp)
 		return 1;
 	s->pc = ra;
 	s->sp = cfa;
 	s->bp = bp;
+	s->bx = bx;
 	s->exact_pc = 0;
 	return 0;
 }
@@ -611,6 +630,7 @@ static __always_inline long ap_user_stack_c(void *ctx, __u64 *dst, __u32 max,
 	s.pc = pc;
 	s.sp = sp;
 	s.bp = bp;
+	s.bx = BPF_CORE_READ(regs, bx);
 	s.max = max < ap_max_ustack ? max : ap_max_ustack;
 	s.pid = bpf_get_current_pid_tgid() >> 32;
 	up = bpf_map_lookup_elem(&ap_uw_procs, &s.pid);

@@ -652,6 +652,41 @@ static int mirror_mapping(void *ctx, const struct ap_mmap *m)
 	return 0;
 }
 
+/* at most this long for the tables of the processes running when a
+ * system-wide recording starts (cold, python3's took 0.3 s under load) */
+#define PRIME_NS		(1000 * 1000 * 1000ull)
+
+struct prime {
+	struct ap_unwind *u;
+	uint64_t until;
+	pid_t cmd;		/* the command, aperture's image until exec */
+};
+
+static int prime_running(void *ctx, pid_t pid)
+{
+	struct prime *pr = ctx;
+
+	if (mono_ns() >= pr->until)
+		return 1;
+	if (pid != getpid() && pid != pr->cmd && ap_proc_running(pid) == 1)
+		ap_proc_maps(pid, 1, mirror_mapping, pr->u);
+	return 0;
+}
+
+/* system-wide, tables are compiled as stacks need them; but the first
+ * samples land in the processes on a CPU now, and lazily their chains
+ * were cut for the first 0.4 s (cold tables, the build budget shared
+ * with every other process): theirs are mirrored and compiled first */
+static void prime_system(struct ap_collector *c)
+{
+	struct prime pr = { c->unwind, mono_ns() + PRIME_NS, c->cmd_pid };
+
+	ap_unwind__set_eager(c->unwind, pr.until);
+	ap_proc_pids(prime_running, &pr);
+	ap_unwind__set_eager(c->unwind, 0);
+	ap_unwind__flush(c->unwind);
+}
+
 int ap_collector__add_target(struct ap_collector *c, pid_t pid)
 {
 	__u32 key = pid;
@@ -738,6 +773,9 @@ int ap_collector__start(struct ap_collector *c, char *err, size_t errlen)
 			 strerror(-ret));
 		return ret;
 	}
+	/* (after the task tracepoints: one that exits meanwhile is seen) */
+	if (c->unwind && c->opts.system_wide)
+		prime_system(c);
 
 	/* the window opens with the first sensor: its end is the events'
 	 * own time, so that a reader running late cannot stretch it */

@@ -348,6 +348,41 @@ int ap_proc_pids(int (*fn)(void *ctx, pid_t pid), void *ctx)
 	return each_number("/proc", fn, ctx);
 }
 
+struct running_ctx {
+	pid_t pid;
+	int running;
+};
+
+static int thread_running(void *ctx, pid_t tid)
+{
+	struct running_ctx *rc = ctx;
+	char path[96], buf[512], *paren;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)rc->pid,
+		 (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;	/* gone meanwhile */
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* the state follows comm, which ends at the last ')' */
+	paren = strrchr(buf, ')');
+	if (paren && paren[1] == ' ' && paren[2] == 'R')
+		rc->running = 1;
+	return rc->running;	/* non-zero: no need to look further */
+}
+
+int ap_proc_running(pid_t pid)
+{
+	struct running_ctx rc = { pid, 0 };
+	int err = ap_proc_threads(pid, thread_running, &rc);
+
+	return rc.running ? 1 : err < 0 ? err : 0;
+}
+
 int ap_proc_thread_runtime(pid_t pid, pid_t tid, uint64_t *ns)
 {
 	char path[96];

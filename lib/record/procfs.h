@@ -44,6 +44,9 @@ int ap_parse_maps_line(const char *line, struct ap_mmap *m);
 int ap_proc_threads(pid_t pid, int (*fn)(void *ctx, pid_t tid), void *ctx);
 /* ... and for every process */
 int ap_proc_pids(int (*fn)(void *ctx, pid_t pid), void *ctx);
+/* 1 when a thread of pid is running or waits for a CPU (state R), 0 when
+ * none is, -errno */
+int ap_proc_running(pid_t pid);
 /* the thread's run time as the kernel counts it (se.sum_exec_runtime, the
  * first field of /proc/PID/task/TID/schedstat); 0 or -errno */
 int ap_proc_thread_runtime(pid_t pid, pid_t tid, uint64_t *ns);

@@ -17,6 +17,7 @@
 #define MAX_ROWS	(1u << 22)
 
 /* DWARF register numbers of x86-64 */
+#define REG_RBX		3
 #define REG_RBP		6
 #define REG_RSP		7
 #define REG_RA		16
@@ -118,7 +119,23 @@ static int plt_rule(const Dwarf_Op *o, size_t n, int32_t *k)
 	return 0;
 }
 
-/* one frame state as a row: kind, off and rbp */
+/* where the frame state f saved the caller's rbx: AP_CFI_RBX_* k */
+static uint8_t rbx_rule(Dwarf_Frame *f)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t n;
+	int64_t v;
+
+	if (dwarf_frame_register(f, REG_RBX, mem, &ops, &n))
+		return AP_CFI_RBX_LOST;
+	if (!n)
+		return 0;	/* same value, or undefined */
+	if (cfa_offset(ops, n, &v) || v % 8 || v > -16 || v < -56)
+		return AP_CFI_RBX_LOST;
+	return (uint8_t)(-v / 8);
+}
+
+/* one frame state as a row: kind (with the rbx rule), off and rbp */
 static uint8_t classify(Dwarf_Frame *f, int32_t *off, int8_t *rbp)
 {
 	Dwarf_Op mem[3], *ops;
@@ -154,11 +171,13 @@ static uint8_t classify(Dwarf_Frame *f, int32_t *off, int8_t *rbp)
 	uint8_t kind;
 
 	if (n == 1 && ops[0].atom == DW_OP_bregx &&
-	    (ops[0].number == REG_RSP || ops[0].number == REG_RBP)) {
+	    (ops[0].number == REG_RSP || ops[0].number == REG_RBP ||
+	     ops[0].number == REG_RBX)) {
 		v = (int64_t)ops[0].number2;
 		if (v < INT32_MIN || v > INT32_MAX)
 			return AP_CFI_BAD;
-		kind = ops[0].number == REG_RSP ? AP_CFI_RSP : AP_CFI_RBP;
+		kind = ops[0].number == REG_RSP ? AP_CFI_RSP :
+		       ops[0].number == REG_RBP ? AP_CFI_RBP : AP_CFI_RBX;
 		*off = (int32_t)v;
 	} else if (!plt_rule(ops, n, off)) {
 		kind = AP_CFI_PLT;
@@ -182,7 +201,7 @@ static uint8_t classify(Dwarf_Frame *f, int32_t *off, int8_t *rbp)
 		    v / 8 <= INT8_MAX)
 			*rbp = (int8_t)(v / 8);
 	}
-	return kind;
+	return kind | rbx_rule(f) << AP_CFI_RBX_SHIFT;
 }
 
 /* rows for the code from start on, up to limit or the end of its FDE */

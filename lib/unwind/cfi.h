@@ -4,7 +4,8 @@
  * and .debug_frame, compressed or not, for the code no FDE of .eh_frame
  * covers) compiled by libdw into rows that the BPF unwinder
  * (bpf/unwind.bpf.h) can follow: from each row's pc on, how to find the
- * CFA, the return address (at CFA - 8) and the caller's rbp.  x86-64.
+ * CFA, the return address (at CFA - 8) and the caller's rbp and rbx.
+ * x86-64.
  */
 #ifndef APERTURE_CFI_H
 #define APERTURE_CFI_H

@@ -20,7 +20,8 @@
 #include "util/safefile.h"
 #include "util/vec.h"
 
-#define TAB_MAGIC	"APUWTAB1"
+/* 2: rows carry the rbx rule; a table kept without it is built again */
+#define TAB_MAGIC	"APUWTAB2"
 
 struct tab_hdr {
 	char magic[8];

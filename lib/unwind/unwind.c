@@ -137,6 +137,7 @@ struct ap_unwind {
 	uint32_t budget_pct;		/* of the time, once live */
 	int64_t tokens;			/* ns of compiling allowed now */
 	uint64_t until_ns;		/* no compiling from then on; 0: none */
+	uint64_t eager_until;		/* lazy or not, compile until then */
 	uint64_t tokens_ts;		/* when tokens were last added */
 	uint32_t *dirty;		/* pids whose mirror waits for flush */
 	size_t nr_dirty, cap_dirty;
@@ -710,10 +711,15 @@ static struct ftab *tab_of_key(struct ap_unwind *u, const struct ap_mmap *m,
 	 * loaded when the file is first mapped */
 	if (t->nloads < 0 && !t->cache_tried && cache_load(u, t))
 		t->cache_tried = 1;
-	if (t->nloads < 0 && (!u->lazy || t->wanted)) {
-		uint64_t now = now_ns();
+	if (t->nloads < 0 && (!u->lazy || t->wanted ||
+			      u->eager_until > now_ns())) {
+		uint64_t now = now_ns(), until = u->until_ns;
 
-		if (u->until_ns && now >= u->until_ns)
+		/* eager: the tables of the processes running at the start,
+		 * given up at its end */
+		if (u->eager_until > now && (!until || u->eager_until < until))
+			until = u->eager_until;
+		if (until && now >= until)
 			return t;
 
 		if (u->live) {
@@ -730,7 +736,11 @@ static struct ftab *tab_of_key(struct ap_unwind *u, const struct ap_mmap *m,
 		u->st.builds++;
 		elf = open_mapped(m, &fd);
 		if (elf) {
+			uint64_t window_end = u->until_ns;
+
+			u->until_ns = until;	/* load_table's deadline */
 			load_table(u, t, elf, fd, m->path);
+			u->until_ns = window_end;
 			elf_end(elf);
 		} else {
 			t->nloads = 0;
@@ -970,6 +980,12 @@ void ap_unwind__set_until(struct ap_unwind *u, uint64_t until_ns)
 {
 	if (u)
 		u->until_ns = until_ns;
+}
+
+void ap_unwind__set_eager(struct ap_unwind *u, uint64_t until_ns)
+{
+	if (u)
+		u->eager_until = until_ns;
 }
 
 void ap_unwind__set_lazy(struct ap_unwind *u, int lazy)

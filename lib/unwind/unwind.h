@@ -53,6 +53,11 @@ void ap_unwind__go_live(struct ap_unwind *u);
 /* lazy (system-wide): a file's table is compiled only once a stack of a
  * process that maps it needs it, not for every file of every process */
 void ap_unwind__set_lazy(struct ap_unwind *u, int lazy);
+/* until CLOCK_MONOTONIC reaches until_ns, the table of a file is compiled
+ * when it is mapped, lazy or not, and given up at until_ns (the processes
+ * running when a system-wide recording starts: their first samples need
+ * their tables); 0: off */
+void ap_unwind__set_eager(struct ap_unwind *u, uint64_t until_ns);
 /* no table is compiled once CLOCK_MONOTONIC reaches until_ns (record -d:
  * the window's end), and one being compiled then is given up: a big file
  * takes seconds on a busy machine; 0: no end */

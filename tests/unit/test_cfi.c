@@ -2,7 +2,7 @@
 /*
  * lib/unwind/cfi.c: the compiled table of a file says, at every row binutils'
  * `readelf -wF` prints for it, the same CFA rule, the same place of the
- * caller's rbp and the same return address rule.  Checked on libc (no
+ * caller's rbp and rbx and the same return address rule.  Checked on libc (no
  * frame pointers, a signal trampoline, PLT rules), a workload built
  * without frame pointers, and aperture itself.
  */
@@ -23,14 +23,17 @@
 
 struct cmp_stats {
 	unsigned long rows, same, expr, end;
+	unsigned long rbx_cfa;		/* rows whose CFA is rbx-based */
 };
 
 /* one row of readelf's table against ours; 0 when they agree */
 static int check_row(const struct ap_cfi_table *t, unsigned long long loc,
-		     const char *cfa, const char *rbp, const char *ra,
-		     struct cmp_stats *s, char *why, size_t whylen)
+		     const char *cfa, const char *rbp, const char *rbx,
+		     const char *ra, struct cmp_stats *s, char *why,
+		     size_t whylen)
 {
 	const struct ap_cfi_row *r = ap_cfi__lookup(t, loc);
+	unsigned int want_rbx = 0;
 	int want_rbp = 0;
 	long off;
 
@@ -75,6 +78,11 @@ static int check_row(const struct ap_cfi_table *t, unsigned long long loc,
 		if (ap_cfi_row__kind(r) != AP_CFI_RBP ||
 		    ap_cfi_row__off(r) != off)
 			goto differ;
+	} else if (sscanf(cfa, "rbx+%ld", &off) == 1) {
+		if (ap_cfi_row__kind(r) != AP_CFI_RBX ||
+		    ap_cfi_row__off(r) != off)
+			goto differ;
+		s->rbx_cfa++;
 	} else if (ap_cfi_row__kind(r) != AP_CFI_BAD) {
 		goto differ;
 	}
@@ -83,6 +91,18 @@ static int check_row(const struct ap_cfi_table *t, unsigned long long loc,
 	if (r->rbp != want_rbp) {
 		snprintf(why, whylen, "%llx: rbp %s, row says %d", loc,
 			 rbp ? rbp : "-", r->rbp);
+		return -1;
+	}
+	/* where pushes put it, or lost; undefined or the same: unchanged */
+	if (rbx && sscanf(rbx, "c-%ld", &off) == 1 && !(off % 8) &&
+	    off >= 16 && off <= 56)
+		want_rbx = (unsigned int)(off / 8);
+	else if (rbx && strcmp(rbx, "u") && strcmp(rbx, "s"))
+		want_rbx = AP_CFI_RBX_LOST;
+	if (ap_cfi_row__kind(r) != AP_CFI_BAD &&
+	    ap_cfi_row__rbx(r) != want_rbx) {
+		snprintf(why, whylen, "%llx: rbx %s, row says %u", loc,
+			 rbx ? rbx : "-", ap_cfi_row__rbx(r));
 		return -1;
 	}
 	s->same++;
@@ -100,7 +120,8 @@ static void compare_table(const struct ap_cfi_table *tp, const char *path,
 	const struct ap_cfi_table t = *tp;
 	char cmd[512], line[4096], why[256];
 	char cols[32][16];
-	int ncols = 0, cfa_col = -1, rbp_col = -1, ra_col = -1, bad = 0;
+	int ncols = 0, cfa_col = -1, rbp_col = -1, rbx_col = -1, ra_col = -1;
+	int bad = 0;
 	int in_fde = 0;
 	FILE *f;
 
@@ -116,7 +137,7 @@ static void compare_table(const struct ap_cfi_table *tp, const char *path,
 
 		if (strstr(line, " LOC ")) {
 			ncols = 0;
-			cfa_col = rbp_col = ra_col = -1;
+			cfa_col = rbp_col = rbx_col = ra_col = -1;
 			for (tok = strtok_r(line, " \n", &save); tok && ncols < 32;
 			     tok = strtok_r(NULL, " \n", &save)) {
 				snprintf(cols[ncols], sizeof(cols[0]), "%s", tok);
@@ -124,6 +145,8 @@ static void compare_table(const struct ap_cfi_table *tp, const char *path,
 					cfa_col = ncols;
 				else if (!strcmp(tok, "rbp"))
 					rbp_col = ncols;
+				else if (!strcmp(tok, "rbx"))
+					rbx_col = ncols;
 				else if (!strcmp(tok, "ra"))
 					ra_col = ncols;
 				ncols++;
@@ -147,7 +170,8 @@ static void compare_table(const struct ap_cfi_table *tp, const char *path,
 		if (n != ncols || cfa_col < 0 || ra_col < 0)
 			continue;
 		i = check_row(&t, loc, v[cfa_col], rbp_col >= 0 ? v[rbp_col] :
-			      NULL, v[ra_col], s, why, sizeof(why));
+			      NULL, rbx_col >= 0 ? v[rbx_col] : NULL, v[ra_col],
+			      s, why, sizeof(why));
 		if (i && bad++ < 10)
 			fprintf(stderr, "%s: %s\n", path, why);
 	}
@@ -175,6 +199,19 @@ START_TEST(test_libc)
 	/* libc has thousands of functions, PLT rules and __restore_rt */
 	ck_assert_uint_gt(s.same, 10000);
 	ck_assert_uint_gt(s.expr, 0);
+}
+END_TEST
+
+/* the dynamic loader's _dl_runtime_resolve_* realign the stack and keep
+ * the old rsp in rbx: CFA rbx+32, rbx saved at CFA - 32 */
+START_TEST(test_ld_so_rbx)
+{
+	char path[PATH_MAX];
+	struct cmp_stats s;
+
+	ck_assert_ptr_nonnull(realpath("/lib64/ld-linux-x86-64.so.2", path));
+	compare_with_readelf(path, &s);
+	ck_assert_uint_gt(s.rbx_cfa, 0);
 }
 END_TEST
 
@@ -442,6 +479,7 @@ static Suite *cfi_suite(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_libc);
+	tcase_add_test(tc, test_ld_so_rbx);
 	tcase_add_test(tc, test_workload_and_self);
 	tcase_add_test(tc, test_signal_trampoline);
 	tcase_add_test(tc, test_large_frame);
