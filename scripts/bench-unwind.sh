@@ -13,7 +13,10 @@
 #     make the tables of python3 and the libraries it names;
 #  6. code whose rules are only in a compressed .debug_frame (a Go program,
 #     nofp_zdwarf, nofp_zdebug and its debug file): how often the leaf's
-#     caller is right.
+#     caller is right;
+#  7. more code mappings than the mirror once held (300 dlopen'ed copies of
+#     a library) and a short program a shell execs (its first samples come
+#     before its tables could be built): how often the chain reaches main.
 # Env from scripts/bench.sh: BUILD, APERTURE, WL, B.
 set -u
 FREQ=999
@@ -173,3 +176,49 @@ else
 fi
 compressed_row "nofp_zdwarf (own)" leaf_spin chain_b "$WL/nofp_zdwarf" cpu n2000
 compressed_row "nofp_zdebug (debug file)" leaf_spin chain_b "$WL/nofp_zdebug" cpu n2000
+
+# 7: the leaf's samples whose chain holds main
+main_folded() {		# folded file, leaf
+	awk -v leaf="$2" '{ n = $NF; s = $0; sub(/ [0-9]+$/, "", s)
+		k = split(s, f, ";"); if (f[k] != leaf) next; all += n
+		for (i = 1; i < k; i++) if (f[i] == "main") { ok += n; break } }
+		END { printf "%.1f", all ? 100 * ok / all : 0 }' "$1"
+}
+
+main_perf() {		# perf.data, leaf
+	perf script -i "$1" -F ip,sym 2>/dev/null | awk -v leaf="$2" '
+		function done() { if (isleaf) { all++; if (m) ok++ } isleaf = 0; m = 0; n = 0 }
+		/^$/ { done(); next }
+		{ n++; s = $2; sub(/\+0x.*/, "", s)
+		  if (n == 1 && s == leaf) isleaf = 1
+		  if (s == "main") m = 1 }
+		END { done(); printf "%.1f", all ? 100 * ok / all : 0 }'
+}
+
+main_row() {		# name, leaf, command...
+	name=$1 leaf=$2
+	shift 2
+	APERTURE_UNWIND_CACHE=none "$APERTURE" record -F $FREQ \
+		-o "$B/m.data" -- "$@" >/dev/null 2>&1
+	"$APERTURE" report -i "$B/m.data" --format folded >"$B/m.folded"
+	perf record --buildid-mmap -F $FREQ -g -o "$B/m.fp" -- "$@" \
+		>/dev/null 2>&1
+	perf record --buildid-mmap -F $FREQ --call-graph dwarf -o "$B/m.dw" -- \
+		"$@" >/dev/null 2>&1
+	printf '%-28s %9s%% %9s%% %12s%%\n' "$name" \
+		"$(main_folded "$B/m.folded" "$leaf")" \
+		"$(main_perf "$B/m.fp" "$leaf")" "$(main_perf "$B/m.dw" "$leaf")"
+}
+
+echo "== user stacks past 256 mappings and just after exec at $FREQ Hz: chain reaches main (no kept tables) =="
+printf '%-28s %10s %10s %13s\n' "" "aperture" "perf -g" "perf dwarf"
+mkdir -p "$B/libs"
+i=0
+while [ $i -lt 300 ]; do
+	cp "$WL/dlopen_lib.so" "$B/libs/lib$i.so"
+	i=$((i + 1))
+done
+main_row "300 dlopen'ed libraries" dl_inner "$WL/dlopen_many" 300 "$B/libs" 10 2000
+rm -rf "$B/libs"
+main_row "exec'd by sh (0.2 s run)" leaf_spin sh -c "exec '$W' cpu 0.2"
+echo "goal: aperture at least perf dwarf's share on both"
