@@ -910,7 +910,6 @@ void ap_collector__stop(struct ap_collector *c)
 	int i;
 
 	c->stopped = 1;
-	c->win.stop_ns = mono_ns();
 	c->skel->bss->ap_stopped = 1;
 	for (i = 0; i < c->nr; i++)
 		if (c->enabled[i] && c->ops[i]->stop &&

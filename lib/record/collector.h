@@ -135,8 +135,6 @@ struct ap_window {
 	uint64_t start_ns;		/* the first sensor attaches */
 	uint64_t attached_ns;		/* every sensor is on */
 	uint64_t end_ns;		/* record -d: start + its duration; 0 */
-	uint64_t stop_ns;		/* the sensors stopped
-					 * (ap_collector__stop); 0 */
 	uint64_t late;			/* records from end_ns on: discarded */
 	uint64_t unread;		/* left in the ring by the drain: lost */
 };

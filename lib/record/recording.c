@@ -326,10 +326,8 @@ int ap_recording__drain(struct ap_recording *r, uint64_t budget_ns)
 }
 
 /* the recording ends at the window's end (-d), from which the kernel
- * traced nothing, or else when the sensors stopped (the command's exit
- * seen, a signal, the targets gone): not after the drain and the
- * finish, which the sensors' totals count up to the stop too (sched's
- * run times, calls in flight) */
+ * traced nothing, or else as the file is finished (the sensors' finish
+ * counts up to then: sched's run times) */
 static uint64_t end_ns(const struct ap_recording *r)
 {
 	const struct ap_window *win = ap_collector__window(r->col);
@@ -339,7 +337,7 @@ static uint64_t end_ns(const struct ap_recording *r)
 		return r->end_ns;
 	if (win->end_ns && stopped && win->end_ns <= stopped)
 		return win->end_ns;
-	return win->stop_ns ? win->stop_ns : mono_ns();
+	return mono_ns();
 }
 
 int ap_recording__close(struct ap_recording *r, int exit_status)
@@ -420,9 +418,10 @@ void ap_recording__print_timing(const struct ap_recording *r, int verbose,
 	const struct ap_window *win = ap_collector__window(r->col);
 	const uint64_t *ph = r->phase;
 	uint64_t end = end_ns(r);
-	/* what follows the window's end (-d), or the stop (no -d, or the
-	 * targets ended first) */
-	uint64_t after = end;
+	/* what follows the window, or the stop when the file's end is its
+	 * finishing (no -d, or the targets ended first) */
+	uint64_t after = win->end_ns && end == win->end_ns ? end :
+			 ph[AP_PHASE_STOPPED];
 
 	/* what took the time, apart from the recording itself: start-up
 	 * (loading and verifying the BPF programs, the kernel's symbols,

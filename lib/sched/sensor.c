@@ -27,11 +27,6 @@
 struct sched_priv {
 	uint64_t last_snap;
 	struct ap_hmap sent;		/* tid -> hash of the totals last sent */
-	/* at the stop (sched_stop): the kernel's run time of each thread
-	 * in the table, + 1 (0: unread), so that the final totals end
-	 * there and not after the drain */
-	struct ap_hmap rt_stop;
-	uint64_t stop_ns;
 };
 
 static uint64_t mono_ns(void)
@@ -173,7 +168,6 @@ static int sched_attach(struct ap_collector *c, struct aperture_bpf *skel,
 	if (!p)
 		return -ENOMEM;
 	ap_hmap__init(&p->sent);
-	ap_hmap__init(&p->rt_stop);
 	c->priv[ap_sensor_index(c, "sched")] = p;
 	p->last_snap = mono_ns();
 	/* threads first seen leaving a CPU have been on it since now */
@@ -202,15 +196,12 @@ static int sched_attach(struct ap_collector *c, struct aperture_bpf *skel,
 
 /* the current stretch counted up to now, as if the thread switched now;
  * on-CPU time from the kernel's count, which needs no switch seen */
-static void add_pending(const struct sched_priv *p,
-			struct ap_sched_thread *t, uint32_t tid, uint64_t now)
+static void add_pending(struct ap_sched_thread *t, uint32_t tid,
+			uint64_t now)
 {
-	const uint64_t *at = p->stop_ns ? ap_hmap__find(&p->rt_stop, tid) :
-					  NULL;
-	uint64_t rt = at && *at ? *at - 1 : 0;
+	uint64_t rt;
 
-	if ((rt || !ap_proc_thread_runtime(t->pid, tid, &rt)) &&
-	    rt >= t->rt_base)
+	if (!ap_proc_thread_runtime(t->pid, tid, &rt) && rt >= t->rt_base)
 		t->on_ns = rt - t->rt_base;
 	else if (t->flags & AP_SCHED_T_ON)
 		t->flags |= AP_SCHED_T_RT_PARTIAL;
@@ -284,9 +275,6 @@ static int snapshot(struct ap_collector *c, struct sched_priv *p, int final)
 	uint64_t now = mono_ns();
 	int err, n = 0;
 
-	/* the final totals end at the stop, not after the drain */
-	if (final && p->stop_ns && p->stop_ns < now)
-		now = p->stop_ns;
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		struct ap_ev_sched_thread e;
 		uint64_t h, *slot;
@@ -317,7 +305,7 @@ static int snapshot(struct ap_collector *c, struct sched_priv *p, int final)
 			if (err)
 				return err;
 		}
-		add_pending(p, &e.t, key, now);
+		add_pending(&e.t, key, now);
 		if (final)
 			e.t.flags |= AP_SCHED_T_FINAL;
 		err = ap_collector__deliver(c, &e, sizeof(e));
@@ -337,42 +325,6 @@ static int sched_poll(struct ap_collector *c)
 	    (!c->sums_due && mono_ns() - p->last_snap < SNAPSHOT_NS))
 		return 0;
 	return snapshot(c, p, 0);
-}
-
-/*
- * The sensors stop (the programs leave the table as it is from here):
- * each thread's run time as the kernel counts it now, for the final
- * totals, which would otherwise count the time it ran during the drain.
- */
-static void sched_stop(struct ap_collector *c)
-{
-	int fd = bpf_map__fd(c->skel->maps.sched_thr);
-	struct sched_priv *p = priv_of(c);
-	__u32 key, next, *prev = NULL;
-
-	if (!p)
-		return;
-	p->stop_ns = ap_collector__window(c)->stop_ns;
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		struct ap_sched_thread t;
-		uint64_t rt, late, *slot;
-
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &t) ||
-		    ap_proc_thread_runtime(t.pid, key, &rt))
-			continue;
-		/* read after the stop, the walk taking its time: no more
-		 * than it ran up to then (at most the time since), nor less
-		 * than the programs saw at its last switch */
-		late = mono_ns() - p->stop_ns;
-		rt = rt > late ? rt - late : 0;
-		if (rt < t.rt_base + t.on_ns)
-			rt = t.rt_base + t.on_ns;
-		slot = ap_hmap__upsert(&p->rt_stop, key, NULL);
-		if (slot)
-			*slot = rt + 1;
-	}
 }
 
 /* Recording stops: detach so that the table holds still, take what the
@@ -405,7 +357,6 @@ static void sched_close(struct ap_collector *c)
 	if (!p)
 		return;
 	ap_hmap__free(&p->sent);
-	ap_hmap__free(&p->rt_stop);
 	free(p);
 	c->priv[idx] = NULL;
 }
@@ -416,7 +367,6 @@ const struct ap_sensor_ops ap_sensor_sched = {
 	.prepare = sched_prepare,
 	.attach = sched_attach,
 	.poll = sched_poll,
-	.stop = sched_stop,
 	.finish = sched_finish,
 	.close = sched_close,
 };

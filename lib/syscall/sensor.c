@@ -378,10 +378,6 @@ static int syscall_finish(struct ap_collector *c)
 	bpf_link__destroy(skel->links.ap_syscall_exit);
 	skel->links.ap_syscall_exit = NULL;
 	now = ap_sums_now();
-	/* in flight up to the stop, where the recording ends */
-	if (ap_collector__window(c)->stop_ns &&
-	    ap_collector__window(c)->stop_ns < now)
-		now = ap_collector__window(c)->stop_ns;
 	while (ap_collector__poll(c, 0) > 0)
 		;
 	if (priv_of(c)) {
