@@ -43,9 +43,6 @@
 			.fr_object = 1,					\
 		},							\
 		.co_name = 0x70,					\
-		.co_qualname = 0x70,					\
-		.co_filename = 0x68,					\
-		.co_firstlineno = 0x28,					\
 		.co_linetable = 0x78,					\
 		.lines = kind,						\
 		.bytes_data = 0x20,					\
@@ -78,9 +75,6 @@ static const struct ap_py_layout layouts[] = {
 			.co_firstlineno = 0x48,
 		},
 		.co_name = 0x78,
-		.co_qualname = 0x80,
-		.co_filename = 0x70,
-		.co_firstlineno = 0x48,
 		.co_linetable = 0x88,
 		.bytes_data = 0x20,
 		.str_ascii = 48,
@@ -107,9 +101,6 @@ static const struct ap_py_layout layouts[] = {
 			.entry_owner = 1,
 		},
 		.co_name = 0x78,
-		.co_qualname = 0x80,
-		.co_filename = 0x70,
-		.co_firstlineno = 0x44,
 		.co_linetable = 0x88,
 		.bytes_data = 0x20,
 		.str_ascii = 40,
@@ -137,9 +128,6 @@ static const struct ap_py_layout layouts[] = {
 			.entry_owner = 1,
 		},
 		.co_name = 0x78,
-		.co_qualname = 0x80,
-		.co_filename = 0x70,
-		.co_firstlineno = 0x44,
 		.co_linetable = 0x88,
 		.bytes_data = 0x20,
 		.str_ascii = 40,

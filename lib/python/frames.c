@@ -294,8 +294,8 @@ static int read_code(uint32_t pid, const struct ap_py_interp *in,
 		     struct py_code *c)
 {
 	const struct ap_py_layout *lay = in->lay;
-	uint64_t qual = peek_ptr(pid, c->addr + lay->co_qualname);
-	uint64_t file = peek_ptr(pid, c->addr + lay->co_filename);
+	uint64_t qual = peek_ptr(pid, c->addr + lay->walk.co_qualname);
+	uint64_t file = peek_ptr(pid, c->addr + lay->walk.co_filename);
 	uint64_t lt = peek_ptr(pid, c->addr + lay->co_linetable);
 	int32_t first = 0;
 	int64_t len = 0;
@@ -303,7 +303,8 @@ static int read_code(uint32_t pid, const struct ap_py_interp *in,
 	/* a frame being set up, or memory reused: not a code object, or
 	 * not the one the walker saw */
 	if (peek_ptr(pid, c->addr + 8) != in->code_type ||
-	    peek(pid, c->addr + lay->co_firstlineno, &first, sizeof(first)) ||
+	    peek(pid, c->addr + lay->walk.co_firstlineno, &first,
+		 sizeof(first)) ||
 	    AP_PY_CHECK(qual, file, (uint32_t)first) != c->check)
 		return -EINVAL;
 	if (read_str(pid, lay, qual, c->func, sizeof(c->func)) &&

@@ -28,8 +28,10 @@ struct ap_buf;
 /* what a version's objects look like, beyond what the walker follows */
 struct ap_py_layout {
 	unsigned int version;		/* major << 8 | minor */
-	struct ap_py_proc walk;		/* runtime unset */
-	uint16_t co_name, co_qualname, co_filename, co_firstlineno;
+	/* runtime unset; its code offsets (co_qualname, co_filename,
+	 * co_firstlineno) serve user space too */
+	struct ap_py_proc walk;
+	uint16_t co_name;
 	uint16_t co_linetable;
 	uint16_t lines;			/* its table's kind: AP_PY_LINES_* */
 	uint16_t bytes_data;		/* PyBytesObject.ob_sval */
