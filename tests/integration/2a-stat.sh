@@ -18,26 +18,38 @@ val() {
 	awk -F, -v e="$1" '$3 == e { print $1; exit }' "$2"
 }
 
-# task-clock: offcpu_sleep n20 burns 20 x 10 ms of its own CPU time
-"$APERTURE" stat -x, -e $EV -o "$T/a.csv" -- "$WL/offcpu_sleep" n20 \
-	>"$T/a.out" || fail "stat offcpu_sleep: $(cat "$T/a.csv")"
-perf stat -x, -e $EV -o "$T/p.csv" -- "$WL/offcpu_sleep" n20 >"$T/p.out" ||
-	fail "perf stat"
+# task-clock: offcpu_sleep n20 burns 20 x 10 ms of its own CPU time,
+# after 1 s asleep in which perf stat -p attaches to the same process.
+# task-clock is time on a CPU by the scheduler's clock, which goes on
+# while the hypervisor runs another guest (steal) and in interrupts,
+# where the thread's own CPU clock stops: on a fresh CI machine 18 to 55 %
+# above it, different in every run.  So aperture is compared with perf
+# counting the same process at the same time, and bounded below by the
+# workload's own clock.
+"$APERTURE" stat -x, -e $EV -o "$T/a.csv" -- "$WL/offcpu_sleep" n20 1 \
+	>"$T/a.out" &
+apid=$!
+i=0
+until pid=$(pgrep -f -n "^$WL/offcpu_sleep n20 1\$"); do
+	i=$((i + 1))
+	[ $i -lt 50 ] || fail "offcpu_sleep never started"
+	sleep 0.02
+done
+perf stat -x, -e task-clock -p "$pid" -o "$T/p.csv" || fail "perf stat -p"
+wait $apid || fail "stat offcpu_sleep: $(cat "$T/a.csv")"
 cat "$T/a.csv" "$T/p.csv"
 cpu_ms=$(sed -n 's/.*cpu_ns=\([0-9]*\).*/\1/p' "$T/a.out" |
 	awk '{ print $1 / 1e6 }')
 tc=$(val task-clock "$T/a.csv")
 ptc=$(val task-clock "$T/p.csv")
 [ -n "$cpu_ms" ] && [ -n "$tc" ] && [ -n "$ptc" ] || fail "no task-clock"
-# the workload's own clock is what it burned: task-clock counts at least
-# that, and beyond it what the kernel did around its sleeps and its exit,
-# which varies with the machine's load (8 % once in a quiet CI run, 15 %
-# under two builds, perf stat's alike): bounded above by perf's, below
 within "$tc" "$(echo "$cpu_ms" | awk '{ print $1 * 0.97 }')" 1e9 ||
 	fail "task-clock $tc ms, under the workload's own CPU time $cpu_ms ms"
-within "$tc" "$(echo "$ptc" | awk '{ print $1 * 0.8 }')" \
-	"$(echo "$ptc" | awk '{ print $1 * 1.25 }')" ||
-	fail "task-clock $tc ms, perf's $ptc ms"
+# aperture counts from the exec, perf from its attach in the sleep: the
+# difference is the program's start (a few ms) and the attach's own
+within "$tc" "$(echo "$ptc" | awk '{ print $1 * 0.98 - 1 }')" \
+	"$(echo "$ptc" | awk '{ print $1 * 1.05 + 10 }')" ||
+	fail "task-clock $tc ms, perf's $ptc ms on the same process"
 
 # context-switches: 200 sleeps, each a voluntary switch, and what the
 # scheduler preempted, which the workload counts itself
@@ -163,31 +175,27 @@ if perf stat -x, -e cycles -- true 2>&1 | grep -q '<not supported>'; then
 fi
 
 # -p: a process, counted until it exits (offcpu_sleep waits 1 s asleep
-# first, for the attach)
+# first, for the attach), by aperture and perf stat -p at the same time:
+# the same task's clock (see the first task-clock check)
 "$WL/offcpu_sleep" n10 1 >"$T/p.out" &
 pid=$!
 sleep 0.3
-"$APERTURE" stat -p $pid -x, -e task-clock -o "$T/pp.csv" ||
-	fail "stat -p"
+"$APERTURE" stat -p $pid -x, -e task-clock -o "$T/pp.csv" &
+apid=$!
+perf stat -p $pid -x, -e task-clock -o "$T/pq.csv" || fail "perf stat -p"
+wait $apid || fail "stat -p"
 wait $pid
-cat "$T/pp.csv" "$T/p.out"
+cat "$T/pp.csv" "$T/pq.csv" "$T/p.out"
 cpu_ms=$(sed -n 's/.*cpu_ns=\([0-9]*\).*/\1/p' "$T/p.out" |
 	awk '{ print $1 / 1e6 }')
 ptc=$(val task-clock "$T/pp.csv")
-# perf stat -p of the same workload: what it counts beyond the workload's
-# own clock bounds what aperture may (see the first task-clock check)
-"$WL/offcpu_sleep" n10 1 >"$T/pq.out" &
-pid=$!
-sleep 0.3
-perf stat -p $pid -x, -e task-clock -o "$T/pq.csv" || fail "perf stat -p"
-wait $pid
 qtc=$(val task-clock "$T/pq.csv")
-qcpu_ms=$(sed -n 's/.*cpu_ns=\([0-9]*\).*/\1/p' "$T/pq.out" |
-	awk '{ print $1 / 1e6 }')
-[ -n "$qtc" ] && [ -n "$qcpu_ms" ] || fail "perf stat -p: $(cat "$T/pq.csv")"
-within "$ptc" "$(echo "$cpu_ms" | awk '{ print $1 * 0.95 }')" \
-	"$(echo "$cpu_ms $qtc" | awk '{ print ($2 > $1 ? $2 : $1) * 1.25 + 5 }')" ||
-	fail "-p: task-clock $ptc ms, the workload's $cpu_ms ms (perf: $qtc ms for $qcpu_ms ms)"
+[ -n "$qtc" ] && [ -n "$ptc" ] || fail "stat -p: $(cat "$T/pp.csv" "$T/pq.csv")"
+within "$ptc" "$(echo "$cpu_ms" | awk '{ print $1 * 0.95 }')" 1e9 ||
+	fail "-p: task-clock $ptc ms, under the workload's $cpu_ms ms"
+within "$ptc" "$(echo "$qtc" | awk '{ print $1 * 0.98 - 1 }')" \
+	"$(echo "$qtc" | awk '{ print $1 * 1.02 + 1 }')" ||
+	fail "-p: task-clock $ptc ms, perf's $qtc ms on the same process (the workload's $cpu_ms ms)"
 "$APERTURE" stat -p 999999999 -- true 2>"$T/e"
 [ $? -eq 1 ] && grep -q "no such process" "$T/e" ||
 	fail "-p gone: $(cat "$T/e")"
