@@ -84,8 +84,11 @@ grep -q 'blocked   offcpu_sleep *sleepy_wait <- sleep_mode <- main' "$T/table" |
 python3 - "$T/json2" "$(sed -n 's/.*iterations=\([0-9]*\).*/\1/p' "$T/wl2.out")" <<'PY' ||
 import json, sys
 p = json.load(open(sys.argv[1]))["sched"]["processes"][-1]
-assert p["short_intervals"] >= int(sys.argv[2]), p
-assert p["blocked_ns"] > 0.5e9 * 0.9, p
+n = int(sys.argv[2])
+assert p["short_intervals"] >= n, p
+# each sleep blocks at least its 30 ms (what follows the wakeup is
+# runnable: under load the 1 s run makes fewer, longer iterations)
+assert p["blocked_ns"] >= n * 30e6 * 0.95, p
 PY
 	fail "--min-block totals"
 exit 0
