@@ -279,7 +279,8 @@ static __always_inline void ap_get_stacks_c(void *ctx, struct ap_stacks *st,
 			n = AP_MAX_KSTACK + AP_MAX_USTACK;
 		asm volatile("" : "+r"(n));
 		if (n <= AP_MAX_KSTACK + AP_MAX_USTACK)
-			st->py_n = ap_py_stack(&st->ips[n]);
+			st->py_n = ap_py_stack((struct ap_py_frames *)
+						   &st->ips[n]);
 	}
 }
 

@@ -15,6 +15,7 @@
  */
 /* the unwinder's cache of a thread's last user stack, used here */
 #define AP_UW_CACHE_IMPL
+#define AP_PY_IMPL
 #include "common.bpf.h"
 #include "sched.h"
 
