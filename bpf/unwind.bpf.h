@@ -156,29 +156,74 @@ static __always_inline __u64 ap_uw_uretprobe(struct ap_uw_state *s,
 	return ra;
 }
 
-/* the mapping of pc, or NULL: the last one starting at or below pc */
-static __always_inline const struct ap_umap *
-ap_uw_find_map(const struct ap_uw_state *s, __u64 pc)
+/*
+ * The binary searches are global functions, which the verifier checks
+ * once on their own: inline, each of their iterations was another state
+ * to check the rest of the step from (a third of the CPU sample's
+ * verification).  Defined where AP_UW_CACHE_IMPL is (bpf/sched.bpf.c).
+ *
+ * ap_uw_map_index: of pid's nmaps mappings (generation gen), the index
+ * of the last one starting at or below pc; AP_UW_NONE when none.
+ * ap_uw_row_index: of the rows [start, start + nr), the index of the one
+ * covering the ELF address pc; AP_UW_NONE when none.
+ */
+#define AP_UW_NONE	0xffffffffu
+__u32 ap_uw_map_index(__u32 pid, __u32 gen, __u32 nmaps, __u64 pc);
+__u32 ap_uw_row_index(__u32 start, __u32 nr, __u64 pc);
+
+#ifdef AP_UW_CACHE_IMPL
+__noinline __u32 ap_uw_map_index(__u32 pid, __u32 gen, __u32 nmaps, __u64 pc)
 {
-	struct ap_umap_key k = { .pid = s->pid };
+	struct ap_umap_key k = { .pid = pid };
 	const struct ap_umap *m;
-	__u32 lo = 0, hi = s->nmaps, i;
+	__u32 lo = 0, hi = nmaps, i;
 
 	for (i = 0; i < 13 && lo < hi; i++) {	/* 2^13 > AP_UMAP_MAX */
 		__u32 mid = lo + (hi - lo) / 2;
 
-		k.idx = s->gen << 31 | mid;
+		k.idx = gen << 31 | mid;
 		m = bpf_map_lookup_elem(&ap_uw_maps, &k);
 		if (!m)
-			return NULL;
+			return AP_UW_NONE;
 		if (m->start <= pc)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (!lo)
+	return lo ? lo - 1 : AP_UW_NONE;
+}
+
+__noinline __u32 ap_uw_row_index(__u32 start, __u32 nr, __u64 pc)
+{
+	const struct ap_cfi_row *row;
+	__u32 lo = start, hi = start + nr, i;
+
+	for (i = 0; i < 24 && lo < hi; i++) {	/* 2^24 rows at most */
+		__u32 mid = lo + (hi - lo) / 2;
+
+		row = bpf_map_lookup_elem(&ap_uw_rows, &mid);
+		if (!row)
+			return AP_UW_NONE;
+		if (row->pc <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo == start ? AP_UW_NONE : lo - 1;
+}
+#endif /* AP_UW_CACHE_IMPL */
+
+/* the mapping of pc, or NULL */
+static __always_inline const struct ap_umap *
+ap_uw_find_map(const struct ap_uw_state *s, __u64 pc)
+{
+	struct ap_umap_key k = { .pid = s->pid };
+	const struct ap_umap *m;
+	__u32 idx = ap_uw_map_index(s->pid, s->gen, s->nmaps, pc);
+
+	if (idx == AP_UW_NONE)
 		return NULL;
-	k.idx = s->gen << 31 | (lo - 1);
+	k.idx = s->gen << 31 | idx;
 	m = bpf_map_lookup_elem(&ap_uw_maps, &k);
 	if (!m || pc >= m->end)
 		return NULL;
@@ -249,23 +294,10 @@ static __always_inline int ap_uw_vma_map(__u64 pc, struct ap_umap *m)
 static __always_inline const struct ap_cfi_row *
 ap_uw_find_row(__u32 start, __u32 nr, __u64 pc)
 {
-	const struct ap_cfi_row *row;
-	__u32 lo = start, hi = start + nr, i, idx;
+	__u32 idx = ap_uw_row_index(start, nr, pc);
 
-	for (i = 0; i < 24 && lo < hi; i++) {	/* 2^24 rows at most */
-		__u32 mid = lo + (hi - lo) / 2;
-
-		row = bpf_map_lookup_elem(&ap_uw_rows, &mid);
-		if (!row)
-			return NULL;
-		if (row->pc <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == start)
+	if (idx == AP_UW_NONE)
 		return NULL;
-	idx = lo - 1;
 	return bpf_map_lookup_elem(&ap_uw_rows, &idx);
 }
 
