@@ -258,23 +258,695 @@ static uint64_t mono_ns(void)
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+/*
+ * The rows of most FDEs without libdw's frame-state calls: each call
+ * finds the FDE again, runs its program from the start up to the pc
+ * asked for and allocates the state (1.8 s for cc1plus's 518,000 rows,
+ * the window in which a compiler just exec'd had no table).  Here each
+ * program runs once, for the four rules a row holds (CFA, return
+ * address, rbp, rbx).  A program with anything else that could touch
+ * them (expressions, DW_CFA_register, val_ rules, set_loc, a signal
+ * frame, an unknown op) is left to libdw, row by row as before; tests
+ * compare both on whole system files (tests/unit/test_cfi.c).
+ */
+enum { R_UNSPEC, R_UNDEF, R_SAME, R_OFFSET };
+
+int ap_cfi_libdw_only;
+
+struct fast_rule {
+	uint8_t how;
+	int64_t off;
+};
+
+struct fast_state {
+	uint64_t cfa_reg;
+	int64_t cfa_off;
+	int cfa_set;
+	struct fast_rule ra, bp, bx;
+};
+
+struct fast_cie {
+	uint64_t off;			/* in the section */
+	const uint8_t *ins, *ins_end;	/* initial instructions */
+	uint64_t caf;
+	int64_t daf;
+	uint8_t fde_enc;		/* DW_EH_PE_* of an FDE's addresses */
+	uint8_t ok;			/* understood; else libdw's */
+	uint8_t zaug;			/* FDEs carry augmentation data */
+};
+
+struct fast_fde {
+	uint64_t loc, end;
+	uint64_t addr;			/* of the entry, as .eh_frame_hdr says */
+	const uint8_t *ins, *ins_end;
+	uint32_t cie;			/* index in fast_cfi.cies */
+	uint32_t dup;			/* another FDE starts at loc */
+};
+
+struct fast_cfi {
+	struct fast_cie *cies;
+	size_t ncies;
+	struct fast_fde *fdes;		/* sorted by loc */
+	size_t nfdes;
+};
+
+static int read_uleb(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	uint64_t r = 0;
+	unsigned int shift = 0;
+
+	while (*p < end) {
+		uint8_t b = *(*p)++;
+
+		if (shift < 64)
+			r |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80)) {
+			*v = r;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int read_sleb(const uint8_t **p, const uint8_t *end, int64_t *v)
+{
+	uint64_t r = 0;
+	unsigned int shift = 0;
+	uint8_t b = 0;
+
+	while (*p < end) {
+		b = *(*p)++;
+		if (shift < 64)
+			r |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80)) {
+			if (shift < 64 && (b & 0x40))
+				r |= ~0ull << shift;
+			*v = (int64_t)r;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* an encoded address at *p (pcrel from vaddr, the address of *p) */
+static int read_encoded(const uint8_t **p, const uint8_t *end, uint8_t enc,
+			uint64_t vaddr, uint64_t *v)
+{
+	uint64_t u = 0;
+	size_t n;
+
+	switch (enc & 0x0f) {
+	case DW_EH_PE_absptr:
+	case DW_EH_PE_udata8:
+	case DW_EH_PE_sdata8:
+		n = 8;
+		break;
+	case DW_EH_PE_udata4:
+	case DW_EH_PE_sdata4:
+		n = 4;
+		break;
+	case DW_EH_PE_udata2:
+	case DW_EH_PE_sdata2:
+		n = 2;
+		break;
+	default:
+		return -1;
+	}
+	if ((size_t)(end - *p) < n)
+		return -1;
+	memcpy(&u, *p, n);
+	if ((enc & 0x0f) == DW_EH_PE_sdata4)
+		u = (uint64_t)(int64_t)(int32_t)u;
+	else if ((enc & 0x0f) == DW_EH_PE_sdata2)
+		u = (uint64_t)(int64_t)(int16_t)u;
+	*p += n;
+	switch (enc & 0x70) {
+	case 0:
+		break;
+	case DW_EH_PE_pcrel:
+		u += vaddr;
+		break;
+	default:
+		return -1;
+	}
+	if (enc & DW_EH_PE_indirect)
+		return -1;
+	*v = u;
+	return 0;
+}
+
+static void fast_cie_parse(struct fast_cie *c, const Dwarf_CIE *e)
+{
+	const uint8_t *a = e->augmentation_data;
+	const uint8_t *end = a ? a + e->augmentation_data_size : NULL;
+	const char *s = e->augmentation;
+	uint64_t skip;
+
+	c->ins = e->initial_instructions;
+	c->ins_end = e->initial_instructions_end;
+	c->caf = e->code_alignment_factor;
+	c->daf = e->data_alignment_factor;
+	c->fde_enc = DW_EH_PE_absptr;
+	c->ok = 0;
+	c->zaug = 0;
+	if (e->return_address_register != REG_RA || !s)
+		return;
+	if (!*s) {
+		c->ok = 1;
+		return;
+	}
+	if (*s++ != 'z' || !a)
+		return;
+	c->zaug = 1;
+	for (; *s; s++) {
+		switch (*s) {
+		case 'L':
+			if (a >= end)
+				return;
+			a++;
+			break;
+		case 'R':
+			if (a >= end)
+				return;
+			c->fde_enc = *a++;
+			break;
+		case 'P': {
+			uint8_t enc;
+
+			if (a >= end)
+				return;
+			enc = *a++ & ~DW_EH_PE_indirect;
+			if (read_encoded(&a, end, enc & 0x0f, 0, &skip))
+				return;
+			break;
+		}
+		default:	/* 'S' (a signal frame) and what is unknown */
+			return;
+		}
+	}
+	c->ok = 1;
+}
+
+static int cmp_fast_fde(const void *a, const void *b)
+{
+	const struct fast_fde *x = a, *y = b;
+
+	return x->loc < y->loc ? -1 : x->loc > y->loc;
+}
+
+static void fast_cfi_free(struct fast_cfi *f)
+{
+	free(f->cies);
+	free(f->fdes);
+	memset(f, 0, sizeof(*f));
+}
+
+static struct fast_cie *fast_cie_at(struct fast_cfi *f, uint64_t off)
+{
+	size_t lo = 0, hi = f->ncies;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (f->cies[mid].off == off)
+			return &f->cies[mid];
+		if (f->cies[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static int cmp_fast_addr(const void *key, const void *elem)
+{
+	uint64_t k = *(const uint64_t *)key;
+	const struct fast_fde *e = elem;
+
+	return k < e->addr ? -1 : k > e->addr;
+}
+
+/*
+ * The FDEs of elf's .eh_frame that fast_fde_rows may take, by the start
+ * addresses (locs) and FDE addresses (addrs) of .eh_frame_hdr's table,
+ * the entries libdw finds by: an entry the table names that does not
+ * parse here, or whose start is not the table's, is left out (libdw's).
+ * An empty set when the section is not found or does not parse.
+ */
+static void fast_cfi_load(struct Elf *elf, const uint64_t *locs,
+			  const uint64_t *addrs, size_t n, struct fast_cfi *f)
+{
+	size_t shstrndx, cap_c = 0, cap_f = 0, nents = 0, i;
+	struct fast_fde *ents = NULL;
+	Elf_Scn *scn = NULL;
+	Elf_Data *data = NULL;
+	GElf_Shdr sh;
+	GElf_Ehdr eh;
+	Dwarf_Off off = 0, next = 0;
+
+	memset(f, 0, sizeof(*f));
+	if (!gelf_getehdr(elf, &eh) || elf_getshdrstrndx(elf, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && !strcmp(name, ".eh_frame")) {
+			data = elf_rawdata(scn, NULL);
+			break;
+		}
+	}
+	if (!data || !data->d_buf || !data->d_size)
+		return;
+	for (;;) {
+		const uint8_t *base = data->d_buf, *p, *end;
+		Dwarf_CFI_Entry e;
+		Dwarf_Off here = off;
+		struct fast_cie *c;
+		uint64_t loc, range, alen;
+		int r = dwarf_next_cfi(eh.e_ident, data, true, off, &next, &e);
+
+		if (r > 0 || (r < 0 && (next == (Dwarf_Off)-1 || next <= off)))
+			break;
+		off = next;
+		if (r < 0)
+			continue;
+		if (dwarf_cfi_cie_p(&e)) {
+			if (f->ncies == cap_c) {
+				void *v;
+
+				cap_c = cap_c ? cap_c * 2 : 16;
+				v = realloc(f->cies, cap_c * sizeof(*f->cies));
+				if (!v)
+					goto fail;
+				f->cies = v;
+			}
+			f->cies[f->ncies].off = here;
+			fast_cie_parse(&f->cies[f->ncies++], &e.cie);
+			continue;
+		}
+		c = fast_cie_at(f, e.fde.CIE_pointer);
+		p = e.fde.start;
+		end = e.fde.end;
+		if (!c || !c->ok ||
+		    read_encoded(&p, end, c->fde_enc,
+				 sh.sh_addr + (uint64_t)(p - base), &loc) ||
+		    read_encoded(&p, end, c->fde_enc & 0x0f, 0, &range))
+			continue;
+		if (c->zaug) {
+			if (read_uleb(&p, end, &alen) ||
+			    alen > (uint64_t)(end - p))
+				continue;
+			p += alen;
+		}
+		if (nents == cap_f) {
+			void *v;
+
+			cap_f = cap_f ? cap_f * 2 : 1024;
+			v = realloc(ents, cap_f * sizeof(*ents));
+			if (!v)
+				goto fail;
+			ents = v;
+		}
+		/* in the section's order: sorted by address */
+		ents[nents++] = (struct fast_fde){
+			.loc = loc, .end = loc + range,
+			.addr = sh.sh_addr + here, .ins = p, .ins_end = end,
+			.cie = (uint32_t)(c - f->cies),
+		};
+	}
+	f->fdes = malloc((n ? n : 1) * sizeof(*f->fdes));
+	if (!f->fdes)
+		goto fail;
+	for (i = 0; i < n; i++) {
+		const struct fast_fde *d = nents ?
+			bsearch(&addrs[i], ents, nents, sizeof(*ents),
+				cmp_fast_addr) : NULL;
+
+		if (d && d->loc == locs[i])
+			f->fdes[f->nfdes++] = *d;
+	}
+	free(ents);
+	qsort(f->fdes, f->nfdes, sizeof(*f->fdes), cmp_fast_fde);
+	for (i = 1; i < f->nfdes; i++)
+		if (f->fdes[i].loc == f->fdes[i - 1].loc)
+			f->fdes[i].dup = f->fdes[i - 1].dup = 1;
+	return;
+fail:
+	free(ents);
+	fast_cfi_free(f);
+}
+
+static const struct fast_fde *fast_fde_at(const struct fast_cfi *f,
+					  uint64_t loc)
+{
+	size_t lo = 0, hi = f->nfdes;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (f->fdes[mid].loc == loc)
+			return f->fdes[mid].dup ? NULL : &f->fdes[mid];
+		if (f->fdes[mid].loc < loc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static struct fast_rule *fast_reg(struct fast_state *st, uint64_t reg)
+{
+	switch (reg) {
+	case REG_RA:
+		return &st->ra;
+	case REG_RBP:
+		return &st->bp;
+	case REG_RBX:
+		return &st->bx;
+	default:
+		return NULL;
+	}
+}
+
+/* the row classify() makes of the same state; -1: libdw's to say */
+static int fast_classify(const struct fast_state *st, uint8_t *kind,
+			 int32_t *off, int8_t *rbp)
+{
+	int64_t v;
+
+	*off = 0;
+	*rbp = 0;
+	if (!st->cfa_set)
+		return -1;
+	if (st->cfa_reg != REG_RSP && st->cfa_reg != REG_RBP &&
+	    st->cfa_reg != REG_RBX) {
+		*kind = AP_CFI_BAD;
+		return 0;
+	}
+	if (st->cfa_off < INT32_MIN || st->cfa_off > INT32_MAX) {
+		*kind = AP_CFI_BAD;
+		return 0;
+	}
+	/* classify() gives the CFA's offset to every row, an END's too */
+	*off = (int32_t)st->cfa_off;
+	switch (st->ra.how) {
+	case R_UNDEF:
+		*kind = AP_CFI_END;
+		return 0;
+	case R_OFFSET:
+		if (st->ra.off != -8) {
+			*kind = AP_CFI_BAD;
+			return 0;
+		}
+		break;
+	default:
+		return -1;
+	}
+	*kind = st->cfa_reg == REG_RSP ? AP_CFI_RSP :
+		st->cfa_reg == REG_RBP ? AP_CFI_RBP : AP_CFI_RBX;
+	v = st->bp.off;
+	if (st->bp.how == R_OFFSET && !(v % 8) && v / 8 >= INT8_MIN &&
+	    v / 8 <= INT8_MAX)
+		*rbp = (int8_t)(v / 8);
+	if (st->bx.how == R_OFFSET) {
+		v = st->bx.off;
+		*kind |= (v % 8 || v > -16 || v < -56) ?
+			 AP_CFI_RBX_LOST << AP_CFI_RBX_SHIFT :
+			 (uint8_t)(-v / 8) << AP_CFI_RBX_SHIFT;
+	}
+	return 0;
+}
+
+/* the row of st from loc on, as compile_fde pushes it; 1: libdw's */
+static int fast_push(struct ap_cfi_table *t, uint64_t loc,
+		     const struct fast_state *st)
+{
+	uint8_t kind;
+	int32_t off;
+	int8_t rbp;
+
+	if (fast_classify(st, &kind, &off, &rbp))
+		return 1;
+	if (kind == AP_CFI_BAD) {
+		off = 0;
+		rbp = 0;
+		t->bad++;
+	}
+	return push_row(t, loc, kind, off, rbp);
+}
+
+#define FAST_STACK	16	/* remember_state depth */
+
+/*
+ * Runs ins on st; with emit set, pushes a row for each range of the
+ * program before limit (*pc: the end of the last).  1: the program is
+ * libdw's to run, nothing pushed for it yet when emit is unset.
+ */
+static int fast_run(const uint8_t *p, const uint8_t *end,
+		    const struct fast_cie *c, struct fast_state *st,
+		    const struct fast_state *init, uint64_t *loc,
+		    uint64_t fde_end, uint64_t limit, struct ap_cfi_table *t,
+		    int emit, uint64_t *pc)
+{
+	struct fast_state stack[FAST_STACK];
+	unsigned int depth = 0;
+
+	while (p < end) {
+		uint8_t op = *p++, low = op & 0x3f;
+		uint64_t reg, u, adv = 0;
+		int64_t sv;
+		struct fast_rule *r;
+		int advance = 0;
+
+		switch (op & 0xc0) {
+		case DW_CFA_advance_loc:
+			adv = low;
+			advance = 1;
+			break;
+		case DW_CFA_offset:
+			if (read_uleb(&p, end, &u))
+				return 1;
+			r = fast_reg(st, low);
+			if (r)
+				*r = (struct fast_rule){ R_OFFSET,
+							 (int64_t)u * c->daf };
+			continue;
+		case DW_CFA_restore:
+			/* in a CIE there is nothing to restore to yet:
+			 * libdw fails such a frame (CUDA's libraries) */
+			if (!emit)
+				return 1;
+			r = fast_reg(st, low);
+			if (r)
+				*r = *fast_reg((struct fast_state *)init, low);
+			continue;
+		default:
+			break;
+		}
+		if (!advance) {
+			switch (op) {
+			case DW_CFA_nop:
+				continue;
+			case DW_CFA_advance_loc1:
+				if (p + 1 > end)
+					return 1;
+				adv = *p++;
+				break;
+			case DW_CFA_advance_loc2: {
+				uint16_t v;
+
+				if (p + 2 > end)
+					return 1;
+				memcpy(&v, p, 2);
+				p += 2;
+				adv = v;
+				break;
+			}
+			case DW_CFA_advance_loc4: {
+				uint32_t v;
+
+				if (p + 4 > end)
+					return 1;
+				memcpy(&v, p, 4);
+				p += 4;
+				adv = v;
+				break;
+			}
+			case DW_CFA_offset_extended:
+				if (read_uleb(&p, end, &reg) ||
+				    read_uleb(&p, end, &u))
+					return 1;
+				r = fast_reg(st, reg);
+				if (r)
+					*r = (struct fast_rule){
+						R_OFFSET, (int64_t)u * c->daf };
+				continue;
+			case DW_CFA_offset_extended_sf:
+				if (read_uleb(&p, end, &reg) ||
+				    read_sleb(&p, end, &sv))
+					return 1;
+				r = fast_reg(st, reg);
+				if (r)
+					*r = (struct fast_rule){
+						R_OFFSET, sv * c->daf };
+				continue;
+			case DW_CFA_restore_extended:
+				if (!emit || read_uleb(&p, end, &reg))
+					return 1;
+				r = fast_reg(st, reg);
+				if (r)
+					*r = *fast_reg((struct fast_state *)init,
+						       reg);
+				continue;
+			case DW_CFA_undefined:
+			case DW_CFA_same_value:
+				if (read_uleb(&p, end, &reg))
+					return 1;
+				r = fast_reg(st, reg);
+				if (r)
+					*r = (struct fast_rule){
+						op == DW_CFA_undefined ?
+						R_UNDEF : R_SAME, 0 };
+				continue;
+			case DW_CFA_remember_state:
+				if (!emit || depth == FAST_STACK)
+					return 1;
+				stack[depth++] = *st;
+				continue;
+			case DW_CFA_restore_state:
+				if (!depth)
+					return 1;
+				*st = stack[--depth];
+				continue;
+			case DW_CFA_def_cfa:
+				if (read_uleb(&p, end, &st->cfa_reg) ||
+				    read_uleb(&p, end, &u) || u > INT64_MAX)
+					return 1;
+				st->cfa_off = (int64_t)u;
+				st->cfa_set = 1;
+				continue;
+			case DW_CFA_def_cfa_sf:
+				if (read_uleb(&p, end, &st->cfa_reg) ||
+				    read_sleb(&p, end, &sv))
+					return 1;
+				st->cfa_off = sv * c->daf;
+				st->cfa_set = 1;
+				continue;
+			case DW_CFA_def_cfa_register:
+				if (!st->cfa_set ||
+				    read_uleb(&p, end, &st->cfa_reg))
+					return 1;
+				continue;
+			case DW_CFA_def_cfa_offset:
+				if (!st->cfa_set || read_uleb(&p, end, &u) ||
+				    u > INT64_MAX)
+					return 1;
+				st->cfa_off = (int64_t)u;
+				continue;
+			case DW_CFA_def_cfa_offset_sf:
+				if (!st->cfa_set || read_sleb(&p, end, &sv))
+					return 1;
+				st->cfa_off = sv * c->daf;
+				continue;
+			case DW_CFA_GNU_args_size:
+				if (read_uleb(&p, end, &u))
+					return 1;
+				continue;
+			default:
+				/* expressions, DW_CFA_register, val_ rules,
+				 * set_loc, what is unknown */
+				return 1;
+			}
+		}
+		adv *= c->caf;
+		if (!emit) {
+			/* the CIE's instructions: no location moves */
+			return 1;
+		}
+		if (*loc + adv > fde_end)
+			return 1;
+		if (adv && *loc < limit) {
+			int err = fast_push(t, *loc, st);
+
+			if (err)
+				return err;
+			*pc = *loc + adv;
+		}
+		*loc += adv;
+	}
+	return 0;
+}
+
+/*
+ * compile_fde's rows for fde, the same to the byte; 1: libdw's to make
+ * (t as it was before), or -errno.
+ */
+static int fast_fde_rows(const struct fast_cfi *f, const struct fast_fde *d,
+			 uint64_t limit, struct ap_cfi_table *t)
+{
+	const struct fast_cie *c = &f->cies[d->cie];
+	struct fast_state init = { 0 }, st;
+	struct ap_cfi_row last = { 0 };
+	size_t nr = t->nr;
+	uint64_t bad = t->bad, fdes = t->fdes, loc = 0, pc;
+	int r;
+
+	if (fast_run(c->ins, c->ins_end, c, &init, &init, &loc, 0, 0, NULL,
+		     0, &pc))
+		return 1;
+	/* push_row may rewrite the last row: kept, to undo on a way out */
+	if (nr)
+		last = t->rows[nr - 1];
+	st = init;
+	loc = d->loc;
+	pc = d->loc;
+	t->fdes++;
+	r = fast_run(d->ins, d->ins_end, c, &st, &init, &loc, d->end, limit, t,
+		     1, &pc);
+	if (!r && loc < d->end && loc < limit) {
+		r = fast_push(t, loc, &st);
+		pc = d->end;
+	}
+	if (!r && (pc < limit || limit == UINT64_MAX))
+		r = push_row(t, pc, AP_CFI_NONE, 0, 0);
+	if (r > 0) {
+		t->nr = nr;
+		if (nr)
+			t->rows[nr - 1] = last;
+		t->bad = bad;
+		t->fdes = fdes;
+	}
+	return r > 0 ? 1 : r;
+}
+
 /* until: CLOCK_MONOTONIC ns past which the compile stops, 0 for none (a
  * big file takes seconds on a busy machine, and a recording's end must
  * not wait for it) */
-static int compile_starts(Dwarf_CFI *cfi, uint64_t *starts, size_t n,
-			  struct ap_cfi_table *t, uint64_t until)
+static int compile_starts(Dwarf_CFI *cfi, const struct fast_cfi *fast,
+			  uint64_t *starts, size_t n, struct ap_cfi_table *t,
+			  uint64_t until)
 {
 	size_t i;
 	int err;
 
 	qsort(starts, n, sizeof(*starts), cmp_u64);
 	for (i = 0; i < n; i++) {
+		uint64_t limit = i + 1 < n ? starts[i + 1] : UINT64_MAX;
+		const struct fast_fde *d;
+
 		if (until && !(i & 63) && mono_ns() >= until)
 			return -ETIME;
 		if (i + 1 < n && starts[i + 1] == starts[i])
 			continue;
-		err = compile_fde(cfi, starts[i],
-				  i + 1 < n ? starts[i + 1] : UINT64_MAX, t);
+		d = fast ? fast_fde_at(fast, starts[i]) : NULL;
+		err = d ? fast_fde_rows(fast, d, limit, t) : 1;
+		if (err > 0)
+			err = compile_fde(cfi, starts[i], limit, t);
 		if (err)
 			return err;
 	}
@@ -282,13 +954,14 @@ static int compile_starts(Dwarf_CFI *cfi, uint64_t *starts, size_t n,
 }
 
 /* FDE start addresses from .eh_frame_hdr's binary search table */
-static int eh_frame_hdr_starts(struct Elf *elf, uint64_t **out, size_t *nr)
+static int eh_frame_hdr_starts(struct Elf *elf, uint64_t **out,
+			       uint64_t **fde_addrs, size_t *nr)
 {
 	size_t phnum, i;
 	GElf_Phdr ph;
 	const uint8_t *d = NULL;
 	uint64_t vaddr = 0, size = 0, n;
-	uint64_t *v;
+	uint64_t *v, *a;
 	Elf_Data *data;
 	size_t pos;
 
@@ -337,15 +1010,22 @@ static int eh_frame_hdr_starts(struct Elf *elf, uint64_t **out, size_t *nr)
 	if (n > (size - pos) / 8)
 		return -ENOENT;
 	v = malloc((n ? n : 1) * sizeof(*v));
-	if (!v)
+	a = malloc((n ? n : 1) * sizeof(*a));
+	if (!v || !a) {
+		free(v);
+		free(a);
 		return -ENOMEM;
+	}
 	for (i = 0; i < n; i++) {
-		int32_t loc;
+		int32_t loc, fde;
 
 		memcpy(&loc, d + pos + 8 * i, 4);
+		memcpy(&fde, d + pos + 8 * i + 4, 4);
 		v[i] = vaddr + (int64_t)loc;
+		a[i] = vaddr + (int64_t)fde;
 	}
 	*out = v;
+	*fde_addrs = a;
 	*nr = n;
 	return 0;
 }
@@ -430,16 +1110,21 @@ static int debug_frame_starts(const GElf_Ehdr *eh, Elf_Data *data,
 static int compile_eh_frame(struct Elf *elf, struct ap_cfi_table *t,
 			    uint64_t until)
 {
-	uint64_t *starts = NULL;
+	struct fast_cfi fast = { 0 };
+	uint64_t *starts = NULL, *addrs = NULL;
 	Dwarf_CFI *cfi;
 	size_t n = 0;
 	int err;
 
-	err = eh_frame_hdr_starts(elf, &starts, &n);
+	err = eh_frame_hdr_starts(elf, &starts, &addrs, &n);
 	if (err)
 		return err;
 	cfi = dwarf_getcfi_elf(elf);
-	err = cfi ? compile_starts(cfi, starts, n, t, until) : -ENOENT;
+	if (cfi && !ap_cfi_libdw_only)
+		fast_cfi_load(elf, starts, addrs, n, &fast);
+	free(addrs);
+	err = cfi ? compile_starts(cfi, &fast, starts, n, t, until) : -ENOENT;
+	fast_cfi_free(&fast);
 	if (cfi)
 		dwarf_cfi_end(cfi);
 	free(starts);
@@ -524,7 +1209,7 @@ static int compile_debug_frame(struct Elf *elf, struct ap_cfi_table *t,
 	img_elf = img ? elf_memory(img, size) : NULL;
 	dw = img_elf ? dwarf_begin_elf(img_elf, DWARF_C_READ, NULL) : NULL;
 	cfi = dw ? dwarf_getcfi(dw) : NULL;
-	err = cfi ? compile_starts(cfi, starts, n, t, until) : -ENOENT;
+	err = cfi ? compile_starts(cfi, NULL, starts, n, t, until) : -ENOENT;
 	dwarf_end(dw);		/* owns the .debug_frame CFI */
 	elf_end(img_elf);
 	free(img);

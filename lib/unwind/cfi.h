@@ -47,4 +47,9 @@ void ap_cfi_table__free(struct ap_cfi_table *t);
 const struct ap_cfi_row *ap_cfi__lookup(const struct ap_cfi_table *t,
 					uint64_t pc);
 
+/* for the tests: set, every FDE's rows come from libdw's frame states,
+ * as they did before the program interpreter of cfi.c (which must give
+ * the same tables) */
+extern int ap_cfi_libdw_only;
+
 #endif /* APERTURE_CFI_H */

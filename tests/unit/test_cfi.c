@@ -472,6 +472,61 @@ START_TEST(test_not_elf)
 }
 END_TEST
 
+/*
+ * cfi.c runs most FDEs' programs itself and leaves the rest to libdw:
+ * the table must be the one libdw's frame states alone give, row for
+ * row, on files of every kind here (a compiler's half a million rows,
+ * and CUDA's libraries, whose CIEs restore rules inside themselves, where
+ * they are on the machine).
+ */
+static void compare_with_libdw(const char *path)
+{
+	struct ap_cfi_table fast = { 0 }, slow = { 0 };
+	int ef, es;
+	size_t i;
+
+	if (access(path, R_OK))
+		return;
+	ap_cfi_libdw_only = 0;
+	ef = ap_cfi__compile_path(path, &fast);
+	ap_cfi_libdw_only = 1;
+	es = ap_cfi__compile_path(path, &slow);
+	ap_cfi_libdw_only = 0;
+	ck_assert_msg(ef == es, "%s: %d, libdw's %d", path, ef, es);
+	ck_assert_msg(fast.nr == slow.nr, "%s: %zu rows, libdw's %zu", path,
+		      fast.nr, slow.nr);
+	ck_assert_uint_eq(fast.fdes, slow.fdes);
+	ck_assert_uint_eq(fast.bad, slow.bad);
+	for (i = 0; i < fast.nr; i++)
+		ck_assert_msg(!memcmp(&fast.rows[i], &slow.rows[i],
+				      sizeof(fast.rows[i])),
+			      "%s: row %zu at %#x differs from libdw's", path,
+			      i, fast.rows[i].pc);
+	ap_cfi_table__free(&fast);
+	ap_cfi_table__free(&slow);
+}
+
+START_TEST(test_same_as_libdw)
+{
+	static const char *const files[] = {
+		"/lib/x86_64-linux-gnu/libc.so.6",
+		"/lib64/ld-linux-x86-64.so.2",
+		"/usr/lib/x86_64-linux-gnu/libstdc++.so.6",
+		"/usr/bin/python3.11",
+		"/usr/lib/gcc/x86_64-linux-gnu/12/cc1plus",
+		"/usr/local/cuda/lib64/libnvvm.so.4",
+	};
+	char p[4096];
+	size_t i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		compare_with_libdw(files[i]);
+	compare_with_libdw(build_path("aperture", p, sizeof(p)));
+	compare_with_libdw(build_path("tests/workloads/nofp_chains", p,
+				      sizeof(p)));
+}
+END_TEST
+
 static Suite *cfi_suite(void)
 {
 	Suite *s = suite_create("cfi");
@@ -489,6 +544,7 @@ static Suite *cfi_suite(void)
 	tcase_add_test(tc, test_debug_file_mismatch);
 	tcase_add_test(tc, test_fill);
 	tcase_add_test(tc, test_not_elf);
+	tcase_add_test(tc, test_same_as_libdw);
 	suite_add_tcase(s, tc);
 	return s;
 }
