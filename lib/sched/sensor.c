@@ -292,15 +292,18 @@ static int send_open(struct ap_collector *c, const struct ap_sched_thread *t,
  */
 static int snapshot(struct ap_collector *c, struct sched_priv *p, int final)
 {
+	const struct ap_window *win = ap_collector__window(c);
 	int fd = bpf_map__fd(c->skel->maps.sched_thr);
 	__u32 key, next, *prev = NULL;
 	uint64_t now = mono_ns();
 	int err, n = 0;
 
-	/* the final totals and open intervals end at the stop, where the
-	 * recording does, not after the drain */
+	/* the final totals and open intervals end where the recording
+	 * does, at the stop or the -d window's end, not after the drain */
 	if (final && p->stop_ns && p->stop_ns < now)
 		now = p->stop_ns;
+	if (final && win->end_ns && win->end_ns < now)
+		now = win->end_ns;
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		struct ap_ev_sched_thread e;
 		uint64_t h, *slot;
