@@ -24,11 +24,24 @@
  * interval inside it): the events are put in time order (evsort, bounded
  * memory), so that each track's are; the names come first, written at
  * the end when every thread is known.
+ *
+ * Slices within what the recording holds, as in every other output: a
+ * hostile file claims 2^64-1 ns.  A kind's slices on one track follow
+ * one another (a thread's calls, its off-CPU intervals, a stream's
+ * kernels), so together they are no longer than the recording: a track
+ * past it has each of that kind's slices cut by the same share, and
+ * none is longer than the recording (the sched and syscall views cut a
+ * thread's the same way).  The bound, the recording's span, is known
+ * once the file is read, after the slices are formatted: each duration
+ * is written as a mark holding the file's value and its track, and the
+ * marks are cut as the sorted events go out.  A slice keeps its start
+ * as the file gives it (the sort's key).
  */
 #include "export/export.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,6 +81,9 @@ struct ap_trace {
 	struct ap_hmap own_tracks;
 	uint32_t nr_own;
 	uint64_t flows;
+	/* tag << 56 | pid << 32 | its track's tid (pid_max is at most
+	 * 2^22) -> the sum of the kind's slices there (a double's bits) */
+	struct ap_hmap track_ns;
 	struct ap_strtab *strs;
 	struct ap_stackres res;
 };
@@ -97,6 +113,7 @@ struct ap_trace *ap_trace__new(struct ap_session *s, int user_only,
 	ap_hmap__init(&t->threads);
 	ap_hmap__init(&t->streams);
 	ap_hmap__init(&t->own_tracks);
+	ap_hmap__init(&t->track_ns);
 	ap_stackres__init(&t->res, t->strs);
 	fputs("{\"displayTimeUnit\": \"ns\",\n"
 	      " \"otherData\": {\"tool\": \"aperture " APERTURE_VERSION
@@ -108,6 +125,118 @@ struct ap_trace *ap_trace__new(struct ap_session *s, int user_only,
 static void us(FILE *out, uint64_t ns)
 {
 	fprintf(out, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
+}
+
+/*
+ * The marks of what the span cuts (control characters, which every
+ * string from the file is escaped of): MARK_DUR track "," ns MARK_END, a
+ * slice's duration; MARK_MID ts "," track "," ns MARK_END, the middle of
+ * a slice from ts.  track: its key in track_ns.
+ */
+#define MARK_DUR	'\x02'
+#define MARK_MID	'\x04'
+#define MARK_END	'\x03'
+
+static double track_sum(const struct ap_hmap *m, uint64_t key)
+{
+	const uint64_t *slot = ap_hmap__find(m, key);
+	double d = 0;
+
+	if (slot)
+		memcpy(&d, slot, sizeof(d));
+	return d;
+}
+
+/* the key of r's track for its kind's slices in track_ns, and the
+ * slice's duration added to its sum */
+static int track_add(struct ap_trace *t, const struct ap_evrec *r,
+		     uint32_t tid, uint64_t *key)
+{
+	uint64_t *slot;
+	double d;
+
+	*key = (uint64_t)(r->kind ? r->kind->tag & 0xff : 0) << 56 |
+	       (uint64_t)(r->pid & 0xffffff) << 32 | tid;
+	d = track_sum(&t->track_ns, *key) + (double)r->dur_ns;
+	slot = ap_hmap__upsert(&t->track_ns, *key, NULL);
+	if (!slot)
+		return -ENOMEM;
+	memcpy(slot, &d, sizeof(d));
+	return 0;
+}
+
+/* the marks replaced as the events go out: stdio hands the text over
+ * in pieces, so a mark may be cut between two */
+struct marks {
+	FILE *out;
+	const struct ap_trace *t;
+	char kind;			/* in a mark: its kind; else 0 */
+	int field;			/* which of its numbers */
+	uint64_t v[3];
+};
+
+/* ns of a slice on track key, cut with its track's slices to what the
+ * recording holds */
+static uint64_t cut(const struct ap_trace *t, uint64_t key, uint64_t ns)
+{
+	double max = ap_session__max_ns(t->s, 0);
+	double sum = track_sum(&t->track_ns, key);
+
+	if (sum > max)
+		ns = (uint64_t)((double)ns * (max / sum));
+	return (double)ns < max ? ns : (uint64_t)max;
+}
+
+static ssize_t marks_write(void *cookie, const char *buf, size_t size)
+{
+	struct marks *m = cookie;
+	size_t i, from = 0;
+
+	for (i = 0; i < size; i++) {
+		char c = buf[i];
+
+		if (!m->kind) {
+			if (c != MARK_DUR && c != MARK_MID)
+				continue;
+			if (fwrite(buf + from, 1, i - from, m->out) !=
+			    i - from)
+				return -1;
+			m->kind = c;
+			m->field = 0;
+			memset(m->v, 0, sizeof(m->v));
+		} else if (c >= '0' && c <= '9') {
+			m->v[m->field] = m->v[m->field] * 10 +
+					 (uint64_t)(c - '0');
+		} else if (c == ',' && m->field < 2) {
+			m->field++;
+		} else if (c == MARK_END) {
+			if (m->kind == MARK_DUR)
+				us(m->out, cut(m->t, m->v[0], m->v[1]));
+			else
+				us(m->out, m->v[0] +
+					   cut(m->t, m->v[1], m->v[2]) / 2);
+			m->kind = 0;
+		}
+		from = i + 1;
+	}
+	if (!m->kind &&
+	    fwrite(buf + from, 1, size - from, m->out) != size - from)
+		return -1;
+	return (ssize_t)size;
+}
+
+/* the sorted events to out, their marks replaced */
+static int write_events(struct ap_trace *t, FILE *out)
+{
+	cookie_io_functions_t io = { .write = marks_write };
+	struct marks m = { .out = out, .t = t };
+	FILE *f = fopencookie(&m, "w", io);
+	int err = f ? ap_evsort__write(t->sort, f) : -ENOMEM;
+
+	/* what the cookie could not write fails the close */
+	if (f && fclose(f) && !err)
+		err = -EIO;
+	return err;
 }
 
 /*
@@ -189,7 +318,8 @@ static int sort_line(struct ap_trace *t, uint64_t ts)
 
 /* the arrow from the launch call to the kernel it started: its two ends,
  * each at its time on its track */
-static int flow(struct ap_trace *t, const struct ap_evrec *r, uint32_t tid)
+static int flow(struct ap_trace *t, const struct ap_evrec *r, uint32_t tid,
+		uint64_t key)
 {
 	uint64_t mid = r->ts + r->dur_ns / 2;
 	int err;
@@ -204,7 +334,8 @@ static int flow(struct ap_trace *t, const struct ap_evrec *r, uint32_t tid)
 		return err;
 	fprintf(t->line, ",\n{\"name\": \"launch\", \"cat\": \"gpu\", \"ph\": \"f\", \"bp\": \"e\", \"id\": %" PRIu64 ", \"pid\": %u, \"tid\": %u, \"ts\": ",
 		t->flows, r->pid, tid);
-	us(t->line, mid);
+	fprintf(t->line, "%c%" PRIu64 ",%" PRIu64 ",%" PRIu64 "%c", MARK_MID,
+		r->ts, key, r->dur_ns, MARK_END);
 	fputc('}', t->line);
 	return sort_line(t, mid);
 }
@@ -214,6 +345,7 @@ int ap_trace__event(struct ap_trace *t, const struct ap_evrec *r)
 	FILE *out = t->line;
 	uint32_t tid = r->tid;
 	const char *sep = ", ";
+	uint64_t key = 0;
 	long n, j;
 	int i, err;
 
@@ -237,8 +369,11 @@ int ap_trace__event(struct ap_trace *t, const struct ap_evrec *r)
 			 ", \"ph\": \"i\", \"s\": \"t\", \"ts\": ", out);
 	us(out, r->ts);
 	if (r->slice) {
-		fputs(", \"dur\": ", out);
-		us(out, r->dur_ns);
+		err = track_add(t, r, tid, &key);
+		if (err)
+			return err;
+		fprintf(out, ", \"dur\": %c%" PRIu64 ",%" PRIu64 "%c", MARK_DUR,
+			key, r->dur_ns, MARK_END);
 	}
 	fprintf(out, ", \"pid\": %u, \"tid\": %u, \"args\": {", r->pid, tid);
 	if (tid != r->tid)
@@ -276,7 +411,7 @@ int ap_trace__event(struct ap_trace *t, const struct ap_evrec *r)
 	fputs("}}", out);
 	err = sort_line(t, r->ts);
 	if (!err && r->joined)
-		err = flow(t, r, tid);
+		err = flow(t, r, tid, key);
 	return err;
 }
 
@@ -365,7 +500,7 @@ int ap_trace__finish(struct ap_trace *t)
 			t->nr++ ? "," : "", pid, tid, k ? k->title : "?",
 			(uint32_t)key & 0xffffff, pid, tid, tid);
 	}
-	err = ap_evsort__write(t->sort, out);
+	err = write_events(t, out);
 	if (err)
 		return err;
 	fputs("\n]}\n", out);
@@ -380,6 +515,7 @@ void ap_trace__free(struct ap_trace *t)
 	ap_hmap__free(&t->threads);
 	ap_hmap__free(&t->streams);
 	ap_hmap__free(&t->own_tracks);
+	ap_hmap__free(&t->track_ns);
 	ap_stackres__free(&t->res);
 	ap_strtab__free(t->strs);
 	ap_evsort__free(t->sort);

@@ -325,9 +325,15 @@ int ap_recording__drain(struct ap_recording *r, uint64_t budget_ns)
 	return ap_collector__finish(r->col);
 }
 
-/* the recording ends at the window's end (-d), from which the kernel
- * traced nothing, or else as the file is finished (the sensors' finish
- * counts up to then: sched's run times) */
+/*
+ * The recording ends at the window's end (-d), from which the kernel
+ * traced nothing, or else once the sensors have stopped (the command's
+ * exit seen, a signal, the targets gone): not after the drain and the
+ * finish, which take seconds under load.  What the sensors write after
+ * it ends there too: their stop hooks read what they count up to then
+ * (sched's run times), before this moment.  A file not drained ends as
+ * it is finished.
+ */
 static uint64_t end_ns(const struct ap_recording *r)
 {
 	const struct ap_window *win = ap_collector__window(r->col);
@@ -337,7 +343,7 @@ static uint64_t end_ns(const struct ap_recording *r)
 		return r->end_ns;
 	if (win->end_ns && stopped && win->end_ns <= stopped)
 		return win->end_ns;
-	return mono_ns();
+	return stopped ? stopped : mono_ns();
 }
 
 int ap_recording__close(struct ap_recording *r, int exit_status)
@@ -418,10 +424,9 @@ void ap_recording__print_timing(const struct ap_recording *r, int verbose,
 	const struct ap_window *win = ap_collector__window(r->col);
 	const uint64_t *ph = r->phase;
 	uint64_t end = end_ns(r);
-	/* what follows the window, or the stop when the file's end is its
-	 * finishing (no -d, or the targets ended first) */
-	uint64_t after = win->end_ns && end == win->end_ns ? end :
-			 ph[AP_PHASE_STOPPED];
+	/* what follows the window's end (-d), or the stop (no -d, or the
+	 * targets ended first), where the recording ends */
+	uint64_t after = end;
 
 	/* what took the time, apart from the recording itself: start-up
 	 * (loading and verifying the BPF programs, the kernel's symbols,
@@ -442,9 +447,11 @@ void ap_recording__print_timing(const struct ap_recording *r, int verbose,
 	fprintf(out, "\n");
 	if (verbose)
 		fprintf(out,
-			"aperture: window: CLOCK_MONOTONIC %.6f to %.6f s, every sensor on %.3f s after its start; %" PRIu64 " records from its end on discarded\n",
+			"aperture: window: CLOCK_MONOTONIC %.6f to %.6f s, every sensor on %.3f s after its start; %" PRIu64 " records from its end on discarded; sensors stopped at %.6f s, ring drained at %.6f s, file finished at %.6f s\n",
 			win->start_ns / 1e9, end / 1e9,
-			secs(win->start_ns, win->attached_ns), win->late);
+			secs(win->start_ns, win->attached_ns), win->late,
+			ph[AP_PHASE_STOPPED] / 1e9, ph[AP_PHASE_DRAINED] / 1e9,
+			ph[AP_PHASE_CLOSED] / 1e9);
 }
 
 void ap_recording__print_costs(const struct ap_recording *r,

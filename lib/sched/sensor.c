@@ -27,6 +27,11 @@
 struct sched_priv {
 	uint64_t last_snap;
 	struct ap_hmap sent;		/* tid -> hash of the totals last sent */
+	/* from the stop (sched_stop) on: each thread's run time as the
+	 * kernel counted it then, + 1 (0: not readable), and when the
+	 * reading ended; the final totals end there, not after the drain */
+	struct ap_hmap rt_stop;
+	uint64_t stop_ns;
 };
 
 static uint64_t mono_ns(void)
@@ -168,6 +173,7 @@ static int sched_attach(struct ap_collector *c, struct aperture_bpf *skel,
 	if (!p)
 		return -ENOMEM;
 	ap_hmap__init(&p->sent);
+	ap_hmap__init(&p->rt_stop);
 	c->priv[ap_sensor_index(c, "sched")] = p;
 	p->last_snap = mono_ns();
 	/* threads first seen leaving a CPU have been on it since now */
@@ -194,14 +200,30 @@ static int sched_attach(struct ap_collector *c, struct aperture_bpf *skel,
 	return 0;
 }
 
+/* the kernel's run time of a thread: read now, or after the stop as
+ * read at the stop; 0 or -errno */
+static int runtime(const struct sched_priv *p, const struct ap_sched_thread *t,
+		   uint32_t tid, uint64_t *rt)
+{
+	const uint64_t *at;
+
+	if (!p->stop_ns)
+		return ap_proc_thread_runtime(t->pid, tid, rt);
+	at = ap_hmap__find(&p->rt_stop, tid);
+	if (!at || !*at)
+		return -ENOENT;
+	*rt = *at - 1;
+	return 0;
+}
+
 /* the current stretch counted up to now, as if the thread switched now;
  * on-CPU time from the kernel's count, which needs no switch seen */
-static void add_pending(struct ap_sched_thread *t, uint32_t tid,
-			uint64_t now)
+static void add_pending(const struct sched_priv *p, struct ap_sched_thread *t,
+			uint32_t tid, uint64_t now)
 {
 	uint64_t rt;
 
-	if (!ap_proc_thread_runtime(t->pid, tid, &rt) && rt >= t->rt_base)
+	if (!runtime(p, t, tid, &rt) && rt >= t->rt_base)
 		t->on_ns = rt - t->rt_base;
 	else if (t->flags & AP_SCHED_T_ON)
 		t->flags |= AP_SCHED_T_RT_PARTIAL;
@@ -270,11 +292,18 @@ static int send_open(struct ap_collector *c, const struct ap_sched_thread *t,
  */
 static int snapshot(struct ap_collector *c, struct sched_priv *p, int final)
 {
+	const struct ap_window *win = ap_collector__window(c);
 	int fd = bpf_map__fd(c->skel->maps.sched_thr);
 	__u32 key, next, *prev = NULL;
 	uint64_t now = mono_ns();
 	int err, n = 0;
 
+	/* the final totals and open intervals end where the recording
+	 * does, at the stop or the -d window's end, not after the drain */
+	if (final && p->stop_ns && p->stop_ns < now)
+		now = p->stop_ns;
+	if (final && win->end_ns && win->end_ns < now)
+		now = win->end_ns;
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		struct ap_ev_sched_thread e;
 		uint64_t h, *slot;
@@ -305,7 +334,7 @@ static int snapshot(struct ap_collector *c, struct sched_priv *p, int final)
 			if (err)
 				return err;
 		}
-		add_pending(&e.t, key, now);
+		add_pending(p, &e.t, key, now);
 		if (final)
 			e.t.flags |= AP_SCHED_T_FINAL;
 		err = ap_collector__deliver(c, &e, sizeof(e));
@@ -325,6 +354,38 @@ static int sched_poll(struct ap_collector *c)
 	    (!c->sums_due && mono_ns() - p->last_snap < SNAPSHOT_NS))
 		return 0;
 	return snapshot(c, p, 0);
+}
+
+/*
+ * The sensors stop, and the programs leave the table as it is: each
+ * thread's run time as the kernel counts it now, for the final totals,
+ * which would otherwise count what it ran during the drain.  The
+ * recording's end is taken once every sensor has stopped (the
+ * recording's AP_PHASE_STOPPED), after these readings: each is the run
+ * time up to a moment inside the recording, none is cut by a guess.
+ */
+static void sched_stop(struct ap_collector *c)
+{
+	int fd = bpf_map__fd(c->skel->maps.sched_thr);
+	struct sched_priv *p = priv_of(c);
+	__u32 key, next, *prev = NULL;
+
+	if (!p)
+		return;
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		struct ap_sched_thread t;
+		uint64_t rt, *slot;
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &t))
+			continue;
+		slot = ap_hmap__upsert(&p->rt_stop, key, NULL);
+		if (slot)
+			*slot = ap_proc_thread_runtime(t.pid, key, &rt) ? 0 :
+				rt + 1;
+	}
+	p->stop_ns = mono_ns();
 }
 
 /* Recording stops: detach so that the table holds still, take what the
@@ -357,6 +418,7 @@ static void sched_close(struct ap_collector *c)
 	if (!p)
 		return;
 	ap_hmap__free(&p->sent);
+	ap_hmap__free(&p->rt_stop);
 	free(p);
 	c->priv[idx] = NULL;
 }
@@ -367,6 +429,7 @@ const struct ap_sensor_ops ap_sensor_sched = {
 	.prepare = sched_prepare,
 	.attach = sched_attach,
 	.poll = sched_poll,
+	.stop = sched_stop,
 	.finish = sched_finish,
 	.close = sched_close,
 };

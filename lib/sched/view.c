@@ -307,31 +307,69 @@ static void sched_decay(void *p, unsigned num, unsigned den)
 }
 
 /*
- * Off-CPU time by stack within what the recording holds: a thread's
- * intervals of one stack no longer than the recording (a hostile file
- * claims years; threads wait at once, so their sum has no bound but
- * the outputs').  Each interval a timed export places is scaled with
- * its row, so that the table, folded, JSON and every export agree.
- * Before any output; again changes nothing.
+ * Off-CPU time by stack within what the recording holds: a thread is
+ * off-CPU in one interval at a time, so all of its intervals together
+ * are no longer than the recording (a hostile file claims years; threads
+ * wait at once, so their sum has no bound but the outputs').  A thread
+ * past it has each of its intervals cut by the same share, its rows and
+ * the intervals a timed export places with them, as the timeline cuts
+ * its slices (lib/export/trace.c), so that the table, folded, JSON and
+ * every export agree; honest threads are left as they are.  Before any
+ * output; again changes nothing.
  */
-static void sched_clamp(struct view_sched *v)
+static int sched_clamp(struct view_sched *v)
 {
 	double max = ap_session__max_ns(v->s, 0);
-	size_t i;
+	struct ap_hmap idx;
+	double *share;
+	size_t i, n = 0;
+	uint32_t *thr;
+	int err = 0;
 
+	share = calloc(v->nr_aggs ? v->nr_aggs : 1, sizeof(*share));
+	thr = calloc(v->nr_aggs ? v->nr_aggs : 1, sizeof(*thr));
+	ap_hmap__init(&idx);
+	/* each row's thread, and each thread's sum */
+	for (i = 0; share && thr && i < v->nr_aggs; i++) {
+		const struct ap_ctx *c = ap_ctxtab__get(&v->ctxs,
+							v->aggs[i].ctx);
+		uint64_t *slot;
+		int fresh;
+
+		slot = ap_hmap__upsert(&idx, (uint64_t)c->pid << 32 | c->tid,
+				       &fresh);
+		if (!slot)
+			break;
+		if (fresh)
+			*slot = n++;
+		thr[i] = (uint32_t)*slot;
+		share[*slot] += v->aggs[i].ns;
+	}
+	ap_hmap__free(&idx);
+	if (!share || !thr || i < v->nr_aggs) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		share[i] = share[i] > max ? max / share[i] : 1;
 	for (i = 0; i < v->times.nr; i++) {
 		struct ap_prof_time *t = &v->times.t[i];
-		const struct agg *a = &v->aggs[t->ref];
+		double k = share[thr[t->ref]];
 
-		if (a->ns > max)
-			t->ns = (uint64_t)((double)t->ns * (max / a->ns));
+		if (k < 1)
+			t->ns = (uint64_t)((double)t->ns * k);
 	}
 	v->iv_ns = 0;
 	for (i = 0; i < v->nr_aggs; i++) {
-		v->aggs[i].ns = ap_session__clamp_ns(v->s, v->aggs[i].ns, 0);
+		v->aggs[i].ns = ap_session__clamp_ns(v->s, v->aggs[i].ns *
+						     share[thr[i]], 0);
 		v->iv_ns += v->aggs[i].ns;
 	}
 	v->iv_ns = v->iv_ns < AP_WEIGHT_MAX ? v->iv_ns : AP_WEIGHT_MAX;
+out:
+	free(share);
+	free(thr);
+	return err;
 }
 
 /* the frames of a stack, leaf first, into v->res; returns the count */
@@ -774,8 +812,10 @@ out:
 static int sched_print(void *p, FILE *out)
 {
 	struct view_sched *v = p;
+	int err = sched_clamp(v);
 
-	sched_clamp(v);
+	if (err)
+		return err;
 	switch (v->o->format) {
 	case AP_FMT_FOLDED:
 		return print_folded(v, out);
@@ -796,7 +836,9 @@ static int sched_profile(void *p, struct ap_profile *pr)
 	idx = ap_profile__add_kind(pr, AP_TAG_SCHED, 0);
 	if (idx < 0)
 		return idx;
-	sched_clamp(v);
+	err = sched_clamp(v);
+	if (err)
+		return err;
 	for (i = 0; i < v->nr_aggs; i++) {
 		const struct agg *a = &v->aggs[i];
 		const struct ap_ctx *c = ap_ctxtab__get(&v->ctxs, a->ctx);

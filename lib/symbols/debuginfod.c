@@ -14,6 +14,14 @@
  * runs, redirects and stalls included, and which stops the transfer when
  * it returns non-zero; the client reads DEBUGINFOD_MAXTIME and _MAXSIZE
  * at each lookup, so each is handed what is left.
+ *
+ * It does not bound redirects (0.188 sets CURLOPT_FOLLOWLOCATION and no
+ * CURLOPT_MAXREDIRS; libcurl before 8.3 follows for ever, and the curl
+ * handle is never ours): a loop would take the whole time budget, a
+ * request each round trip.  Its verbose output is the one place every
+ * response shows, a "header HTTP/..." line each, written as it comes:
+ * that goes to a memfd of ours, and the callback counts the redirects
+ * there and stops the lookup past AP_DEBUGINFOD_REDIRS a server.
  */
 #include "symbols/debuginfod.h"
 
@@ -24,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -57,6 +66,7 @@ static struct {
 	void (*end)(debuginfod_client *);
 	void (*set_progressfn)(debuginfod_client *, progressfn_t);
 	const char *(*get_url)(debuginfod_client *);
+	void (*set_verbose_fd)(debuginfod_client *, int);
 
 	/* the budgets (0 until first use) and what the lookups took */
 	uint64_t time_ns, size;
@@ -72,6 +82,11 @@ static struct {
 	int answered;			/* a server began to send it */
 	int stop;			/* why the callback stopped it */
 	int said;			/* its progress line is out */
+	/* the client's verbose output (-1: none), read up to vb_off; the
+	 * redirects in it and how many the lookup may follow */
+	int vb_fd;
+	off_t vb_off;
+	uint64_t redirs, max_redirs;
 	const char *kind;
 	char hex[2 * ID_MAX + 1];
 
@@ -118,11 +133,61 @@ void ap_debuginfod__setup(const struct ap_debuginfod_opts *o)
 	dbg.progress = o->progress;
 }
 
+/* the servers DEBUGINFOD_URLS names (space-separated), at least one */
+static uint64_t nr_urls(void)
+{
+	const char *s = getenv("DEBUGINFOD_URLS");
+	uint64_t n = 0;
+
+	while (s && *(s += strspn(s, " \t"))) {
+		n++;
+		s += strcspn(s, " \t");
+	}
+	return n ? n : 1;
+}
+
 int ap_debuginfod__enabled(void)
 {
 	const char *urls = getenv("DEBUGINFOD_URLS");
 
 	return urls && urls[strspn(urls, " \t")];
+}
+
+/* a status line of a redirect: "header HTTP/1.1 302 Found" */
+static int is_redirect(const char *l, size_t n)
+{
+	static const char pre[] = "header HTTP/";
+	size_t i = sizeof(pre) - 1;
+
+	if (n < i || memcmp(l, pre, i))
+		return 0;
+	while (i < n && l[i] != ' ')
+		i++;
+	return i + 1 < n && l[i + 1] == '3';
+}
+
+/* the redirects the client's verbose output holds past vb_off */
+static void count_redirects(void)
+{
+	char buf[4096];
+	ssize_t n;
+
+	if (dbg.vb_fd < 0)
+		return;
+	while ((n = pread(dbg.vb_fd, buf, sizeof(buf), dbg.vb_off)) > 0) {
+		char *l = buf, *nl;
+
+		while ((nl = memchr(l, '\n', (size_t)(buf + n - l)))) {
+			dbg.redirs += is_redirect(l, (size_t)(nl - l));
+			l = nl + 1;
+		}
+		/* a line longer than the buffer is no status line */
+		if (l == buf && n == sizeof(buf))
+			l = buf + n;
+		dbg.vb_off += l - buf;
+		if (l == buf)
+			break;
+	}
 }
 
 /*
@@ -140,6 +205,11 @@ static int progress(debuginfod_client *c, long a, long b)
 		dbg.bytes = (uint64_t)a;
 	if (dbg.spent_ns + el >= dbg.time_ns) {
 		dbg.stop = -ETIME;
+		return 1;
+	}
+	count_redirects();
+	if (dbg.redirs > dbg.max_redirs) {
+		dbg.stop = -ELOOP;
 		return 1;
 	}
 	if (answering && (dbg.got + dbg.bytes > dbg.size ||
@@ -182,6 +252,8 @@ static int debuginfod__open(void)
 		dlsym(dbg.lib, "debuginfod_set_progressfn");
 	dbg.get_url = (const char *(*)(debuginfod_client *))
 		dlsym(dbg.lib, "debuginfod_get_url");
+	dbg.set_verbose_fd = (void (*)(debuginfod_client *, int))
+		dlsym(dbg.lib, "debuginfod_set_verbose_fd");
 	/* without the callback, no budget holds: no lookups */
 	if (dbg.begin && dbg.find_executable && dbg.end && dbg.set_progressfn)
 		dbg.client = dbg.begin();
@@ -191,6 +263,12 @@ static int debuginfod__open(void)
 		return -ENOSYS;
 	}
 	dbg.set_progressfn(dbg.client, progress);
+	/* the verbose output, where the redirects show; a file, which
+	 * never blocks the client's writes as a full pipe would */
+	dbg.vb_fd = dbg.set_verbose_fd ?
+		    memfd_create("aperture-debuginfod", MFD_CLOEXEC) : -1;
+	if (dbg.vb_fd >= 0)
+		dbg.set_verbose_fd(dbg.client, dbg.vb_fd);
 	/* each build-id asked once: a timeout is not asked again */
 	setenv("DEBUGINFOD_RETRY_LIMIT", "0", 0);
 	return 0;
@@ -325,6 +403,11 @@ static int find(int debuginfo, const uint8_t *id, size_t len, char *buf,
 	dbg.answered = 0;
 	dbg.stop = 0;
 	dbg.said = 0;
+	dbg.redirs = 0;
+	dbg.max_redirs = AP_DEBUGINFOD_REDIRS * nr_urls();
+	if (dbg.vb_fd >= 0 && !ftruncate(dbg.vb_fd, 0) &&
+	    !lseek(dbg.vb_fd, 0, SEEK_SET))
+		dbg.vb_off = 0;
 	since = time(NULL);
 	fd = debuginfo ? dbg.find_debuginfo(dbg.client, id, (int)len, &path) :
 			 dbg.find_executable(dbg.client, id, (int)len, &path);

@@ -22,6 +22,9 @@
 
 #define AP_DEBUGINFOD_TIME	60		/* seconds */
 #define AP_DEBUGINFOD_SIZE	(1ull << 30)	/* bytes */
+/* redirects a lookup may follow, for each server: libcurl's own bound
+ * (30 from 8.3 on) is higher, and before 8.3 there is none */
+#define AP_DEBUGINFOD_REDIRS	8
 
 struct ap_debuginfod_opts {
 	/* seconds all lookups may take; 0: DEBUGINFOD_MAXTIME, else
@@ -44,7 +47,9 @@ int ap_debuginfod__enabled(void);
  * libdebuginfod's cache: 0 with its path in buf, -ENOENT when no server has
  * it, -ENOSYS when lookups are off or libdebuginfod is missing, -ETIME
  * when the time budget ran out (this lookup, or before it), -EFBIG when
- * the answer is larger than what is left of the size budget, or another
+ * the answer is larger than what is left of the size budget, -ELOOP when
+ * the servers redirected it more than AP_DEBUGINFOD_REDIRS times each
+ * (counted where libdebuginfod has a verbose output), or another
  * -errno the servers caused.  The caller checks the file's build-id. */
 int ap_debuginfod__find_executable(const uint8_t *id, size_t len, char *buf,
 				   size_t buflen);

@@ -465,6 +465,9 @@ static int servers_said(struct ap_symbolizer *s, int err, const char *kind,
 	else if (err == -EFBIG)
 		symbolizer__warn(s, "debuginfod: the %s of build-id %s is larger than what is left of the %" PRIu64 " bytes a report may download (--debuginfod-size, DEBUGINFOD_MAXSIZE); not downloaded",
 				 kind, want, st.size);
+	else if (err == -ELOOP)
+		symbolizer__warn(s, "debuginfod: the servers redirected the lookup of the %s of build-id %s more than %d times a server; stopped",
+				 kind, want, AP_DEBUGINFOD_REDIRS);
 	else
 		symbolizer__warn(s, "debuginfod: the servers failed for the %s of build-id %s: %s",
 				 kind, want, strerror(-err));
@@ -1677,6 +1680,7 @@ static int module__find_file(struct ap_symbolizer *s, struct module *mod,
 	      " (their answer has another build-id)" :
 	      srv == -ETIME ? " (out of time for them)" :
 	      srv == -EFBIG ? " (too large to download)" :
+	      srv == -ELOOP ? " (redirected too often)" :
 	      " (they failed)";
 	if (mismatch) {
 		snprintf(buf, len, "%s%s", symfs, mod->path);

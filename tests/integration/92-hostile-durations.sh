@@ -5,11 +5,33 @@
 # output clamps them to what the recording holds (its span, on each of
 # its CPUs; a period no recorder sets), and the table, JSON, folded,
 # pprof, speedscope and SVG agree on the off-CPU total; nothing negative
-# or past 2^62.  The hostile files are recordings with their blocks
-# rewritten by tests/integration/aprewrite.py (valid CRCs and trailer).
+# or past 2^62.  The timeline (--format trace) cuts its slices the same
+# way: each no longer than the span, a thread's together no longer than
+# it, their sum the views' total; sched, syscall and lock.  The hostile
+# files are recordings with their blocks rewritten by
+# tests/integration/aprewrite.py (valid CRCs and trailer).
 . tests/integration/lib.sh
 need_cmd python3
 need_cmd protoc
+
+# the trace's slices (a JSON parser reads it): none negative or past the
+# span (ns), each thread's together within it; their sum in ns
+cat >"$T/trace_check.py" <<'PY'
+def trace_check(path, span):
+    tr = json.load(open(path))
+    per, total = {}, 0
+    for e in tr["traceEvents"]:
+        if e.get("ph") != "X":
+            continue
+        d = e["dur"] * 1000
+        assert 0 <= d <= span and e["ts"] >= 0, e
+        key = (e["cat"], e["pid"], e["tid"])
+        per[key] = per.get(key, 0) + d
+        total += d
+    assert per, "no slices"
+    assert max(per.values()) <= span + 1000, (max(per.values()), span)
+    return total
+PY
 
 # sched: the golden recording (1.10) and the fuzz seed (1.0: shorter
 # frames)
@@ -17,7 +39,7 @@ for src in tests/golden/cpu-syscall-sched.data tests/fuzz/corpus/sched.data
 do
 	python3 tests/integration/aprewrite.py "$src" "$T/h.data" ||
 		fail "rewriting $src"
-	for f in table json folded pprof speedscope svg; do
+	for f in table json folded pprof speedscope svg trace; do
 		"$APERTURE" report -i "$T/h.data" --events sched \
 			--format $f >"$T/out.$f" 2>"$T/err.$f" ||
 			fail "report $f: $(cat "$T/err.$f")"
@@ -73,6 +95,33 @@ assert abs(pp - total) <= len(vals), (pp, total)
 assert abs(sst - total) <= len(vals) + sc["intervals"], (sst, total)
 assert abs(fold * 1000 - total) <= 1000 * len(vals), (fold, total)
 assert abs(sv - total) <= total * 0.01, (sv, total)
+exec(open(t + "/trace_check.py").read())
+tr = trace_check(t + "/out.trace", span)
+print("trace %d ns" % tr)
+assert abs(tr - total) <= sc["intervals"] + 1000, (tr, total)
+PY
+done
+
+# syscall and lock: the trace's slices add up to the views' totals
+for k in syscall lock; do
+	python3 tests/integration/aprewrite.py tests/fuzz/corpus/$k.data \
+		"$T/$k.data" || fail "rewriting $k.data"
+	for f in json trace; do
+		"$APERTURE" report -i "$T/$k.data" --events $k --format $f \
+			>"$T/$k.$f" 2>"$T/$k.err" ||
+			fail "report $k $f: $(cat "$T/$k.err")"
+	done
+	python3 - "$T" $k <<'PY' || fail "$k: the trace disagrees or is hostile"
+import json, sys
+t, k = sys.argv[1], sys.argv[2]
+js = json.load(open("%s/%s.json" % (t, k)))
+span = js["header"]["duration_s"] * 1e9 + 1000
+total = (sum(r["total_ns"] for r in js[k]["rows"]) if k == "syscall"
+         else js[k]["total_wait_ns"])
+exec(open(t + "/trace_check.py").read())
+tr = trace_check("%s/%s.trace" % (t, k), span)
+print("%s: span %.0f ns, json %d ns, trace %d ns" % (k, span, total, tr))
+assert total > 0 and abs(tr - total) <= total * 1e-5 + 1000, (tr, total)
 PY
 done
 
