@@ -132,10 +132,31 @@ static void window_name(const struct ap_recording *r, uint64_t end_mono,
 		 (unsigned)(real / 10000000ll % 100) % 100);
 }
 
+/* the header's target line says which window of the run this is and,
+ * with --push, what became of the windows before it, so that report
+ * shows them with the file */
+static void window_target(struct ap_recording *r)
+{
+	struct ap_spool_counts n;
+	size_t off;
+
+	/* the filters' part may be cut, the window's number never */
+	snprintf(r->hdr->target, sizeof(r->hdr->target), "%.160s; window %" PRIu64,
+		 r->target, r->nr_windows + 1);
+	if (!r->sw.spool || !r->sw.spool_push)
+		return;
+	ap_spool__counts(r->sw.spool, &n);
+	off = strlen(r->hdr->target);
+	snprintf(r->hdr->target + off, sizeof(r->hdr->target) - off,
+		 ", push before it: %" PRIu64 " sent, %" PRIu64 " retried, %" PRIu64 " rejected, %" PRIu64 " lost",
+		 n.sent, n.retried, n.rejected, n.lost);
+}
+
 static int open_window(struct ap_recording *r, uint64_t start_ns)
 {
 	int e;
 
+	window_target(r);
 	r->hdr->start_mono_ns = start_ns;
 	r->hdr->mono_to_real_ns = mono_to_real();
 	r->win_start_ns = start_ns;
@@ -429,6 +450,7 @@ int ap_recording__create(struct ap_recording *r, const char *path,
 			 slash ? (int)(slash - path + 1) : 0, path,
 			 slash ? slash + 1 : path);
 		*r->hdr = *h;
+		snprintf(r->target, sizeof(r->target), "%s", h->target);
 		e = open_window(r, h->start_mono_ns);
 		if (e)
 			snprintf(err, len, "creating '%s': %s", r->part,

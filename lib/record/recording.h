@@ -70,6 +70,7 @@ struct ap_recording {
 	char base[4096];		/* OUTPUT */
 	char part[4096 + 16];		/* the window being written */
 	struct ap_header *hdr;		/* the next window's, from the first */
+	char target[256];		/* the first's target line */
 	uint64_t win_start_ns, cut_ns;	/* cut_ns 0: none due */
 	struct ap_buf queue;		/* records from cut_ns on, held */
 	uint64_t nr_windows;
