@@ -234,6 +234,10 @@ static int switch_window(struct ap_recording *r)
 		e = replay(r);
 	if (!e)
 		e = r->queue.err;
+	/* the last window's tables and the records held for this one are
+	 * freed: their pages go back, so that a service's RSS is what it
+	 * holds, not the most it ever held */
+	malloc_trim(0);
 	return e;
 }
 

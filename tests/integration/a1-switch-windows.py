@@ -12,6 +12,7 @@ aperture = sys.argv[1]
 files = sorted(sys.argv[2:])
 total = 0
 prev_end = None
+prev_nr = None
 for f in files:
     rep = subprocess.run([aperture, "report", "-i", f, "--format", "json"],
                          capture_output=True, text=True)
@@ -25,6 +26,11 @@ for f in files:
         sys.exit(f"{f}: starts at {start}, the window before ended at "
                  f"{prev_end}: not back to back")
     prev_end = end
+    # "...; window N": one more than the window before
+    nr = int(h["target"].split("; window ")[1].split(",")[0])
+    if prev_nr is not None and nr != prev_nr + 1:
+        sys.exit(f"{f}: window {nr} after window {prev_nr}")
+    prev_nr = nr
     total += h["samples"]
     scr = subprocess.run([aperture, "script", "-i", f, "--format", "jsonl"],
                          capture_output=True, text=True)
