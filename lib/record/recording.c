@@ -83,10 +83,11 @@ int ap_recording__event(void *ctx, const void *data, size_t size)
 		ap_buf__put(&r->queue, data, size);
 		return r->queue.err;
 	}
-	/* the kernel's mapping records come through per-CPU buffers read
-	 * on their own: one late is state the new window has anyway */
-	/* (the first window also takes what the sensors stamped before
-	 * the recording's start, as a single file does) */
+	/* counted: a record from before this window's start (not in the
+	 * first window, which takes what the sensors stamped before the
+	 * recording's start, as a single file does; nor the kernel's
+	 * mapping records, read from buffers of their own: state the new
+	 * window has anyway) */
 	if (size >= sizeof(*h) && r->nr_windows && h->ts &&
 	    h->ts < r->win_start_ns && h->type != AP_REC_KMAP)
 		r->late++;
