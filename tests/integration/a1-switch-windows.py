@@ -32,6 +32,7 @@ for f in files:
         sys.exit(f"{f}: window {nr} after window {prev_nr}")
     prev_nr = nr
     total += h["samples"]
+    freq = h["freq"]
     scr = subprocess.run([aperture, "script", "-i", f, "--format", "jsonl"],
                          capture_output=True, text=True)
     if scr.returncode:
@@ -46,4 +47,4 @@ for f in files:
     if cpu != h["samples"]:
         sys.exit(f"{f}: {cpu} cpu events in script, {h['samples']} samples "
                  "in its header")
-print(total)
+print(total, freq)
