@@ -163,6 +163,8 @@ static int open_window(struct ap_recording *r, uint64_t start_ns)
 	r->win_start_ns = start_ns;
 	r->cut_ns = r->sw.every_ns ? start_ns + r->sw.every_ns : 0;
 	r->w = ap_writer__create(r->part, r->hdr, &e);
+	if (r->w && r->owner_set)
+		ap_writer__chown(r->w, r->owner_uid, r->owner_gid);
 	return r->w ? 0 : e;
 }
 
@@ -789,5 +791,9 @@ int ap_recording__give_to_sudo_user(struct ap_recording *r)
 		return -EINVAL;
 	if (!g || !*g || ap_parse_u64(g, 0, UINT32_MAX - 1, &gid))
 		gid = (unsigned long long)-1;
+	/* the windows after this one too */
+	r->owner_set = 1;
+	r->owner_uid = (uid_t)uid;
+	r->owner_gid = (gid_t)gid;
 	return ap_writer__chown(r->w, (uid_t)uid, (gid_t)gid);
 }

@@ -80,6 +80,9 @@ struct ap_recording {
 	uint64_t late;			/* records from before a window's
 					 * start that came after its cut */
 	uint64_t window_bytes;		/* all windows, as written */
+	int owner_set;			/* sudo: each window given to */
+	uid_t owner_uid;
+	gid_t owner_gid;
 };
 
 /* what the header says about the recording */
