@@ -33,6 +33,7 @@ APLIBDIR	?= $(LIBDIR)/aperture
 BASHCOMPDIR	?= $(PREFIX)/share/bash-completion/completions
 # the JSON Schema of report --format json
 DATADIR		?= $(PREFIX)/share/aperture
+SYSTEMDDIR	?= $(PREFIX)/lib/systemd/system
 
 CC		?= gcc
 CLANG		?= clang
@@ -292,6 +293,10 @@ install: aperture
 	install -m 0644 completions/aperture.bash $(DESTDIR)$(BASHCOMPDIR)/aperture
 	install -d $(DESTDIR)$(DATADIR)
 	install -m 0644 doc/aperture-report.schema.json $(DESTDIR)$(DATADIR)/
+	install -d $(DESTDIR)$(SYSTEMDDIR)
+	sed 's|@BINDIR@|$(BINDIR)|g' scripts/aperture-agent.service \
+		>$(DESTDIR)$(SYSTEMDDIR)/aperture-agent.service
+	chmod 0644 $(DESTDIR)$(SYSTEMDDIR)/aperture-agent.service
 ifneq ($(CUPTI_TARGETS),)
 	install -d $(DESTDIR)$(APLIBDIR)
 	install -m 0644 $(CUPTI_LIB) $(DESTDIR)$(APLIBDIR)/libaperture-cupti.so
@@ -300,6 +305,7 @@ endif
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/aperture $(DESTDIR)$(BASHCOMPDIR)/aperture
 	rm -f $(DESTDIR)$(DATADIR)/aperture-report.schema.json
+	rm -f $(DESTDIR)$(SYSTEMDDIR)/aperture-agent.service
 	-rmdir $(DESTDIR)$(DATADIR) 2>/dev/null
 	rm -f $(DESTDIR)$(APLIBDIR)/libaperture-cupti.so
 	-rmdir $(DESTDIR)$(APLIBDIR) 2>/dev/null

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "aperture.h"
@@ -20,6 +21,7 @@
 #include "record/collector.h"
 #include "record/recorder.h"
 #include "record/recording.h"
+#include "record/spool.h"
 #include "record/targets.h"
 #include "record/workload.h"
 #include "symbols/symbolizer.h"
@@ -34,6 +36,11 @@
  * any load), and without it a Ctrl-C must not wait for ever either */
 #define DRAIN_WINDOW_NS	(250 * 1000 * 1000ull)
 #define DRAIN_NS	(5 * 1000 * 1000 * 1000ull)
+/* --push: the window when --switch-output gives none */
+#define PUSH_WINDOW_NS	(10 * 1000 * 1000 * 1000ull)
+/* at the end, the pushes still going get this long */
+#define PUSH_FINISH_NS	(5 * 1000 * 1000 * 1000ull)
+#define PUSH_SPOOL_SIZE	(256ull << 20)
 
 struct record_opts {
 	struct ap_cli_targets t;	/* -p, -a, -e, -F */
@@ -58,6 +65,12 @@ struct record_opts {
 	char cupti_lib[PATH_MAX];	/* -e gpu -- CMD */
 	/* the tracepoints of the last -e: what --filter applies to */
 	int tp_from, tp_to;
+	/* --switch-output, --switch-max-files, --push* */
+	int switch_output;
+	struct ap_switch sw;
+	uint32_t switch_max_files;
+	struct ap_push_child push;
+	uint64_t push_spool_size;
 };
 
 enum {
@@ -76,6 +89,12 @@ enum {
 	OPT_BUILDID_MAX_TOTAL,
 	OPT_BUILDID_MIN_FREE,
 	OPT_FILTER,
+	OPT_SWITCH_OUTPUT,
+	OPT_SWITCH_MAX_FILES,
+	OPT_PUSH,
+	OPT_PUSH_TOKEN_FILE,
+	OPT_PUSH_CA_FILE,
+	OPT_PUSH_SPOOL_SIZE,
 };
 
 #define AP_CGROUP2_DEFAULT	"/sys/fs/cgroup"
@@ -107,6 +126,12 @@ static const struct argp_option options[] = {
 	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS", 3 },
 	{ "quiet", 'q', NULL, 0, "No sensor notes, no summary line, no word on the command's status", 3 },
 	{ "verbose", 'v', NULL, 0, "Also print libbpf's messages (as APERTURE_DEBUG=1) and, at the end, what the targets' mappings cost the recorder and its memory", 3 },
+	{ "switch-output", OPT_SWITCH_OUTPUT, "SPEC", OPTION_ARG_OPTIONAL, "Cut the recording into back-to-back windows, each a whole file OUTPUT.<YYYYmmddHHMMSScc>, as perf: SPEC a time (500ms, 10s, 1m, 1h), a size (100M) or signal (the default: at each SIGUSR2, which every SPEC takes)", 3 },
+	{ "switch-max-files", OPT_SWITCH_MAX_FILES, "N", 0, "Keep at most N window files, the oldest removed", 3 },
+	{ "push", OPT_PUSH, "URL", 0, "Send each finished window with 'aperture push --to URL' (implies --switch-output=10s) and remove it once sent; a window not sent yet is tried again, 1 s doubling to 60 s", 3 },
+	{ "push-token-file", OPT_PUSH_TOKEN_FILE, "FILE", 0, "--push: the bearer token, from FILE", 3 },
+	{ "push-ca-file", OPT_PUSH_CA_FILE, "FILE", 0, "--push: the server's CA certificates, from FILE", 3 },
+	{ "push-spool-size", OPT_PUSH_SPOOL_SIZE, "SIZE", 0, "--push: at most SIZE of windows not sent yet, the oldest removed and counted lost (default: 256M)", 3 },
 	{ NULL, 'g', NULL, 0, "Accepted for perf users: stacks are always recorded", 2 },
 	{ "buildid-dir", OPT_BUILDID_DIR, "DIR", 0, "Keep files only the targets reach (another mount namespace, deleted) in this build-id cache (default: $APERTURE_BUILDID_DIR, else $XDG_CACHE_HOME/aperture/build-id or ~/.cache/aperture/build-id)", 3 },
 	{ "no-buildid-cache", OPT_NO_BUILDID_CACHE, NULL, 0, "Keep no files in the build-id cache", 3 },
@@ -242,6 +267,80 @@ static void parse_size(struct argp_state *state, const char *opt,
 		ap_cli_usage_error(state,
 				   "bad %s '%s': give bytes, or a size with K, M, G or T",
 				   opt, arg);
+}
+
+/* --switch-output[=SPEC]: as perf, a time (s, m, h, d; ms as well), a
+ * size (B, K, M, G) or signal; none: signal */
+static void parse_switch(struct argp_state *state, struct record_opts *o,
+			 const char *arg)
+{
+	static const struct {
+		const char *unit;
+		uint64_t ns;
+	} units[] = {
+		{ "ms", 1000000ull }, { "s", 1000000000ull },
+		{ "m", 60000000000ull }, { "h", 3600000000000ull },
+		{ "d", 86400000000000ull },
+	};
+	size_t n = arg ? strlen(arg) : 0, i, u;
+	unsigned long long v;
+	char num[32];
+
+	o->switch_output = 1;
+	if (!arg || !strcmp(arg, "signal"))
+		return;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		u = strlen(units[i].unit);
+		if (n <= u || n - u >= sizeof(num) ||
+		    strcmp(arg + n - u, units[i].unit))
+			continue;
+		memcpy(num, arg, n - u);
+		num[n - u] = '\0';
+		/* 10ms at least: a window is a file, its state written anew */
+		if (ap_parse_u64(num, 1, UINT64_MAX / units[i].ns, &v) ||
+		    v * units[i].ns < 10000000ull)
+			break;
+		o->sw.every_ns = v * units[i].ns;
+		return;
+	}
+	if (i == sizeof(units) / sizeof(units[0]) &&
+	    !ap_parse_size(arg, 1, 1ull << 50, &o->sw.size))
+		return;
+	ap_cli_usage_error(state,
+			   "bad --switch-output '%s': give a time of 10ms or more (500ms, 10s, 1m, 1h), a size (100M) or signal",
+			   arg);
+}
+
+static uint32_t parse_max_files(struct argp_state *state, const char *arg)
+{
+	unsigned long long v;
+
+	if (ap_parse_u64(arg, 1, 1u << 20, &v))
+		ap_cli_usage_error(state, "bad --switch-max-files '%s': give 1 to %u files",
+				   arg, 1u << 20);
+	return (uint32_t)v;
+}
+
+/* at the end of the options: --push implies windows; a window file is
+ * no stream */
+static void check_switch(struct argp_state *state, struct record_opts *o)
+{
+	if ((o->push.token_file || o->push.ca_file || o->push_spool_size) &&
+	    !o->push.url)
+		ap_cli_usage_error(state,
+				   "--push-token-file, --push-ca-file and --push-spool-size go with --push URL");
+	if (o->push.url && !o->switch_output) {
+		o->switch_output = 1;
+		o->sw.every_ns = PUSH_WINDOW_NS;
+	}
+	if (o->switch_max_files && !o->switch_output)
+		ap_cli_usage_error(state,
+				   "--switch-max-files goes with --switch-output or --push");
+	if (o->switch_output && !strcmp(o->output, "-"))
+		ap_cli_usage_error(state,
+				   "--switch-output writes files: not with -o -");
+	if (o->push.url && !o->push_spool_size)
+		o->push_spool_size = PUSH_SPOOL_SIZE;
 }
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
@@ -394,6 +493,29 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_FILTER:
 		set_filter(state, o, arg);
 		break;
+	case OPT_SWITCH_OUTPUT:
+		parse_switch(state, o, arg);
+		break;
+	case OPT_SWITCH_MAX_FILES:
+		o->switch_max_files = parse_max_files(state, arg);
+		break;
+	case OPT_PUSH:
+		if (!*arg)
+			ap_cli_usage_error(state, "--push: empty URL");
+		o->push.url = arg;
+		break;
+	case OPT_PUSH_TOKEN_FILE:
+	case OPT_PUSH_CA_FILE:
+		if (access(arg, R_OK))
+			ap_cli_usage_error(state, "cannot read '%s': %s", arg,
+					   strerror(errno));
+		*(key == OPT_PUSH_CA_FILE ? &o->push.ca_file :
+					    &o->push.token_file) = arg;
+		break;
+	case OPT_PUSH_SPOOL_SIZE:
+		parse_size(state, "--push-spool-size", arg,
+			   &o->push_spool_size);
+		break;
 	case ARGP_KEY_ARG:
 		ap_cli_take_command(state, &o->cmd);
 		break;
@@ -419,6 +541,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (o->user.name && geteuid() != 0 && o->user.uid != geteuid())
 			ap_cli_usage_error(state,
 					   "--user %s needs root", o->user.name);
+		check_switch(state, o);
 		break;
 	default:
 		return ap_cli_collect_key(key, arg, state, &o->t, &o->collect);
@@ -447,6 +570,15 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
+/* --switch-output: SIGUSR2 ends the window */
+static volatile sig_atomic_t switch_now;
+
+static void on_switch(int sig)
+{
+	(void)sig;
+	switch_now = 1;
+}
+
 struct record {
 	struct record_opts *o;
 	struct ap_recording file;
@@ -465,7 +597,7 @@ static int on_event(void *ctx, const void *data, size_t size)
 {
 	struct record *r = ctx;
 
-	return ap_recorder__event(r->file.rec, data, size);
+	return ap_recording__event(&r->file, data, size);
 }
 
 /* what the options leave to be worked out before the collector opens:
@@ -577,6 +709,49 @@ static void print_bidcache(struct ap_bidcache *c,
 		"");
 }
 
+static uint64_t mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { ns / 1000000000ull, ns % 1000000000ull };
+
+	nanosleep(&ts, NULL);
+}
+
+/* --switch-output, --push: the spool of finished windows and SIGUSR2;
+ * 0 or -ENOMEM (said) */
+static int start_switch(struct record_opts *o, struct ap_recording *file,
+			struct ap_spool **spool)
+{
+	struct ap_spool_opts so = {
+		.max_files = o->switch_max_files,
+		.max_bytes = o->push.url ? o->push_spool_size : 0,
+		.ops = o->push.url ? &ap_push_child_ops : NULL,
+		.ctx = &o->push,
+	};
+	struct sigaction sa;
+
+	*spool = ap_spool__new(&so);
+	o->sw.spool = *spool;
+	o->sw.spool_push = o->push.url != NULL;
+	o->sw.signal = &switch_now;
+	o->sw.quiet = o->quiet;
+	if (!*spool || ap_recording__set_switch(file, &o->sw)) {
+		ap_err("out of memory");
+		return -ENOMEM;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_switch;
+	sigaction(SIGUSR2, &sa, NULL);
+	return 0;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = {
@@ -596,6 +771,7 @@ int cmd_record(int argc, char **argv)
 	struct ap_recorder *rec;
 	struct ap_kallsyms *ksyms = NULL;
 	struct ap_bidcache *bid = NULL;
+	struct ap_spool *spool = NULL;
 	char bid_dir[AP_PATH_MAX];
 	struct ap_header hdr;
 	char err[512];
@@ -614,6 +790,8 @@ int cmd_record(int argc, char **argv)
 		return 1;
 	}
 	ap_recording__mark(&r.file, AP_PHASE_BEGIN);
+	if (o.switch_output && start_switch(&o, &r.file, &spool))
+		goto out_recorder;
 	if (!o.no_buildid_cache &&
 	    !ap_bidcache__dir(o.buildid_dir, bid_dir, sizeof(bid_dir))) {
 		bid = ap_bidcache__new(bid_dir, &o.bid_limits);
@@ -696,8 +874,8 @@ int cmd_record(int argc, char **argv)
 	 * finds the ring empty */
 	if (o.cmd)
 		ap_collector__poll(r.file.col, 0);
-	if (!to_stdout(&o) && ap_recording__keep_old(o.output, err,
-						     sizeof(err))) {
+	if (!to_stdout(&o) && !o.switch_output &&
+	    ap_recording__keep_old(o.output, err, sizeof(err))) {
 		ap_err("%s", err);
 		goto out_workload;
 	}
@@ -739,6 +917,10 @@ int cmd_record(int argc, char **argv)
 	 * stopped: the copies hold their files open (a second signal cuts
 	 * it short) */
 	ap_bidcache__finish(bid, BIDCACHE_FINISH_NS, &stop_now);
+	/* the last windows' pushes, for a bounded time: a service's stop
+	 * must not wait on a server that is down */
+	ap_spool__finish(spool, mono_now() + PUSH_FINISH_NS, mono_now,
+			 sleep_ns);
 	/* the summary line last: scripts read it with tail -1 */
 	if (ret == 0 && !o.quiet) {
 		print_bidcache(bid, &o.bid_limits, o.verbose);
@@ -761,6 +943,7 @@ out_recorder:
 	ap_kallsyms__free(ksyms);
 	ap_recorder__free(rec);
 	ap_bidcache__free(bid);
+	ap_spool__free(spool);
 	ap_recording__free(&r.file);
 	return ret;
 }

@@ -33,7 +33,7 @@ _aperture()
 {
 	local cur prev cmd i
 	local commands="record report top stat script diff annotate list help"
-	local events views
+	local events views eq=""
 
 	COMPREPLY=()
 	_aperture_bin=${COMP_WORDS[0]}
@@ -78,6 +78,7 @@ _aperture()
 	--*=*)
 		prev=${cur%%=*}
 		cur=${cur#*=}
+		eq=1
 		;;
 	esac
 	case $prev in
@@ -141,7 +142,7 @@ _aperture()
 		_aperture_list "$cur" "$(cd /proc 2>/dev/null && echo [0-9]*)"
 		return 0
 		;;
-	-i | --input | --output | --cuda-lib)
+	-i | --input | --output | --cuda-lib | --push-token-file | --push-ca-file)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return 0
 		;;
@@ -154,6 +155,13 @@ _aperture()
 		COMPREPLY=($(compgen -W "low default high" -- "$cur"))
 		return 0
 		;;
+	--switch-output)
+		# its SPEC is optional: only --switch-output=SPEC takes one
+		if [ -n "$eq" ]; then
+			COMPREPLY=($(compgen -W "signal 10s 1m 1h 100M" -- "$cur"))
+			return 0
+		fi
+		;;
 	--lock-class)
 		COMPREPLY=($(compgen -W "mutex cond join other all" -- "$cur"))
 		return 0
@@ -161,7 +169,7 @@ _aperture()
 	-F | --freq | -d | --duration | -c | --count | --min-block | --limit | \
 	--tid | --comm | -n | --iterations | -C | --cpu | --time | --dsos | \
 	-S | --symbols | -I | --interval-print | -r | --repeat | -x | \
-	--field-separator)
+	--field-separator | --switch-max-files | --push | --push-spool-size)
 		return 0		# a number or a name: nothing to offer
 		;;
 	esac

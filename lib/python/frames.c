@@ -87,6 +87,15 @@ void ap_python__free(struct ap_python *py)
 	free(py);
 }
 
+void ap_python__new_window(struct ap_python *py)
+{
+	if (!py)
+		return;
+	ap_hmap__free(&py->ids);
+	ap_hmap__init(&py->ids);
+	py->next_id = 0;
+}
+
 static struct py_proc *find_proc(struct ap_python *py, uint32_t pid)
 {
 	uint64_t *v = py ? ap_hmap__find(&py->procs, pid) : NULL;

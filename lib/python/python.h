@@ -109,6 +109,9 @@ void ap_python__code(struct ap_python *py, uint32_t pid, uint64_t code,
 void ap_python__fork(struct ap_python *py, uint32_t parent, uint32_t child);
 /* pid's image is gone (exec, exit): its interpreter with it */
 void ap_python__gone(struct ap_python *py, uint32_t pid);
+/* a new record file begins (record --switch-output): its pyframe ids
+ * number from 1 again, each frame written anew when a stack next has it */
+void ap_python__new_window(struct ap_python *py);
 /*
  * The user chain uips[0 .. nu) of pid merged with the walker's npy
  * Python frames pyf[0 .. 2 * npy) (two words each) into out (room for

@@ -960,6 +960,11 @@ static uint64_t ring_unread(struct ap_collector *c)
 	return n;
 }
 
+uint64_t ap_collector__unread(struct ap_collector *c)
+{
+	return ring_unread(c);
+}
+
 int ap_collector__drain(struct ap_collector *c, uint64_t until_ns)
 {
 	int n;

@@ -183,6 +183,9 @@ void ap_collector__unwind_stats(const struct ap_collector *c,
 void ap_collector__unwind_info(const struct ap_collector *c,
 			       const uint64_t *counters,
 			       struct ap_unwind_info *out);
+/* the records in the ring not read yet (one being written counts):
+ * record --switch-output finishes a window when it is 0 */
+uint64_t ap_collector__unread(struct ap_collector *c);
 /* Sums the per-CPU drop counters into out[AP_STAT_NR]. */
 void ap_collector__counters(struct ap_collector *c, uint64_t *out);
 /* status of each sensor asked for */

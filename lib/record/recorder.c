@@ -85,6 +85,10 @@ struct ap_recorder {
 	size_t nr_pend, cap_pend;
 	void *priv[32];			/* ap_recorder__priv, by tag */
 	void (*priv_free[32])(void *);
+	/* what a handler's state writes again at a new window */
+	void (*priv_rewrite[32])(struct ap_recorder *, void *);
+	/* the loss counters the previous window's status frames said */
+	uint64_t loss_base[AP_STAT_NR];
 };
 
 static uint64_t now_ns(void)
@@ -181,6 +185,13 @@ void **ap_recorder__priv(struct ap_recorder *r, uint32_t tag,
 	if (free_fn)
 		r->priv_free[tag] = free_fn;
 	return &r->priv[tag];
+}
+
+void ap_recorder__set_rewrite(struct ap_recorder *r, uint32_t tag,
+			      void (*fn)(struct ap_recorder *, void *))
+{
+	if (tag < 32)
+		r->priv_rewrite[tag] = fn;
 }
 
 const struct ap_record_counts *ap_recorder__counts(const struct ap_recorder *r)
@@ -689,6 +700,66 @@ int ap_recorder__snapshot(struct ap_recorder *r, pid_t pid)
 	}
 	ap_proc_threads(pid, on_thread, &tc);
 	return r->buf.err;
+}
+
+/* a live process again at a new window's start: its identity, each
+ * thread's comm and every mapping known, as the snapshot wrote them */
+static void rewrite_proc(struct ap_recorder *r, struct proc *p,
+			 struct ap_mmap *m)
+{
+	struct thread_ctx tc = { r, p->pid };
+	char comm[AP_COMM_MAX] = "";
+	size_t i, n = ap_addrspace__count(p->as);
+
+	ap_proc_stat(p->pid, NULL, NULL, comm, sizeof(comm));
+	write_task(r, p, AP_TASK_SNAPSHOT, p->ppid, comm, 0, 0);
+	ap_proc_threads(p->pid, on_thread, &tc);
+	for (i = 0; i < n; i++) {
+		ap_mmap__copy(m, ap_addrspace__at(p->as, i));
+		m->ts = now_ns();
+		ap_mmap__encode(m, &r->buf);
+	}
+}
+
+int ap_recorder__new_window(struct ap_recorder *r)
+{
+	struct ap_stacktab *st = ap_stacktab__new();
+	struct ap_mmap *m = malloc(sizeof(*m));
+	size_t i;
+	int err;
+
+	err = ap_recorder__flush(r);
+	if (!st || !m) {
+		ap_stacktab__free(st);
+		free(m);
+		return -ENOMEM;
+	}
+	/* ids are the file's: the next one numbers them from 1 again,
+	 * which also keeps the tables' memory to what one window needs */
+	ap_stacktab__free(r->stacks);
+	r->stacks = st;
+	ap_hmap__free(&r->ksym_done);
+	ap_hmap__init(&r->ksym_done);
+	ap_hmap__free(&r->comm_of);
+	ap_hmap__init(&r->comm_of);
+	r->vdso_done = 0;
+	if (r->priv[AP_TAG_PYFRAME])
+		ap_python__new_window(r->priv[AP_TAG_PYFRAME]);
+	write_vdso(r);
+	for (i = 0; i < r->nr_procs; i++) {
+		struct proc *p = &r->procs[i];
+
+		if (p->exited || !p->as)
+			continue;
+		rewrite_proc(r, p, m);
+		/* its perf map read again from the start */
+		p->jit_off = 0;
+	}
+	free(m);
+	for (i = 0; i < 32; i++)
+		if (r->priv_rewrite[i] && r->priv[i])
+			r->priv_rewrite[i](r, r->priv[i]);
+	return err ? err : r->buf.err;
 }
 
 int ap_recorder__rescan(struct ap_recorder *r, uint32_t pid)
@@ -1356,6 +1427,12 @@ static void on_loss(void *ctx, uint32_t pid, uint64_t start_ns,
 	}
 }
 
+void ap_recorder__set_loss_base(struct ap_recorder *r,
+				const uint64_t *counters)
+{
+	memcpy(r->loss_base, counters, sizeof(r->loss_base));
+}
+
 int ap_recorder__write_status(struct ap_recorder *r, struct ap_collector *c)
 {
 	uint64_t counters[AP_STAT_NR];
@@ -1373,7 +1450,8 @@ int ap_recorder__write_status(struct ap_recorder *r, struct ap_collector *c)
 			.ts = now_ns(),
 			.source = loss_map[i].source,
 			.tag = loss_map[i].tag,
-			.count = counters[loss_map[i].stat],
+			.count = counters[loss_map[i].stat] -
+				 r->loss_base[loss_map[i].stat],
 		};
 
 		if (l.count)

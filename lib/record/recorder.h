@@ -52,6 +52,10 @@ int ap_recorder__flush(struct ap_recorder *r);
  * counters */
 int ap_recorder__write_status(struct ap_recorder *r,
 			      struct ap_collector *c);
+/* the LOST frames from here on count from counters (AP_STAT_NR of
+ * them): a window's own losses */
+void ap_recorder__set_loss_base(struct ap_recorder *r,
+				const uint64_t *counters);
 
 /* for event encoders outside recorder.c: */
 /* make sure pid is known (writes TASK/COMM/MMAP frames the first time) */
@@ -94,6 +98,16 @@ void ap_recorder__need_addr(struct ap_recorder *r, uint32_t pid,
  * and free_fn (when set) frees it in ap_recorder__free */
 void **ap_recorder__priv(struct ap_recorder *r, uint32_t tag,
 			 void (*free_fn)(void *));
+/* the frames handlers' state wrote once per file (a tracepoint's
+ * description) written again, at a new window's start: fn(r, state) */
+void ap_recorder__set_rewrite(struct ap_recorder *r, uint32_t tag,
+			      void (*fn)(struct ap_recorder *, void *));
+/* record --switch-output: the frames so far go to the sink, and the next
+ * file starts on its own: every live process's TASK, its threads' COMM
+ * and its mappings written again, the stack, kernel symbol and Python
+ * frame tables begun afresh (their ids are a file's), the handlers'
+ * rewrite functions called; 0 or -errno */
+int ap_recorder__new_window(struct ap_recorder *r);
 /* counts of what was written */
 struct ap_record_counts {
 	uint64_t events;

@@ -16,8 +16,10 @@
 #include "format/format.h"
 #include "format/writer.h"
 #include "record/collector.h"
+#include "record/kmaps.h"
 #include "record/procfs.h"
 #include "record/recorder.h"
+#include "record/spool.h"
 #include "record/targets.h"
 #include "record/workload.h"
 #include "symbols/buildid.h"
@@ -29,6 +31,13 @@
 
 #define FLUSH_NS	(500 * 1000 * 1000ull)
 #define ALIVE_NS	(100 * 1000 * 1000ull)
+/* a window is finished once the reader has reached a record stamped this
+ * long after its cut (or found the ring empty that long after it): a
+ * record's time is taken just after its place in the ring is reserved,
+ * so every record from before the cut has been read by then; those after
+ * it wait in the queue.  A reader behind (a loaded machine) finishes it
+ * later, not with records missing */
+#define CUT_GUARD_NS	(100 * 1000 * 1000ull)
 
 static uint64_t mono_ns(void)
 {
@@ -48,6 +57,219 @@ static int64_t mono_to_real(void)
 	       ((int64_t)r.tv_nsec - m.tv_nsec);
 }
 
+
+int ap_recording__set_switch(struct ap_recording *r, const struct ap_switch *sw)
+{
+	r->hdr = malloc(sizeof(*r->hdr));
+	if (!r->hdr)
+		return -ENOMEM;
+	r->sw = *sw;
+	r->windows = 1;
+	ap_buf__init(&r->queue);
+	return 0;
+}
+
+int ap_recording__event(void *ctx, const void *data, size_t size)
+{
+	struct ap_recording *r = ctx;
+	const struct ap_ev_hdr *h = data;
+	uint32_t len = (uint32_t)size;
+
+	if (size >= sizeof(*h) && h->ts > r->max_ts)
+		r->max_ts = h->ts;
+	if (size >= sizeof(*h) && r->cut_ns && h->ts >= r->cut_ns) {
+		/* the next window's: replayed once this one is finished */
+		ap_buf__put(&r->queue, &len, sizeof(len));
+		ap_buf__put(&r->queue, data, size);
+		return r->queue.err;
+	}
+	/* counted: a record from before this window's start (not in the
+	 * first window, which takes what the sensors stamped before the
+	 * recording's start, as a single file does; nor the kernel's
+	 * mapping records, read from buffers of their own: state the new
+	 * window has anyway) */
+	if (size >= sizeof(*h) && r->nr_windows && h->ts &&
+	    h->ts < r->win_start_ns && h->type != AP_REC_KMAP)
+		r->late++;
+	return ap_recorder__event(r->rec, data, size);
+}
+
+/* the records held for the window that starts now, through the cut
+ * again (a later cut may hold some of them once more) */
+static int replay(struct ap_recording *r)
+{
+	struct ap_buf q = r->queue;
+	size_t off = 0;
+	int e = 0;
+
+	ap_buf__init(&r->queue);
+	while (!e && off + sizeof(uint32_t) <= q.len) {
+		uint32_t len;
+
+		memcpy(&len, q.data + off, sizeof(len));
+		off += sizeof(len);
+		if (off + len > q.len)
+			break;
+		e = ap_recording__event(r, q.data + off, len);
+		off += len;
+	}
+	ap_buf__free(&q);
+	return e;
+}
+
+/* OUTPUT.<YYYYmmddHHMMSScc>, the cut's local time, as perf names them */
+static void window_name(const struct ap_recording *r, uint64_t end_mono,
+			char *buf, size_t len)
+{
+	int64_t real = (int64_t)end_mono + mono_to_real();
+	time_t t = (time_t)(real / 1000000000ll);
+	struct tm tm;
+	char stamp[16];
+
+	localtime_r(&t, &tm);
+	if (!strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm))
+		stamp[0] = '\0';
+	snprintf(buf, len, "%s.%s%02u", r->base, stamp,
+		 (unsigned)(real / 10000000ll % 100) % 100);
+}
+
+/* the header's target line says which window of the run this is and,
+ * with --push, what became of the windows before it, so that report
+ * shows them with the file */
+static void window_target(struct ap_recording *r)
+{
+	struct ap_spool_counts n;
+	size_t off;
+
+	/* the filters' part may be cut, the window's number never */
+	snprintf(r->hdr->target, sizeof(r->hdr->target), "%.160s; window %" PRIu64,
+		 r->target, r->nr_windows + 1);
+	if (!r->sw.spool || !r->sw.spool_push)
+		return;
+	ap_spool__counts(r->sw.spool, &n);
+	off = strlen(r->hdr->target);
+	snprintf(r->hdr->target + off, sizeof(r->hdr->target) - off,
+		 ", push before it: %" PRIu64 " sent, %" PRIu64 " retried, %" PRIu64 " rejected, %" PRIu64 " lost",
+		 n.sent, n.retried, n.rejected, n.lost);
+}
+
+static int open_window(struct ap_recording *r, uint64_t start_ns)
+{
+	int e;
+
+	window_target(r);
+	r->hdr->start_mono_ns = start_ns;
+	r->hdr->mono_to_real_ns = mono_to_real();
+	r->win_start_ns = start_ns;
+	r->cut_ns = r->sw.every_ns ? start_ns + r->sw.every_ns : 0;
+	r->w = ap_writer__create(r->part, r->hdr, &e);
+	if (r->w && r->owner_set)
+		ap_writer__chown(r->w, r->owner_uid, r->owner_gid);
+	return r->w ? 0 : e;
+}
+
+/* the summary of the file being written, from the window's start on */
+static void fill_summary(struct ap_recording *r, struct ap_summary *sum,
+			 uint64_t end, int exit_status)
+{
+	const struct ap_record_counts *counts = ap_recorder__counts(r->rec);
+	uint64_t *b = r->base_counters;
+
+	ap_collector__counters(r->col, r->counters);
+	memset(sum, 0, sizeof(*sum));
+	sum->end_mono_ns = end;
+	sum->samples = counts->samples - r->base_samples;
+	sum->events = counts->events - r->base_events;
+	sum->lost[AP_LOST_RINGBUF] = r->counters[AP_STAT_RB_DROP] -
+				     b[AP_STAT_RB_DROP];
+	sum->lost[AP_LOST_KSTACK] = r->counters[AP_STAT_KSTACK_ERR] -
+				    b[AP_STAT_KSTACK_ERR];
+	sum->lost[AP_LOST_USTACK] = r->counters[AP_STAT_USTACK_ERR] -
+				    b[AP_STAT_USTACK_ERR];
+	sum->exit_status = exit_status;
+	r->base_samples = counts->samples;
+	r->base_events = counts->events;
+	memcpy(b, r->counters, sizeof(r->counters));
+}
+
+/* a finished window under its name, given to the spool, named on
+ * stderr as perf does */
+static int publish_window(struct ap_recording *r, uint64_t end)
+{
+	char name[sizeof(r->base) + 64];
+	struct stat st;
+
+	window_name(r, end, name, sizeof(name));
+	if (rename(r->part, name))
+		return -errno;
+	r->nr_windows++;
+	st.st_size = 0;
+	stat(name, &st);
+	r->window_bytes += st.st_size;
+	if (!r->sw.quiet)
+		fprintf(stderr, "aperture: dump %s\n", name);
+	if (r->sw.spool)
+		return ap_spool__add(r->sw.spool, name, st.st_size, mono_ns());
+	return 0;
+}
+
+/* the window ends at its cut: its status and summary, the file in
+ * place, and the next one begun with the state it needs */
+static int switch_window(struct ap_recording *r)
+{
+	uint64_t cut = r->cut_ns;
+	struct ap_summary sum;
+	int e;
+
+	ap_recorder__write_status(r->rec, r->col);
+	ap_recorder__flush(r->rec);
+	fill_summary(r, &sum, cut, -1);
+	ap_recorder__set_loss_base(r->rec, r->base_counters);
+	e = ap_writer__close(r->w, &sum);
+	r->w = NULL;
+	if (!e)
+		e = publish_window(r, cut);
+	if (!e)
+		e = open_window(r, cut);
+	if (!e)
+		e = ap_recorder__new_window(r->rec);
+	if (!e)
+		e = replay(r);
+	if (!e)
+		e = r->queue.err;
+	/* the last window's tables and the records held for this one are
+	 * freed: their pages go back, so that a service's RSS is what it
+	 * holds, not the most it ever held */
+	malloc_trim(0);
+	return e;
+}
+
+/* the loop's part in windows: a cut due (by time, size or signal), and
+ * the window finished once the records before its cut are in */
+static int windows_tick(struct ap_recording *r, uint64_t now)
+{
+	int e;
+
+	if (!r->cut_ns && *r->sw.signal) {
+		*r->sw.signal = 0;
+		r->cut_ns = now;
+	}
+	if (!r->cut_ns && r->sw.size && r->w &&
+	    ap_writer__bytes(r->w) >= r->sw.size)
+		r->cut_ns = now;
+	/* the ring read up to past the guard, or empty after it (targets
+	 * that sleep) */
+	if (r->cut_ns && now >= r->cut_ns + CUT_GUARD_NS &&
+	    (r->max_ts >= r->cut_ns + CUT_GUARD_NS ||
+	     !ap_collector__unread(r->col))) {
+		e = switch_window(r);
+		if (e && !r->write_err)
+			r->write_err = e;
+	}
+	if (r->sw.spool)
+		ap_spool__tick(r->sw.spool, now);
+	return r->write_err;
+}
 
 /* keep the previous recording as FILE.old, as perf does; lstat and
  * rename, which act on a link itself, never on what it points to */
@@ -224,8 +446,24 @@ void ap_recording__init(struct ap_recording *r, struct ap_recorder *rec)
 int ap_recording__create(struct ap_recording *r, const char *path,
 			 const struct ap_header *h, char *err, size_t len)
 {
+	const char *slash;
 	int e;
 
+	if (r->windows) {
+		/* a hidden name in OUTPUT's directory until it is whole */
+		snprintf(r->base, sizeof(r->base), "%s", path);
+		slash = strrchr(path, '/');
+		snprintf(r->part, sizeof(r->part), "%.*s.%s.part",
+			 slash ? (int)(slash - path + 1) : 0, path,
+			 slash ? slash + 1 : path);
+		*r->hdr = *h;
+		snprintf(r->target, sizeof(r->target), "%s", h->target);
+		e = open_window(r, h->start_mono_ns);
+		if (e)
+			snprintf(err, len, "creating '%s': %s", r->part,
+				 ap_open_strerror(e));
+		return e;
+	}
 	r->w = ap_writer__create(path, h, &e);
 	if (!r->w) {
 		snprintf(err, len, "creating '%s': %s", path,
@@ -288,6 +526,8 @@ int ap_recording__loop(struct ap_recording *r,
 				r->write_err = ap_writer__flush(r->w);
 			last_flush = now;
 		}
+		if (r->windows)
+			windows_tick(r, now);
 		if (r->write_err)
 			break;
 		if (wl && !wl->exited &&
@@ -306,6 +546,8 @@ int ap_recording__loop(struct ap_recording *r,
 	return 0;
 }
 
+static uint64_t end_ns(const struct ap_recording *r);
+
 int ap_recording__drain(struct ap_recording *r, uint64_t budget_ns)
 {
 	int e;
@@ -321,6 +563,17 @@ int ap_recording__drain(struct ap_recording *r, uint64_t budget_ns)
 	ap_recording__mark(r, AP_PHASE_DRAINED);
 	if (e < 0)
 		return e;
+	/* the cuts the recording passed before it ended, made; then the
+	 * last window takes what was held */
+	while (r->windows && r->cut_ns && r->cut_ns < end_ns(r) &&
+	       !r->write_err)
+		r->write_err = switch_window(r);
+	if (r->windows) {
+		r->cut_ns = 0;
+		e = replay(r);
+		if (e)
+			return e;
+	}
 	/* calls still in flight are written as such, not dropped */
 	return ap_collector__finish(r->col);
 }
@@ -354,6 +607,16 @@ int ap_recording__close(struct ap_recording *r, int exit_status)
 
 	ap_recorder__write_status(r->rec, r->col);
 	ap_recorder__flush(r->rec);
+	if (r->windows) {
+		fill_summary(r, &sum, end_ns(r), exit_status);
+		r->end_ns = sum.end_mono_ns;
+		e = ap_writer__close(r->w, &sum);
+		r->w = NULL;
+		if (!e && !r->write_err)
+			e = publish_window(r, sum.end_mono_ns);
+		ap_recording__mark(r, AP_PHASE_CLOSED);
+		return r->write_err ? r->write_err : e;
+	}
 	ap_collector__counters(r->col, r->counters);
 	counts = ap_recorder__counts(r->rec);
 	memset(&sum, 0, sizeof(sum));
@@ -374,6 +637,37 @@ int ap_recording__close(struct ap_recording *r, int exit_status)
 void ap_recording__free(struct ap_recording *r)
 {
 	ap_buf__free(&r->early);
+	if (r->windows) {
+		ap_buf__free(&r->queue);
+		if (r->w)
+			unlink(r->part);
+		free(r->hdr);
+	}
+}
+
+/* the summary's end under --switch-output: the windows, and what became
+ * of them when they are pushed */
+static void print_windows(const struct ap_recording *r, const char *size,
+			  const char *output, FILE *out)
+{
+	struct ap_spool_counts n;
+
+	if (r->late)
+		fprintf(out, " (%" PRIu64 " records came after their window was finished: in the next one)",
+			r->late);
+	fprintf(out, ", %s in %" PRIu64 " window%s written to %s.*", size,
+		r->nr_windows, r->nr_windows == 1 ? "" : "s", output);
+	if (r->sw.spool) {
+		ap_spool__counts(r->sw.spool, &n);
+		if (n.removed)
+			fprintf(out, " (%" PRIu64 " removed past --switch-max-files)",
+				n.removed);
+		if (r->sw.spool_push)
+			fprintf(out, "; push: %" PRIu64 " sent, %" PRIu64 " retried, %" PRIu64 " rejected, %" PRIu64 " lost, %" PRIu64 " unsent",
+				n.sent, n.retried, n.rejected, n.lost,
+				n.pending);
+	}
+	fprintf(out, "\n");
 }
 
 void ap_recording__print_summary(const struct ap_recording *r,
@@ -388,6 +682,8 @@ void ap_recording__print_summary(const struct ap_recording *r,
 
 	if (to_stdout)
 		bytes = r->written;
+	if (r->windows)
+		bytes = r->window_bytes;
 	human_size(bytes, size, sizeof(size));
 	fprintf(out,
 		"aperture: %" PRIu64 " samples, %" PRIu64 " events, %" PRIu64 " lost",
@@ -408,6 +704,10 @@ void ap_recording__print_summary(const struct ap_recording *r,
 		fprintf(out, " (records lost by %" PRIu64 " process%s, most by pid %u %s: %" PRIu64 ")",
 			counts->losers, counts->losers > 1 ? "es" : "",
 			counts->loser_pid, comm, counts->loser_lost);
+	}
+	if (r->windows) {
+		print_windows(r, size, output, out);
+		return;
 	}
 	fprintf(out, ", %s written to %s\n", size,
 		to_stdout ? "standard output" : output);
@@ -498,5 +798,9 @@ int ap_recording__give_to_sudo_user(struct ap_recording *r)
 		return -EINVAL;
 	if (!g || !*g || ap_parse_u64(g, 0, UINT32_MAX - 1, &gid))
 		gid = (unsigned long long)-1;
+	/* the windows after this one too */
+	r->owner_set = 1;
+	r->owner_uid = (uid_t)uid;
+	r->owner_gid = (gid_t)gid;
 	return ap_writer__chown(r->w, (uid_t)uid, (gid_t)gid);
 }

@@ -39,6 +39,20 @@ enum ap_phase {
 	AP_PHASE_NR
 };
 
+struct ap_spool;
+
+/* record --switch-output: the recording cut into windows, each its own
+ * file OUTPUT.<YYYYmmddHHMMSScc> (the cut's local time, as perf) */
+struct ap_switch {
+	uint64_t every_ns;		/* a window's length; 0: not by time */
+	uint64_t size;			/* bytes a window reaches; 0: none */
+	/* set by SIGUSR2 (every mode takes it): the window ends now */
+	volatile sig_atomic_t *signal;
+	struct ap_spool *spool;		/* the finished files; not owned */
+	int spool_push;			/* ... pushed (--push) */
+	int quiet;			/* no name on stderr */
+};
+
 struct ap_recording {
 	struct ap_recorder *rec;	/* not owned */
 	struct ap_collector *col;	/* not owned */
@@ -50,6 +64,25 @@ struct ap_recording {
 	uint64_t written;		/* bytes before summary and trailer */
 	uint64_t phase[AP_PHASE_NR];
 	uint64_t end_ns;		/* the summary's end */
+	/* --switch-output: the cut's bookkeeping (see recording.c) */
+	struct ap_switch sw;
+	int windows;			/* sw set */
+	char base[4096];		/* OUTPUT */
+	char part[4096 + 16];		/* the window being written */
+	struct ap_header *hdr;		/* the next window's, from the first */
+	char target[256];		/* the first's target line */
+	uint64_t win_start_ns, cut_ns;	/* cut_ns 0: none due */
+	struct ap_buf queue;		/* records from cut_ns on, held */
+	uint64_t nr_windows;
+	uint64_t base_samples, base_events;
+	uint64_t base_counters[AP_STAT_NR];
+	uint64_t max_ts;		/* the latest record's time read */
+	uint64_t late;			/* records from before a window's
+					 * start that came after its cut */
+	uint64_t window_bytes;		/* all windows, as written */
+	int owner_set;			/* sudo: each window given to */
+	uid_t owner_uid;
+	gid_t owner_gid;
 };
 
 /* what the header says about the recording */
@@ -73,6 +106,13 @@ void ap_record_header__build(struct ap_header *h,
 void ap_recording__init(struct ap_recording *r, struct ap_recorder *rec);
 /* ap_sink_fn for ap_recorder__new, ctx the recording */
 int ap_recording__sink(void *ctx, const void *frames, size_t len);
+
+/* --switch-output: windows from the file's creation on (before
+ * ap_recording__create); 0 or -ENOMEM */
+int ap_recording__set_switch(struct ap_recording *r, const struct ap_switch *sw);
+/* ap_event_fn of the collector: a record into the recorder, or held for
+ * the next window when it is from the cut on */
+int ap_recording__event(void *ctx, const void *data, size_t size);
 
 /* Keeps the previous recording at path as path.old, as perf does: 0, or
  * -errno with the message in err[len] */

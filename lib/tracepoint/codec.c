@@ -166,12 +166,25 @@ static void rec_tp_free(void *p)
 	free(t);
 }
 
+/* a new window's file has the descriptions again */
+static void rec_tp_rewrite(struct ap_recorder *r, void *p)
+{
+	struct rec_tp *t = p;
+	int i;
+
+	for (i = 0; i < AP_TP_MAX; i++)
+		if (t->d[i])
+			ap_tp_desc__encode(t->d[i], ap_recorder__buf(r));
+}
+
 static struct rec_tp *rec_state(struct ap_recorder *r)
 {
 	void **slot = ap_recorder__priv(r, AP_TAG_TRACEPOINT, rec_tp_free);
 
-	if (slot && !*slot)
+	if (slot && !*slot) {
 		*slot = calloc(1, sizeof(struct rec_tp));
+		ap_recorder__set_rewrite(r, AP_TAG_TRACEPOINT, rec_tp_rewrite);
+	}
 	return slot ? *slot : NULL;
 }
 

@@ -1,0 +1,72 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# record --switch-output system-wide over many windows, with processes
+# that come and go in each: the recorder's memory stays where it was
+# after the first windows (each window's tables begin afresh, exited
+# processes are forgotten), and --switch-max-files keeps the last N
+# files.  The system is filtered to a cgroup of the test's own (-G, the
+# whole system's threads in it), so that what other users run on a
+# shared machine does not weigh on the recorder's memory.
+. tests/integration/lib.sh
+need_bpf
+mnt=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+[ -n "$mnt" ] || skip "no cgroup v2 hierarchy mounted"
+cg="$mnt/aperture-a1-$$"
+mkdir "$cg" || fail "mkdir $cg"
+pids=
+# the cgroup's processes (an ls the loop had started among them) ended,
+# then the cgroup removed
+cleanup() {
+	kill $pids $(cat "$cg/cgroup.procs") 2>/dev/null
+	wait
+	i=0
+	while [ -s "$cg/cgroup.procs" ] && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	rmdir "$cg"
+	rm -rf "$T"
+}
+trap cleanup EXIT INT TERM
+# a CPU-bound program and a shell that starts short ones, in the cgroup
+"$WL/cpu_split" 600 &
+pids="$pids $!"
+echo $! >"$cg/cgroup.procs"
+sh -c 'echo $$ >"$1/cgroup.procs"; while :; do ls / >/dev/null; done' sh \
+	"$cg" &
+pids="$pids $!"
+
+"$APERTURE" record -G "aperture-a1-$$" --switch-output=500ms \
+	--switch-max-files=3 -d 18 -o "$T/w.data" 2>"$T/rec.err" &
+pid=$!
+pids="$pids $pid"
+
+rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status" 2>/dev/null; }
+# until N windows are finished (the run's own clock, not ours)
+windows() {
+	i=0
+	until [ "$(grep -c '^aperture: dump ' "$T/rec.err")" -ge "$1" ]; do
+		kill -0 "$pid" 2>/dev/null || return 1
+		[ $i -lt 600 ] || return 1
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+windows 16 || fail "16 windows: $(cat "$T/rec.err")"
+first=$(rss)
+windows 34 || fail "34 windows: $(cat "$T/rec.err")"
+last=$(rss)
+wait "$pid" || fail "record: $(cat "$T/rec.err")"
+n=$(grep -c '^aperture: dump ' "$T/rec.err")
+echo "RSS after 16 windows: $first kB, after 34: $last kB; $n windows"
+# a fixed margin: half of what the stack tables of these 18 windows
+# hold when they are kept (2 MB; 4 kB more here when they are not)
+[ "$last" -le $((first + 1024)) ] ||
+	fail "RSS grew from $first kB to $last kB over 18 windows"
+[ "$(ls "$T" | grep -c '^w\.data\.[0-9]\{16\}$')" -eq 3 ] ||
+	fail "--switch-max-files=3: $(ls "$T")"
+removed=$((n - 3))
+tail -1 "$T/rec.err" |
+	grep -q "in $n windows written to $T/w.data\.\* ($removed removed past --switch-max-files)" ||
+	fail "summary: $(tail -1 "$T/rec.err")"
+exit 0
