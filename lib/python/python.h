@@ -48,6 +48,16 @@ enum {
 
 /* the layout of version (major << 8 | minor), or NULL: not known */
 const struct ap_py_layout *ap_py_layout__find(unsigned int version);
+/*
+ * The layout an interpreter's _Py_DebugOffsets give (CPython 3.13: the
+ * first len bytes of its _PyRuntime in img; hex its Py_Version), into
+ * *out: 0 when it is the table's for that version, 1 when it differs
+ * (a layout of its own, kept for the recording), -ENOENT without the
+ * "xdebugpy" cookie, -errno for offsets that cannot be taken (another
+ * version, a free-threaded build, a value out of range).
+ */
+int ap_py_debug_layout(const void *img, size_t len, unsigned int hex,
+		       const struct ap_py_layout **out);
 
 /* An interpreter found in a process. */
 struct ap_py_interp {
