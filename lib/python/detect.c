@@ -7,6 +7,7 @@
  * name alone, so that a table is used only for the version it was made
  * for: before 3.11, which has no Py_Version, the name's version must be
  * the PY_VERSION string the file holds ("3.10.13", Py_GetVersion's).
+ * 3.13 publishes its offsets itself (_Py_DebugOffsets): they decide.
  */
 #include "python/python.h"
 

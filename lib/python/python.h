@@ -7,7 +7,7 @@
  * (Py_Version, 3.11 on; before, its name checked against the
  * PY_VERSION string it holds) and the address of _PyRuntime from the file's
  * symbols, and gives the BPF walker (bpf/python.bpf.h) its version's
- * offsets in ap_py_procs.  frames.c turns the walker's frames (code
+ * offsets in ap_py_procs (3.13's from its own _Py_DebugOffsets).  frames.c turns the walker's frames (code
  * object, instruction) into names, files and lines, read from the
  * target's memory with process_vm_readv (no ptrace, nothing stopped;
  * every byte hostile: bounded, checked), written once each as pyframe
