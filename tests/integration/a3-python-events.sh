@@ -9,7 +9,8 @@
 # the function at its call's line, its Python caller right above it and
 # native frames right below (the lock's, the fault's or the launch's,
 # reached through ctypes), down to _start; the counts are the program's
-# own (contended acquisitions, seen waiting in /proc; launches), and the
+# own (contended acquisitions of that lock, seen waiting in /proc; the
+# GIL's waits under the same function are not its; launches), and the
 # two allocators' shares of the fault samples within 5 points of their
 # shares of the faults getrusage counted.  On /usr/bin/python3.11 and
 # pyenv's 3.13 (in libpython; its threading.Lock is no semaphore: no
@@ -31,7 +32,7 @@ pythons=${APERTURE_TEST_PYTHONS:-"/usr/bin/python3.11 $(
 # of $6, and _start at the root; then all events of the pattern.
 at_line() {
 	awk -v hdr="$2" -v want=" $3 ($PY:$4)" -v up=" $5 ($PY:" \
-		-v own="$6" '
+		-v own="$6" -v fn=" $3 (" -v bad="$1.bad" '
 	function done(   i, j) {
 		if (!inev)
 			return
@@ -44,10 +45,19 @@ at_line() {
 				if (fr[j] ~ ("^\t +[0-9a-f]+ " own))
 					{ good++; return }
 		}
+		# one that names the function but not so: shown on failure
+		for (i = 1; i <= n; i++)
+			if (index(fr[i], fn) && nbad++ < 3) {
+				print ev > bad
+				for (j = 1; j <= n; j++)
+					print fr[j] > bad
+				break
+			}
 	}
-	/^[^\t]/ { done(); inev = $0 ~ hdr; n = 0; next }
+	/^[^\t]/ { done(); inev = $0 ~ hdr; ev = $0; n = 0; next }
 	/^\t/ { fr[++n] = $0 }
-	END { done(); printf "%d %d\n", good, all }' "$1"
+	END { done(); printf "%d %d\n", good, all
+	      if (!nbad) printf "" > bad }' "$1"
 }
 
 # $1: tag, $2: what, $3: wanted count, $4: got, $5: of all
@@ -55,7 +65,8 @@ same() {
 	echo "$py: $2: program $3, aperture $4 (of $5 events)"
 	[ "$3" -gt 0 ] && [ "$4" -eq "$3" ] ||
 		fail "$py: $2: $4 events at the call's line, the program" \
-			"counted $3"
+			"counted $3; $(tail -n 2 "$T/$1-$t.err")" \
+			"$(head -n 60 "$T/$1-$t.script.bad")"
 }
 
 prog() {
@@ -84,14 +95,17 @@ check() {
 	*)
 		run futex-$t -e lock
 		same futex "wait_lock's futex waits" "$(prog count wait_lock)" \
-			$(at_line "$T/futex-$t.script" "kind=futex" wait_lock \
-			  "$(prog line wait_lock)" "futex.<locals>.<lambda>" PyThread_acquire_lock_timed)
+			$(at_line "$T/futex-$t.script" \
+			  "kind=futex addr=$(prog addr wait_lock) " wait_lock \
+			  "$(prog line wait_lock)" "futex.<locals>.<lambda>" \
+			  PyThread_acquire_lock_timed)
 		;;
 	esac
 	run pthread-$t -e lock:pthread
 	same pthread "wait_mutex's pthread waits" \
 		"$(prog count wait_mutex)" $(at_line "$T/pthread-$t.script" \
-		"kind=pthread" wait_mutex "$(prog line wait_mutex)" \
+		"kind=pthread addr=$(prog addr wait_mutex) " wait_mutex \
+		"$(prog line wait_mutex)" \
 		"pthread.<locals>.<lambda>" pthread_mutex_lock)
 
 	rounds=4
@@ -115,12 +129,12 @@ check() {
 	rounds=20
 	extra="$WL drv"
 	run gpu-drv-$t -e gpu --cuda-lib "$WL/libcuda.so.1"
-	same gpu "launch_drv's launches" "$(prog count launch_drv)" \
+	same gpu-drv "launch_drv's launches" "$(prog count launch_drv)" \
 		$(at_line "$T/gpu-drv-$t.script" " gpu: py_kernel " launch_drv \
 		"$(prog line launch_drv)" gpu ffi_call)
 	extra="$WL rt"
 	run gpu-rt-$t -e gpu --cuda-lib "$WL/libcudart.so.12"
-	same gpu "launch_rt's launches" "$(prog count launch_rt)" \
+	same gpu-rt "launch_rt's launches" "$(prog count launch_rt)" \
 		$(at_line "$T/gpu-rt-$t.script" \
 		" gpu: cudaDeviceSynchronize " launch_rt \
 		"$(prog line launch_rt)" gpu ffi_call)

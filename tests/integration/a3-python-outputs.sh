@@ -61,8 +61,8 @@ sys.exit(not any(r["sym"] == "work" and r["python"] and not r["kernel"]
 		 for r in rows))' "$T/diff.json" || fail "diff json: no Python work"
 "$APERTURE" diff --format folded "$T/s1.data" "$T/s2.data" \
 	>"$T/diff.folded" || fail "diff --format folded"
-grep -q ";burn_a (py_shares.py:$line);work (py_shares.py:[0-9]*) [0-9]* [0-9]*$" \
-	"$T/diff.folded" || fail "diff folded: no burn_a;work line"
+grep -q ";burn_a (py_shares.py:$line);work (py_shares.py:[0-9]*) [0-9]* \
+[0-9]*$" "$T/diff.folded" || fail "diff folded: no burn_a;work line"
 
 # the hostile names
 "$APERTURE" record -e cpu -F 999 -o "$T/h.data" -- "$py" "$HO" 1 \

@@ -2,8 +2,9 @@
 # Python functions that take a lock, allocate or launch, for the event
 # kinds other than cpu and sched; argv[1] says which, argv[2] how many
 # rounds.  At the end the program's own counts go to stdout ("count
-# wait_lock 40": the acquisitions that found the lock held) and the lines
-# of the calls ("line wait_lock 31").
+# wait_lock 40": the acquisitions that found the lock held), the lines
+# of the calls ("line wait_lock 31") and the locks' futex words ("addr
+# wait_lock 0x55d0c0a0").
 #   futex    wait_lock acquires a threading.Lock a holder thread holds
 #            (a semaphore: futex waits; 3.8 to 3.12)
 #   pthread  wait_mutex locks, through ctypes, a pthread mutex a holder
@@ -87,6 +88,7 @@ def futex(rounds):
     # lockobject: the object's header, then its PyThread_type_lock (a
     # sem_t whose first word is the futex), 3.8 to 3.12
     sem = ctypes.c_void_p.from_address(id(lock) + 16).value
+    print("addr wait_lock %#x" % sem)
     contend(lock.acquire, lock.release, lambda: wait_lock(lock), sem,
             rounds)
 
@@ -94,6 +96,7 @@ def futex(rounds):
 def pthread(rounds):
     libc = ctypes.CDLL(None, use_errno=True)
     m = ctypes.create_string_buffer(64)    # PTHREAD_MUTEX_INITIALIZER
+    print("addr wait_mutex %#x" % ctypes.addressof(m))
     contend(lambda: libc.pthread_mutex_lock(m),
             lambda: libc.pthread_mutex_unlock(m),
             lambda: wait_mutex(libc, m), ctypes.addressof(m), rounds)
