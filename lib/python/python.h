@@ -7,8 +7,9 @@
  * (Py_Version, 3.11 on; before, its name checked against the
  * PY_VERSION string it holds) and the address of _PyRuntime from the file's
  * symbols, and gives the BPF walker (bpf/python.bpf.h) its version's
- * offsets in ap_py_procs (3.13's from its own _Py_DebugOffsets).  frames.c turns the walker's frames (code
- * object, instruction) into names, files and lines, read from the
+ * offsets in ap_py_procs (3.13's from its own _Py_DebugOffsets).
+ * frames.c turns the walker's frames (code object, instruction) into
+ * names, files and lines, read from the
  * target's memory with process_vm_readv (no ptrace, nothing stopped;
  * every byte hostile: bounded, checked), written once each as pyframe
  * frames, and merges them into the native chain: each
@@ -117,7 +118,8 @@ void ap_python__code(struct ap_python *py, uint32_t pid, uint64_t code,
 /* child was forked from parent, whose image it has: its interpreter too
  * (multiprocessing's fork workers) */
 void ap_python__fork(struct ap_python *py, uint32_t parent, uint32_t child);
-/* pid's image is gone (exec, exit): its interpreter with it */
+/* pid's image is gone (exec, exit): its interpreter and the code
+ * objects read from it with it */
 void ap_python__gone(struct ap_python *py, uint32_t pid);
 /*
  * The user chain uips[0 .. nu) of pid merged with the walker's npy

@@ -144,6 +144,11 @@ def launch_rt(rt, stub):
     count("launch_rt")
 
 
+def probed(fn):
+    return ctypes.string_at(ctypes.cast(fn, ctypes.c_void_p).value,
+                            1) == b"\xcc"
+
+
 def gpu(rounds):
     d = sys.argv[3]
     cu = ctypes.CDLL(os.path.join(d, "libcuda.so.1"))
@@ -153,6 +158,13 @@ def gpu(rounds):
     rt.cudaLaunchKernel.argtypes = [ctypes.c_void_p, dim3, dim3,
                                     ctypes.c_void_p, ctypes.c_size_t,
                                     ctypes.c_void_p]
+    # the library record did not probe from the start is probed once
+    # it maps (the first byte of each entry point turns into int3):
+    # record, busy with that, would read the names late (10 s at most)
+    end = time.monotonic() + 10
+    while time.monotonic() < end and not (probed(cu.cuLaunchKernel) and
+                                          probed(rt.cudaLaunchKernel)):
+        time.sleep(0.01)
     f = ctypes.c_void_p()
     assert cu.cuModuleGetFunction(ctypes.byref(f), None, b"py_kernel") == 0
     # the runtime names a kernel by its host stub's symbol
