@@ -238,6 +238,20 @@ static __always_inline void ap_output_task(void *e, __u64 size, void *task)
 #include "unwind.bpf.h"
 #include "python.bpf.h"
 
+/* the Python frames of the current thread into st, right after its
+ * kernel and user frames (kstack_sz and ustack_sz set) */
+static __always_inline void ap_py_stacks(struct ap_stacks *st)
+{
+	__u32 n = ((__u32)st->kstack_sz + (__u32)st->ustack_sz) /
+		  sizeof(__u64);
+
+	if (n > AP_MAX_KSTACK + AP_MAX_USTACK)
+		n = AP_MAX_KSTACK + AP_MAX_USTACK;
+	asm volatile("" : "+r"(n));
+	if (n <= AP_MAX_KSTACK + AP_MAX_USTACK)
+		st->py_n = ap_py_stack((struct ap_py_frames *)&st->ips[n]);
+}
+
 /*
  * Fill st with the kernel stack (want_kernel) and the user stack
  * (want_user, from CFI or frame pointers) of the current task, the user
@@ -269,18 +283,9 @@ static __always_inline void ap_get_stacks_c(void *ctx, struct ap_stacks *st,
 		nk = AP_MAX_KSTACK;
 	st->kstack_sz = nk * sizeof(__u64);
 	if (want_user) {
-		__u32 n;
-
 		st->ustack_sz = ap_user_stack_c(ctx, &st->ips[nk],
 						AP_MAX_USTACK, &st->uflags, cmap);
-		/* the Python frames right after the user ones */
-		n = nk + (__u32)st->ustack_sz / sizeof(__u64);
-		if (n > AP_MAX_KSTACK + AP_MAX_USTACK)
-			n = AP_MAX_KSTACK + AP_MAX_USTACK;
-		asm volatile("" : "+r"(n));
-		if (n <= AP_MAX_KSTACK + AP_MAX_USTACK)
-			st->py_n = ap_py_stack((struct ap_py_frames *)
-						   &st->ips[n]);
+		ap_py_stacks(st);
 	}
 }
 

@@ -265,6 +265,8 @@ int ap_gpu_return(struct pt_regs *ctx)
 		sz = ap_user_stack(ctx, &u[1], AP_MAX_USTACK - 1,
 				   &out->st.uflags);
 		out->st.ustack_sz = sz + sizeof(__u64);
+		/* a launch from Python: the function that made it */
+		ap_py_stacks(&out->st);
 		/* launches come in bursts of thousands */
 		ap_submit_st(out);
 		sent = bpf_map_lookup_elem(&gpu_sent, &zero);

@@ -42,8 +42,8 @@ struct {
 	__type(value, __u8);
 } ap_py_seen SEC(".maps") __weak;
 
-/* a code object met: record is told the first time (ap_output is
- * common.bpf.h's, which includes this file) */
+/* a code object met: record is told the first time (events and
+ * ap_count are common.bpf.h's, which includes this file) */
 static __always_inline void ap_py_meet(__u32 pid, __u64 code, __u64 check)
 {
 	struct ap_py_seen_key k = { .pid = pid, .code = code, .check = check };
@@ -56,7 +56,11 @@ static __always_inline void ap_py_meet(__u32 pid, __u64 code, __u64 check)
 	ap_fill_hdr(&ev.hdr, AP_EV_PYCODE);
 	ev.code = code;
 	ev.check = check;
-	ap_output(&ev, sizeof(ev));
+	/* the reader woken now, not at its next 100 ms round: a process
+	 * that exits sooner (a short script) takes its names with it.
+	 * Each code object is met once, so the wake-ups are few */
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP))
+		ap_count(AP_STAT_RB_DROP);
 }
 
 static __always_inline __u64 ap_py_ptr(__u64 addr)

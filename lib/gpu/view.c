@@ -381,8 +381,12 @@ static long resolve(struct view_gpu *v, struct ap_addrspace *as,
 
 	n = ap_stackres__resolve(&v->res, v->s, as, stack_id,
 				 AP_STACKRES_USER_ONLY);
-	for (i = 0; i < n && (size_t)i < max; i++)
-		out[i] = v->res.frames[i].sym;
+	for (i = 0; i < n && (size_t)i < max; i++) {
+		/* a launch from Python: its function with file:line */
+		out[i] = ap_rframe__name(&v->res.frames[i], v->strs);
+		if (!out[i])
+			return -ENOMEM;
+	}
 	return n < 0 ? n : i;
 }
 

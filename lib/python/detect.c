@@ -7,6 +7,7 @@
  * name alone, so that a table is used only for the version it was made
  * for: before 3.11, which has no Py_Version, the name's version must be
  * the PY_VERSION string the file holds ("3.10.13", Py_GetVersion's).
+ * 3.13 publishes its offsets itself (_Py_DebugOffsets): they decide.
  */
 #include "python/python.h"
 
@@ -134,6 +135,143 @@ static const struct ap_py_layout layouts[] = {
 		.str_compact = 56,
 	},
 };
+
+/*
+ * CPython 3.13's _Py_DebugOffsets (Include/internal/pycore_runtime.h),
+ * the first member of _PyRuntime: the offsets of the fields a tool
+ * outside the process follows, as the interpreter was built.  3.14
+ * added fields inside its structs: this layout is 3.13's alone.
+ */
+struct py_debug_313 {
+	char cookie[8];			/* "xdebugpy" */
+	uint64_t version;		/* PY_VERSION_HEX */
+	uint64_t free_threaded;
+	struct {
+		uint64_t size, finalizing, interpreters_head;
+	} runtime_state;
+	struct {
+		uint64_t size, id, next, threads_head, gc, imports_modules,
+			 sysdict, builtins, ceval_gil, gil_runtime_state,
+			 gil_runtime_state_enabled, gil_runtime_state_locked,
+			 gil_runtime_state_holder;
+	} interpreter_state;
+	struct {
+		uint64_t size, prev, next, interp, current_frame, thread_id,
+			 native_thread_id, datastack_chunk, status;
+	} thread_state;
+	struct {
+		uint64_t size, previous, executable, instr_ptr, localsplus,
+			 owner;
+	} interpreter_frame;
+	struct {
+		uint64_t size, filename, name, qualname, linetable,
+			 firstlineno, argcount, localsplusnames,
+			 localspluskinds, co_code_adaptive;
+	} code_object;
+	struct {
+		uint64_t size, ob_type;
+	} pyobject;
+	struct {
+		uint64_t size, tp_name, tp_repr, tp_flags;
+	} type_object;
+	struct {
+		uint64_t size, ob_item, ob_size;
+	} tuple_object, list_object;
+	struct {
+		uint64_t size, ma_keys, ma_values;
+	} dict_object;
+	struct {
+		uint64_t size, ob_fval;
+	} float_object;
+	struct {
+		uint64_t size, lv_tag, ob_digit;
+	} long_object;
+	struct {
+		uint64_t size, ob_size, ob_sval;
+	} bytes_object;
+	struct {
+		uint64_t size, state, length, asciiobject_size;
+	} unicode_object;
+};
+
+/* the layouts made from interpreters' debug offsets: each kept for the
+ * recording (an interpreter's lay points at one), few differ */
+static struct ap_py_layout derived[16];
+static size_t nr_derived;
+
+/* v, an offset the walker keeps in 16 bits below AP_PY_NONE */
+static int off16(uint64_t v, uint16_t *out)
+{
+	if (v >= AP_PY_NONE)
+		return -ERANGE;
+	*out = (uint16_t)v;
+	return 0;
+}
+
+int ap_py_debug_layout(const void *img, size_t len, unsigned int hex,
+		       const struct ap_py_layout **out)
+{
+	const struct ap_py_layout *base = ap_py_layout__find(hex >> 16);
+	struct py_debug_313 d;
+	struct ap_py_layout l;
+	struct ap_py_proc *w = &l.walk;
+	size_t i;
+	int err = 0;
+
+	*out = NULL;
+	if (len < 8 || memcmp(img, "xdebugpy", 8))
+		return -ENOENT;
+	/* 3.13 alone: the struct changed in 3.14, whose frames have no
+	 * layout here either */
+	if (hex >> 16 != 0x030d || !base)
+		return -EPROTONOSUPPORT;
+	if (len < sizeof(d))
+		return -EINVAL;
+	memcpy(&d, img, sizeof(d));
+	/* the runtime's own version, and the object headers the reads of
+	 * user space take as given: a free-threaded build's differ */
+	if (d.version != hex || d.free_threaded || d.pyobject.ob_type != 8 ||
+	    d.unicode_object.length != 16 || d.unicode_object.state != 32 ||
+	    d.bytes_object.ob_size != 16)
+		return -EINVAL;
+	l = *base;
+	err |= off16(d.runtime_state.interpreters_head, &w->interp_head);
+	err |= off16(d.interpreter_state.threads_head, &w->threads_head);
+	err |= off16(d.thread_state.next, &w->ts_next);
+	err |= off16(d.thread_state.thread_id, &w->ts_thread_id);
+	err |= off16(d.thread_state.current_frame, &w->cf_frame);
+	err |= off16(d.interpreter_frame.executable, &w->fr_code);
+	err |= off16(d.interpreter_frame.previous, &w->fr_previous);
+	err |= off16(d.interpreter_frame.instr_ptr, &w->fr_instr);
+	err |= off16(d.interpreter_frame.owner, &w->fr_entry);
+	err |= off16(d.code_object.co_code_adaptive, &w->co_code);
+	err |= off16(d.code_object.qualname, &w->co_qualname);
+	err |= off16(d.code_object.filename, &w->co_filename);
+	err |= off16(d.code_object.firstlineno, &w->co_firstlineno);
+	err |= off16(d.code_object.name, &l.co_name);
+	err |= off16(d.code_object.linetable, &l.co_linetable);
+	err |= off16(d.bytes_object.ob_sval, &l.bytes_data);
+	err |= off16(d.unicode_object.asciiobject_size, &l.str_ascii);
+	if (err)
+		return -ERANGE;
+	/* PyCompactUnicodeObject: the ASCII header, utf8_length, utf8 */
+	l.str_compact = l.str_ascii + 16;
+	l.version = hex >> 16;
+	if (!memcmp(&l, base, sizeof(l))) {
+		*out = base;
+		return 0;
+	}
+	for (i = 0; i < nr_derived; i++)
+		if (!memcmp(&l, &derived[i], sizeof(l))) {
+			*out = &derived[i];
+			return 1;
+		}
+	if (nr_derived >= sizeof(derived) / sizeof(derived[0]))
+		return -ENOSPC;
+	derived[nr_derived] = l;
+	*out = &derived[nr_derived++];
+	return 1;
+}
 
 const struct ap_py_layout *ap_py_layout__find(unsigned int version)
 {
@@ -268,8 +406,9 @@ static void find_syms(Elf *e, struct syms *s)
 	}
 }
 
-/* the 4 bytes at ELF address addr, from the section holding them */
-static int read_u32_at(Elf *e, uint64_t addr, uint32_t *v)
+/* the len bytes at ELF address addr, from the section holding them
+ * (initialised data: what the process starts with) */
+static int read_at(Elf *e, uint64_t addr, void *v, size_t len)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -278,12 +417,12 @@ static int read_u32_at(Elf *e, uint64_t addr, uint32_t *v)
 		Elf_Data *d;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
-		    addr < sh.sh_addr || addr + 4 > sh.sh_addr + sh.sh_size)
+		    addr < sh.sh_addr || addr + len > sh.sh_addr + sh.sh_size)
 			continue;
 		d = elf_getdata(scn, NULL);
-		if (!d || !d->d_buf || addr - sh.sh_addr + 4 > d->d_size)
+		if (!d || !d->d_buf || addr - sh.sh_addr + len > d->d_size)
 			return -EINVAL;
-		memcpy(v, (const char *)d->d_buf + (addr - sh.sh_addr), 4);
+		memcpy(v, (const char *)d->d_buf + (addr - sh.sh_addr), len);
 		return 0;
 	}
 	return -ENOENT;
@@ -337,8 +476,10 @@ int ap_py_interp__probe(const char *open_path, uint64_t bias,
 			struct ap_py_interp *out)
 {
 	struct syms s = { 0 };
-	uint32_t hex;
-	int fd;
+	struct py_debug_313 dbg;
+	const struct ap_py_layout *lay = NULL;
+	uint32_t hex = 0;
+	int fd, have_dbg = 0;
 	Elf *e = elf_open(open_path, &fd);
 
 	if (!e)
@@ -353,9 +494,13 @@ int ap_py_interp__probe(const char *open_path, uint64_t bias,
 	/* PY_VERSION_HEX: 0x030b07f0 for 3.11.7 final; before 3.11 there
 	 * is no Py_Version: the name's, if the file's PY_VERSION agrees */
 	if (s.have_version) {
-		if (!read_u32_at(e, s.version.st_value, &hex) &&
+		if (!read_at(e, s.version.st_value, &hex, sizeof(hex)) &&
 		    hex >> 24 == 3)
 			out->version = hex >> 16;
+		/* 3.13 on: the interpreter's own offsets, where it
+		 * publishes them at the start of _PyRuntime */
+		have_dbg = out->version >= 0x030d &&
+			   !read_at(e, s.runtime.st_value, &dbg, sizeof(dbg));
 	} else {
 		hex = ap_py_name_version(open_path);
 		if (hex && hex < 0x030b && holds_version(e, hex))
@@ -370,8 +515,13 @@ int ap_py_interp__probe(const char *open_path, uint64_t bias,
 	}
 	if (s.have_code_type)
 		out->code_type = s.code_type.st_value + bias;
-	out->lay = out->eval_hi && out->code_type ?
-		   ap_py_layout__find(out->version) : NULL;
+	lay = ap_py_layout__find(out->version);
+	/* where they are, they decide: offsets that cannot be taken are
+	 * no layout (a free-threaded build, a version past 3.13) */
+	if (have_dbg && ap_py_debug_layout(&dbg, sizeof(dbg), hex, &lay) < 0 &&
+	    memcmp(dbg.cookie, "xdebugpy", 8))
+		lay = ap_py_layout__find(out->version);
+	out->lay = out->eval_hi && out->code_type ? lay : NULL;
 	return 1;
 }
 

@@ -21,28 +21,44 @@
 /* the longest name and location table read from a target */
 #define STR_CHARS	1000
 #define LINETABLE_MAX	(64 * 1024)
+/* code objects kept at once, all processes together: past it the
+ * cache starts again (what is still met is read again, new frames in
+ * the file for the same names) */
+#define CODES_MAX	65536
+
+struct py_code;
 
 struct py_proc {
 	struct ap_py_interp in;
 	int said;			/* an unknown version, told once */
+	struct py_code *codes;		/* its code objects read */
+};
+
+/* a line of a code object that has a pyframe id */
+struct py_line {
+	int line;
+	uint32_t id;
 };
 
 struct py_code {
 	uint32_t pid;
 	uint64_t addr;
 	uint64_t check;			/* AP_PY_CHECK when it was read */
+	uint64_t key;			/* its key in ap_python.codes */
+	struct py_code *next;		/* the process's next */
 	int first_line;
 	char func[AP_PYFRAME_NAME_MAX];
-	char file[AP_PATH_MAX];
+	char *file;
 	uint8_t *lt;			/* its location table */
 	size_t lt_len;
+	struct py_line *lines;		/* the ids of its lines */
+	size_t nr_lines;
 };
 
 struct ap_python {
 	int procs_fd;
 	struct ap_hmap procs;		/* pid -> struct py_proc * */
 	struct ap_hmap codes;		/* hash(pid, code) -> struct py_code * */
-	struct ap_hmap ids;		/* hash(code entry, line) -> id */
 	uint32_t next_id;
 	/* a frame whose code object could not be read (its process gone
 	 * before record read it, memory changing under the walk): kept in
@@ -60,39 +76,63 @@ struct ap_python *ap_python__new(void)
 	strcpy(py->unknown.func, "[unknown]");
 	ap_hmap__init(&py->procs);
 	ap_hmap__init(&py->codes);
-	ap_hmap__init(&py->ids);
 	return py;
 }
 
-static void free_vals(struct ap_hmap *m, int codes)
+static void code_free(struct py_code *c)
+{
+	free(c->file);
+	free(c->lt);
+	free(c->lines);
+	free(c);
+}
+
+/* every code object read, of every process */
+static void codes_clear(struct ap_python *py)
 {
 	size_t i = 0;
 	uint64_t k, v;
 
-	while (ap_hmap__next(m, &i, &k, &v)) {
-		if (codes)
-			free(((struct py_code *)(uintptr_t)v)->lt);
-		free((void *)(uintptr_t)v);
-	}
-	ap_hmap__free(m);
+	while (ap_hmap__next(&py->procs, &i, &k, &v))
+		((struct py_proc *)(uintptr_t)v)->codes = NULL;
+	i = 0;
+	while (ap_hmap__next(&py->codes, &i, &k, &v))
+		code_free((struct py_code *)(uintptr_t)v);
+	ap_hmap__free(&py->codes);
+	ap_hmap__init(&py->codes);
 }
 
 void ap_python__free(struct ap_python *py)
 {
+	size_t i = 0;
+	uint64_t k, v;
+
 	if (!py)
 		return;
-	free_vals(&py->procs, 0);
-	free_vals(&py->codes, 1);
-	ap_hmap__free(&py->ids);
+	codes_clear(py);
+	while (ap_hmap__next(&py->procs, &i, &k, &v))
+		free((void *)(uintptr_t)v);
+	ap_hmap__free(&py->procs);
+	free(py->unknown.lines);
 	free(py);
 }
 
 void ap_python__new_window(struct ap_python *py)
 {
+	size_t i = 0;
+	uint64_t k, v;
+
 	if (!py)
 		return;
-	ap_hmap__free(&py->ids);
-	ap_hmap__init(&py->ids);
+	/* a window's file numbers its frames anew: each line's id is
+	 * forgotten, its code object (names, lines) kept */
+	while (ap_hmap__next(&py->codes, &i, &k, &v)) {
+		struct py_code *c = (struct py_code *)(uintptr_t)v;
+
+		free(c->lines);
+		c->lines = NULL;
+		c->nr_lines = 0;
+	}
 	py->next_id = 0;
 }
 
@@ -205,6 +245,16 @@ void ap_python__gone(struct ap_python *py, uint32_t pid)
 		return;
 	if (py->procs_fd >= 0)
 		bpf_map_delete_elem(py->procs_fd, &pid);
+	/* its code objects with it: their frames are in the file, and
+	 * a short-lived interpreter a second (a build, a test suite)
+	 * would grow record without bound */
+	while (p->codes) {
+		struct py_code *c = p->codes;
+
+		p->codes = c->next;
+		ap_hmap__remove(&py->codes, c->key);
+		code_free(c);
+	}
 	ap_hmap__remove(&py->procs, pid);
 	free(p);
 }
@@ -306,6 +356,7 @@ static int read_code(uint32_t pid, const struct ap_py_interp *in,
 	uint64_t qual = peek_ptr(pid, c->addr + lay->walk.co_qualname);
 	uint64_t file = peek_ptr(pid, c->addr + lay->walk.co_filename);
 	uint64_t lt = peek_ptr(pid, c->addr + lay->co_linetable);
+	static char path[AP_PATH_MAX];
 	int32_t first = 0;
 	int64_t len = 0;
 
@@ -320,7 +371,10 @@ static int read_code(uint32_t pid, const struct ap_py_interp *in,
 	    read_str(pid, lay, peek_ptr(pid, c->addr + lay->co_name),
 		     c->func, sizeof(c->func)))
 		return -EFAULT;
-	read_str(pid, lay, file, c->file, sizeof(c->file));
+	read_str(pid, lay, file, path, sizeof(path));
+	c->file = strdup(path);
+	if (!c->file)
+		return -ENOMEM;
 	if (first > 0)
 		c->first_line = first;
 	/* ob_size of the bytes object: its length */
@@ -333,9 +387,8 @@ static int read_code(uint32_t pid, const struct ap_py_interp *in,
 	return 0;
 }
 
-static struct py_code *get_code(struct ap_python *py, uint32_t pid,
-				const struct ap_py_interp *in, uint64_t addr,
-				uint64_t check)
+static struct py_code *get_code(struct ap_python *py, struct py_proc *p,
+				uint32_t pid, uint64_t addr, uint64_t check)
 {
 	uint64_t h = ap_hash64(addr ^ ap_hash64(pid ^ ap_hash64(check)));
 	uint64_t *slot;
@@ -353,25 +406,29 @@ static struct py_code *get_code(struct ap_python *py, uint32_t pid,
 		if (c->pid == pid && c->addr == addr && c->check == check)
 			return c;
 	}
+	if (py->codes.nr >= CODES_MAX) {
+		codes_clear(py);
+		h = ap_hash64(addr ^ ap_hash64(pid ^ ap_hash64(check)));
+		if (h == AP_HMAP_EMPTY)
+			h = 0;
+	}
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
 	c->pid = pid;
 	c->addr = addr;
 	c->check = check;
+	c->key = h;
 	/* what is not a code object now may be one later: not kept */
-	if (read_code(pid, in, c)) {
-		free(c->lt);
-		free(c);
-		return NULL;
-	}
-	slot = ap_hmap__upsert(&py->codes, h, &fresh);
+	slot = read_code(pid, &p->in, c) ? NULL :
+	       ap_hmap__upsert(&py->codes, h, &fresh);
 	if (!slot) {
-		free(c->lt);
-		free(c);
+		code_free(c);
 		return NULL;
 	}
 	*slot = (uintptr_t)c;
+	c->next = p->codes;
+	p->codes = c;
 	return c;
 }
 
@@ -381,46 +438,47 @@ void ap_python__code(struct ap_python *py, uint32_t pid, uint64_t code,
 	struct py_proc *p = find_proc(py, pid);
 
 	if (p && p->in.lay)
-		get_code(py, pid, &p->in, code, check);
+		get_code(py, p, pid, code, check);
 }
 
 /* the pyframe id of a code object's line, its frame into b when new */
 static uint32_t frame_id(struct ap_python *py, struct py_code *c, int line,
 			 struct ap_buf *b)
 {
-	uint64_t k = ap_hash64((uintptr_t)c ^ ap_hash64((uint32_t)line));
 	struct ap_pyframe f;
-	uint64_t *slot;
-	int fresh;
+	struct py_line *nl;
+	size_t i;
 
-	if (k == AP_HMAP_EMPTY)
-		k = 0;
-	slot = ap_hmap__upsert(&py->ids, k, &fresh);
-	if (!slot)
-		return 0;
-	if (!fresh)
-		return (uint32_t)*slot;
+	/* a code object has few lines that samples hit */
+	for (i = 0; i < c->nr_lines; i++)
+		if (c->lines[i].line == line)
+			return c->lines[i].id;
 	if (py->next_id >= AP_PYFRAME_ID_MAX)
 		return 0;
-	*slot = ++py->next_id;
+	nl = realloc(c->lines, (c->nr_lines + 1) * sizeof(*nl));
+	if (!nl)
+		return 0;
+	c->lines = nl;
+	nl[c->nr_lines].line = line;
+	nl[c->nr_lines++].id = ++py->next_id;
 	memset(&f, 0, sizeof(f));
-	f.id = (uint32_t)*slot;
+	f.id = py->next_id;
 	f.line = line;
 	f.first_line = c->first_line;
 	snprintf(f.func, sizeof(f.func), "%s", c->func);
-	snprintf(f.file, sizeof(f.file), "%s", c->file);
+	snprintf(f.file, sizeof(f.file), "%s", c->file ? c->file : "");
 	ap_pyframe__encode(&f, b);
 	return f.id;
 }
 
 /* one walker frame as AP_PYFRAME_IP, or 0 */
-static uint64_t py_ip(struct ap_python *py, uint32_t pid,
-		      const struct ap_py_interp *in, uint64_t raw,
-		      uint64_t check, struct ap_buf *b)
+static uint64_t py_ip(struct ap_python *py, struct py_proc *p, uint32_t pid,
+		      uint64_t raw, uint64_t check, struct ap_buf *b)
 {
+	const struct ap_py_interp *in = &p->in;
 	uint64_t code = (raw & AP_PY_RAW_CODE_MASK) << 4;
 	unsigned int idx = raw >> AP_PY_RAW_INSTR_SHIFT & AP_PY_RAW_INSTR_MAX;
-	struct py_code *c = get_code(py, pid, in, code, check);
+	struct py_code *c = get_code(py, p, pid, code, check);
 	uint32_t id;
 	int line;
 
@@ -458,7 +516,7 @@ int ap_python__merge(struct ap_python *py, uint32_t pid,
 
 			if ((raw & AP_PY_RAW_TAG_MASK) != AP_PY_RAW_TAG)
 				break;
-			f = py_ip(py, pid, &p->in, raw, pyf[2 * j + 1], b);
+			f = py_ip(py, p, pid, raw, pyf[2 * j + 1], b);
 			if (f)
 				out[n++] = f;
 			if (raw & AP_PY_RAW_ENTRY) {

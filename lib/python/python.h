@@ -7,8 +7,9 @@
  * (Py_Version, 3.11 on; before, its name checked against the
  * PY_VERSION string it holds) and the address of _PyRuntime from the file's
  * symbols, and gives the BPF walker (bpf/python.bpf.h) its version's
- * offsets in ap_py_procs.  frames.c turns the walker's frames (code
- * object, instruction) into names, files and lines, read from the
+ * offsets in ap_py_procs (3.13's from its own _Py_DebugOffsets).
+ * frames.c turns the walker's frames (code object, instruction) into
+ * names, files and lines, read from the
  * target's memory with process_vm_readv (no ptrace, nothing stopped;
  * every byte hostile: bounded, checked), written once each as pyframe
  * frames, and merges them into the native chain: each
@@ -48,6 +49,16 @@ enum {
 
 /* the layout of version (major << 8 | minor), or NULL: not known */
 const struct ap_py_layout *ap_py_layout__find(unsigned int version);
+/*
+ * The layout an interpreter's _Py_DebugOffsets give (CPython 3.13: the
+ * first len bytes of its _PyRuntime in img; hex its Py_Version), into
+ * *out: 0 when it is the table's for that version, 1 when it differs
+ * (a layout of its own, kept for the recording), -ENOENT without the
+ * "xdebugpy" cookie, -errno for offsets that cannot be taken (another
+ * version, a free-threaded build, a value out of range).
+ */
+int ap_py_debug_layout(const void *img, size_t len, unsigned int hex,
+		       const struct ap_py_layout **out);
 
 /* An interpreter found in a process. */
 struct ap_py_interp {
@@ -107,7 +118,8 @@ void ap_python__code(struct ap_python *py, uint32_t pid, uint64_t code,
 /* child was forked from parent, whose image it has: its interpreter too
  * (multiprocessing's fork workers) */
 void ap_python__fork(struct ap_python *py, uint32_t parent, uint32_t child);
-/* pid's image is gone (exec, exit): its interpreter with it */
+/* pid's image is gone (exec, exit): its interpreter and the code
+ * objects read from it with it */
 void ap_python__gone(struct ap_python *py, uint32_t pid);
 /* a new record file begins (record --switch-output): its pyframe ids
  * number from 1 again, each frame written anew when a stack next has it */

@@ -120,6 +120,7 @@ fail:
 struct sym_row {
 	const char *sym, *dso;
 	int kernel;
+	int python;			/* a Python function's row */
 	double w[2];			/* self weight: old, new */
 };
 
@@ -145,7 +146,7 @@ static int add_self(struct rows *rs, const struct ap_rframe *f, int side,
 		k = ap_strtab__intern(rs->strs, f->sym, -1);
 	} else {
 		snprintf(key, sizeof(key), "%s\x1f%s\x1f%d", f->sym, f->dso,
-			 f->kernel);
+			 f->kernel | f->python << 1);
 		k = ap_strtab__intern(rs->strs, key, -1);
 	}
 	slot = k ? ap_hmap__upsert(&rs->idx, (uintptr_t)k, &fresh) : NULL;
@@ -158,7 +159,7 @@ static int add_self(struct rows *rs, const struct ap_rframe *f, int side,
 		rs->v[rs->nr] = (struct sym_row){
 			ap_strtab__intern(rs->strs, f->sym, -1),
 			ap_strtab__intern(rs->strs, f->dso, -1), f->kernel,
-			{ 0, 0 } };
+			f->python, { 0, 0 } };
 		*slot = rs->nr++;
 	}
 	rs->v[*slot].w[side] += w;
@@ -272,8 +273,9 @@ static void print_table(struct ap_diff_side *old, struct ap_diff_side *new,
 		const struct sym_row *r = &rs->v[i];
 		double o = share(rs, r, 0), w = share(rs, r, 1);
 
-		fprintf(out, "  %7.2f%% %7.2f%% %+8.2f%%  %-*s  [%c] %s\n", o, w,
-			w - o, wdso, r->dso, r->kernel ? 'k' : '.', r->sym);
+		fprintf(out, "  %7.2f%% %7.2f%% %+8.2f%%  %-*s  [%s] %s\n", o, w,
+			w - o, wdso, r->dso,
+			r->kernel ? "k" : r->python ? "py" : ".", r->sym);
 	}
 	if (!n)
 		fprintf(out, "# no samples in either recording\n");
@@ -294,8 +296,9 @@ static void print_json(struct rows *rs, long limit, FILE *out)
 		ap_json_str(out, r->sym);
 		fputs(", \"dso\": ", out);
 		ap_json_str(out, r->dso);
-		fprintf(out, ", \"kernel\": %s, \"old\": %.4f, \"new\": %.4f, \"delta\": %.4f, \"old_weight\": %.0f, \"new_weight\": %.0f}",
-			r->kernel ? "true" : "false", share(rs, r, 0),
+		fprintf(out, ", \"kernel\": %s, \"python\": %s, \"old\": %.4f, \"new\": %.4f, \"delta\": %.4f, \"old_weight\": %.0f, \"new_weight\": %.0f}",
+			r->kernel ? "true" : "false",
+			r->python ? "true" : "false", share(rs, r, 0),
 			share(rs, r, 1), share(rs, r, 1) - share(rs, r, 0),
 			r->w[0], r->w[1]);
 	}

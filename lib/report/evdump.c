@@ -150,6 +150,17 @@ static void print_frame(const struct ap_rframe *f, uint32_t fields,
 	char buf[1024];
 
 	fprintf(out, "\t%16" PRIx64, f->addr);
+	/* a Python frame has no address: its function, file and line */
+	if (f->python) {
+		if (fields & AP_SF_SYM)
+			fprintf(out, " %s", esc(f->sym, buf, sizeof(buf)));
+		if (fields & AP_SF_DSO)
+			fprintf(out, " (%s:%d)", esc(f->path ? f->path : f->dso,
+						     buf, sizeof(buf)),
+				f->line);
+		fputc('\n', out);
+		return;
+	}
 	if ((fields & AP_SF_SYM) && f->nosym > 0) {
 		fputs(" [unknown]", out);
 	} else if (fields & AP_SF_SYM) {

@@ -308,6 +308,22 @@ const char *ap_rframe__srcline(const struct ap_rframe *f, char *buf,
 	return buf;
 }
 
+const char *ap_rframe__name(const struct ap_rframe *f,
+			    struct ap_strtab *strs)
+{
+	char src[512], *name;
+	const char *s;
+
+	if (!f->python || !f->file)
+		return f->sym;
+	if (asprintf(&name, "%s (%s)", f->sym,
+		     ap_rframe__srcline(f, src, sizeof(src))) < 0)
+		return NULL;
+	s = ap_strtab__intern(strs, name, -1);
+	free(name);
+	return s;
+}
+
 /* an executable mapping covers addr (or nothing is known of as) */
 static int code_at(struct ap_addrspace *as, uint64_t addr)
 {

@@ -156,6 +156,11 @@ static inline const char *ap_rframe__mark(const struct ap_rframe *f)
  * "??:0" when its line is unknown; returns buf */
 const char *ap_rframe__srcline(const struct ap_rframe *f, char *buf,
 			       size_t len);
+/* a frame's name for a view that prints names alone: a Python frame's
+ * is "func (file.py:12)", as in folded stacks (interned in strs);
+ * another's its symbol.  NULL: no memory */
+const char *ap_rframe__name(const struct ap_rframe *f,
+			    struct ap_strtab *strs);
 /* where the frames of the last resolve end: AP_ROOT_* */
 int ap_stackres__root(const struct ap_stackres *r);
 /* 1 when a frame of the last resolve is one of aperture's own BPF

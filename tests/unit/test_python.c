@@ -6,9 +6,12 @@
  * the frame addresses stacks hold, named at ip and at ip - 1 (a caller's
  * look-up); the names of interpreter files; a file without Py_Version
  * (pyenv's libpython3.10, where installed) known by its name only where
- * its PY_VERSION string agrees.
+ * its PY_VERSION string agrees; 3.13's _Py_DebugOffsets on a crafted
+ * _PyRuntime image (the table's, a build's own, and those refused) and
+ * on pyenv's libpython3.13 where installed.
  */
 #include <check.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,6 +223,99 @@ START_TEST(version_by_name)
 }
 END_TEST
 
+/*
+ * The start of 3.13.0's _PyRuntime, its _Py_DebugOffsets (pyenv's
+ * libpython3.13.so.1.0, read from its .PyRuntime section): u64 words
+ * after the 8-byte cookie, by index into the struct.
+ */
+static void debug_image(uint64_t *w, size_t n)
+{
+	static const struct { int i; uint64_t v; } set[] = {
+		{ 1, 0x030d00f0 }, { 3, 0x452b8 }, { 5, 0x278 },
+		{ 9, 0x1cb0 }, { 21, 0x8 }, { 23, 0x48 }, { 24, 0x98 },
+		{ 29, 0x8 }, { 30, 0x0 }, { 31, 0x38 }, { 33, 0x46 },
+		{ 35, 0x70 }, { 36, 0x78 }, { 37, 0x80 }, { 38, 0x88 },
+		{ 39, 0x44 }, { 43, 0xc8 }, { 45, 0x8 }, { 65, 0x10 },
+		{ 66, 0x20 }, { 68, 0x20 }, { 69, 0x10 }, { 70, 0x28 },
+	};
+	size_t i;
+
+	memset(w, 0, n * sizeof(*w));
+	memcpy(w, "xdebugpy", 8);
+	for (i = 0; i < sizeof(set) / sizeof(set[0]); i++)
+		w[set[i].i] = set[i].v;
+}
+
+START_TEST(debug_offsets)
+{
+	const struct ap_py_layout *t13 = ap_py_layout__find(0x030d), *l, *l2;
+	const char *lib = "/root/.pyenv/versions/3.13.0/lib/"
+			  "libpython3.13.so.1.0";
+	struct ap_py_interp in;
+	uint64_t w[72];
+
+	/* 3.13.0's own offsets are the table's */
+	debug_image(w, 72);
+	ck_assert_int_eq(ap_py_debug_layout(w, sizeof(w), 0x030d00f0, &l), 0);
+	ck_assert_ptr_eq(l, t13);
+	/* a build whose thread states and code objects differ: its own
+	 * offsets, one layout for both of its interpreters */
+	w[9] = 0x1cc0;
+	w[37] = 0x90;
+	w[70] = 0x30;
+	ck_assert_int_eq(ap_py_debug_layout(w, sizeof(w), 0x030d00f0, &l), 1);
+	ck_assert_ptr_ne(l, t13);
+	ck_assert_uint_eq(l->version, 0x030d);
+	ck_assert_uint_eq(l->walk.threads_head, 0x1cc0);
+	ck_assert_uint_eq(l->walk.co_qualname, 0x90);
+	ck_assert_uint_eq(l->str_ascii, 0x30);
+	ck_assert_uint_eq(l->str_compact, 0x40);
+	ck_assert_uint_eq(l->walk.interp_head, t13->walk.interp_head);
+	ck_assert_uint_eq(l->walk.cf_frame, 0x48);
+	ck_assert_uint_eq(l->walk.ts_cframe, AP_PY_NONE);
+	ck_assert_uint_eq(l->walk.entry_owner, 1);
+	ck_assert_uint_eq(l->lines, t13->lines);
+	ck_assert_int_eq(ap_py_debug_layout(w, sizeof(w), 0x030d00f0, &l2), 1);
+	ck_assert_ptr_eq(l2, l);
+	/* not taken: no cookie, another version than the file's, 3.14's
+	 * struct, a free-threaded build, an offset past 16 bits, an image
+	 * cut short */
+	debug_image(w, 72);
+	memcpy(w, "xdebugpz", 8);
+	ck_assert_int_eq(ap_py_debug_layout(w, sizeof(w), 0x030d00f0, &l),
+			 -ENOENT);
+	ck_assert_ptr_null(l);
+	debug_image(w, 72);
+	ck_assert_int_eq(ap_py_debug_layout(w, sizeof(w), 0x030d01f0, &l),
+			 -EINVAL);
+	ck_assert_int_eq(ap_py_debug_layout(w, sizeof(w), 0x030e00f0, &l),
+			 -EPROTONOSUPPORT);
+	w[2] = 1;
+	ck_assert_int_eq(ap_py_debug_layout(w, sizeof(w), 0x030d00f0, &l),
+			 -EINVAL);
+	debug_image(w, 72);
+	w[69] = 0x18;
+	ck_assert_int_eq(ap_py_debug_layout(w, sizeof(w), 0x030d00f0, &l),
+			 -EINVAL);
+	debug_image(w, 72);
+	w[24] = 0x10000;
+	ck_assert_int_eq(ap_py_debug_layout(w, sizeof(w), 0x030d00f0, &l),
+			 -ERANGE);
+	ck_assert_ptr_null(l);
+	debug_image(w, 72);
+	ck_assert_int_eq(ap_py_debug_layout(w, 200, 0x030d00f0, &l),
+			 -EINVAL);
+	/* the real file, where installed: its offsets read from it */
+	if (access(lib, R_OK)) {
+		printf("debug_offsets: %s not installed, skipped\n", lib);
+		return;
+	}
+	ck_assert_int_eq(ap_py_interp__probe(lib, 0, &in), 1);
+	ck_assert_uint_eq(in.version, 0x030d);
+	ck_assert_ptr_eq(in.lay, t13);
+}
+END_TEST
+
 static Suite *python_suite(void)
 {
 	Suite *s = suite_create("python");
@@ -231,6 +327,7 @@ static Suite *python_suite(void)
 	tcase_add_test(tc, frame_addresses);
 	tcase_add_test(tc, interpreter_names);
 	tcase_add_test(tc, version_by_name);
+	tcase_add_test(tc, debug_offsets);
 	suite_add_tcase(s, tc);
 	return s;
 }
