@@ -411,7 +411,10 @@ static void fast_cie_parse(struct fast_cie *c, const Dwarf_CIE *e)
 	c->fde_enc = DW_EH_PE_absptr;
 	c->ok = 0;
 	c->zaug = 0;
-	if (e->return_address_register != REG_RA || !s)
+	/* x86-64's are 1 and -8: a file's own, hostile or not, that could
+	 * overflow what is multiplied by them is libdw's to read */
+	if (e->return_address_register != REG_RA || !s || !c->caf ||
+	    c->caf > 16 || c->daf < -16 || c->daf > 16)
 		return;
 	if (!*s) {
 		c->ok = 1;
@@ -555,7 +558,8 @@ static void fast_cfi_load(struct Elf *elf, const uint64_t *locs,
 		if (!c || !c->ok ||
 		    read_encoded(&p, end, c->fde_enc,
 				 sh.sh_addr + (uint64_t)(p - base), &loc) ||
-		    read_encoded(&p, end, c->fde_enc & 0x0f, 0, &range))
+		    read_encoded(&p, end, c->fde_enc & 0x0f, 0, &range) ||
+		    loc + range < loc)
 			continue;
 		if (c->zaug) {
 			if (read_uleb(&p, end, &alen) ||
@@ -729,7 +733,7 @@ static int fast_run(const uint8_t *p, const uint8_t *end,
 			advance = 1;
 			break;
 		case DW_CFA_offset:
-			if (read_uleb(&p, end, &u))
+			if (read_uleb(&p, end, &u) || u > UINT32_MAX)
 				return 1;
 			r = fast_reg(st, low);
 			if (r)
@@ -779,7 +783,7 @@ static int fast_run(const uint8_t *p, const uint8_t *end,
 			}
 			case DW_CFA_offset_extended:
 				if (read_uleb(&p, end, &reg) ||
-				    read_uleb(&p, end, &u))
+				    read_uleb(&p, end, &u) || u > UINT32_MAX)
 					return 1;
 				r = fast_reg(st, reg);
 				if (r)
@@ -788,7 +792,8 @@ static int fast_run(const uint8_t *p, const uint8_t *end,
 				continue;
 			case DW_CFA_offset_extended_sf:
 				if (read_uleb(&p, end, &reg) ||
-				    read_sleb(&p, end, &sv))
+				    read_sleb(&p, end, &sv) || sv < INT32_MIN ||
+				    sv > INT32_MAX)
 					return 1;
 				r = fast_reg(st, reg);
 				if (r)
@@ -832,7 +837,8 @@ static int fast_run(const uint8_t *p, const uint8_t *end,
 				continue;
 			case DW_CFA_def_cfa_sf:
 				if (read_uleb(&p, end, &st->cfa_reg) ||
-				    read_sleb(&p, end, &sv))
+				    read_sleb(&p, end, &sv) || sv < INT32_MIN ||
+				    sv > INT32_MAX)
 					return 1;
 				st->cfa_off = sv * c->daf;
 				st->cfa_set = 1;
@@ -849,7 +855,8 @@ static int fast_run(const uint8_t *p, const uint8_t *end,
 				st->cfa_off = (int64_t)u;
 				continue;
 			case DW_CFA_def_cfa_offset_sf:
-				if (!st->cfa_set || read_sleb(&p, end, &sv))
+				if (!st->cfa_set || read_sleb(&p, end, &sv) ||
+				    sv < INT32_MIN || sv > INT32_MAX)
 					return 1;
 				st->cfa_off = sv * c->daf;
 				continue;
@@ -868,7 +875,7 @@ static int fast_run(const uint8_t *p, const uint8_t *end,
 			/* the CIE's instructions: no location moves */
 			return 1;
 		}
-		if (*loc + adv > fde_end)
+		if (adv > fde_end - *loc)
 			return 1;
 		if (adv && *loc < limit) {
 			int err = fast_push(t, *loc, st);
