@@ -6,6 +6,12 @@
  * the others), locations with their mapping, address and lines (inlined
  * functions first), labels pid, tid and comm.  Symbolized here, so pprof
  * needs neither the binaries nor their debug info.
+ *
+ * What the profiling servers take: Pyroscope refuses a sample type with
+ * '-' in it ("sample type contains -", pkg/validation) and Parca one that
+ * is not a PromQL name (its profile type "name:type:unit:..." must parse),
+ * so types are written with '_'; both servers drop numeric labels, so
+ * pid and tid are strings, as comm is.
  */
 #include "export/export.h"
 
@@ -100,6 +106,18 @@ static int64_t str_id(struct pp *x, const char *s)
 		*slot = x->nr_str++;
 	}
 	return (int64_t)*slot;
+}
+
+/* a sample or period type's name as the servers take it: '-' is '_' */
+static int64_t type_id(struct pp *x, const char *name)
+{
+	char buf[64];
+	size_t i;
+
+	for (i = 0; name[i] && i < sizeof(buf) - 1; i++)
+		buf[i] = name[i] == '-' ? '_' : name[i];
+	buf[i] = '\0';
+	return str_id(x, buf);
 }
 
 /* push a pointer onto one of the tables; its id is the new count */
@@ -384,6 +402,7 @@ static int add_sample(struct pp *x, const struct ap_prof_sample *smp,
 	int base = col_base(x->p, smp->view), nl = smp->tid ? 3 : 2, i, err;
 	pb_sample *s;
 	pb_label *lab;
+	char num[16];
 	size_t sz;
 
 	err = sample_locs(x, smp);
@@ -410,15 +429,15 @@ static int add_sample(struct pp *x, const struct ap_prof_sample *smp,
 		perftools__profiles__label__init(&lab[i]);
 		s->label[i] = &lab[i];
 	}
+	snprintf(num, sizeof(num), "%" PRIu32, smp->pid);
 	lab[0].key = str_id(x, "pid");
-	lab[0].num = smp->pid;
-	lab[0].num_unit = str_id(x, "pid");
+	lab[0].str = str_id(x, num);
 	lab[1].key = str_id(x, "comm");
 	lab[1].str = str_id(x, smp->comm);
 	if (nl > 2) {
+		snprintf(num, sizeof(num), "%" PRIu32, smp->tid);
 		lab[2].key = str_id(x, "tid");
-		lab[2].num = smp->tid;
-		lab[2].num_unit = str_id(x, "tid");
+		lab[2].str = str_id(x, num);
 	}
 	return push((void ***)&x->smp, &x->nr_smp, &x->cap_smp, s);
 }
@@ -575,7 +594,7 @@ int ap_export_pprof(const struct ap_profile *p, FILE *out)
 	for (c = 0, v = 0; v < p->nr_views; v++) {
 		for (t = 0; t < p->views[v].nr_types; t++, c++) {
 			perftools__profiles__value_type__init(&types[c]);
-			types[c].type = str_id(&x, p->views[v].types[t].type);
+			types[c].type = type_id(&x, p->views[v].types[t].type);
 			types[c].unit = str_id(&x, p->views[v].types[t].unit);
 			tptr[c] = &types[c];
 			is_count[c] = !strcmp(p->views[v].types[t].unit,
@@ -586,7 +605,7 @@ int ap_export_pprof(const struct ap_profile *p, FILE *out)
 	prof.sample_type = tptr;
 	prof.default_sample_type = types[p->views[0].main].type;
 	if (p->views[0].period_type.type) {
-		period_type.type = str_id(&x, p->views[0].period_type.type);
+		period_type.type = type_id(&x, p->views[0].period_type.type);
 		period_type.unit = str_id(&x, p->views[0].period_type.unit);
 		prof.period_type = &period_type;
 		prof.period = p->views[0].period;
