@@ -73,7 +73,14 @@ def one(m, k):
 
 
 def check(path):
-    data = gzip.open(path).read()
+    errs = check_bytes(gzip.open(path).read())
+    for e in sorted(set(errs))[:20]:
+        print("pprof rule:", e)
+    return not errs
+
+
+def check_bytes(data):
+    """the rules broken by the profile in data (not gzipped)"""
     p = msg(data, {1: "sample_type", 2: "sample", 3: "mapping",
                    4: "location", 5: "function", 6: "string"})
     strs = p.get("string", [])
@@ -148,9 +155,7 @@ def check(path):
                             (i, one(lm, "key")))
             if one(lm, "str") > ns:
                 errs.append("sample %d has label str out of bounds" % i)
-    for e in sorted(set(errs))[:20]:
-        print("pprof rule:", e)
-    return not errs
+    return errs
 
 
 if __name__ == "__main__":
