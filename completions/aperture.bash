@@ -32,7 +32,7 @@ _aperture_list()
 _aperture()
 {
 	local cur prev cmd i
-	local commands="record report top stat script diff annotate list help"
+	local commands="record report top stat script diff annotate push list help"
 	local events views
 
 	COMPREPLY=()
@@ -141,7 +141,13 @@ _aperture()
 		_aperture_list "$cur" "$(cd /proc 2>/dev/null && echo [0-9]*)"
 		return 0
 		;;
-	-i | --input | --output | --cuda-lib)
+	--to)
+		# push's servers: the scheme, then the user's HOST:PORT
+		COMPREPLY=($(compgen -W "pyroscope+http:// pyroscope+https:// parca+http:// parca+https://" -- "$cur"))
+		compopt -o nospace 2>/dev/null
+		return 0
+		;;
+	-i | --input | --output | --cuda-lib | --token-file | --ca-file)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return 0
 		;;
@@ -161,7 +167,7 @@ _aperture()
 	-F | --freq | -d | --duration | -c | --count | --min-block | --limit | \
 	--tid | --comm | -n | --iterations | -C | --cpu | --time | --dsos | \
 	-S | --symbols | -I | --interval-print | -r | --repeat | -x | \
-	--field-separator)
+	--field-separator | --name | --label | --timeout | --retries)
 		return 0		# a number or a name: nothing to offer
 		;;
 	esac
