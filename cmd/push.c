@@ -30,7 +30,7 @@ enum {
 
 static const struct argp_option options[] = {
 	{ "to", OPT_TO, "URL", 0, "The server: pyroscope+http://HOST:PORT, parca+http://HOST:PORT, or https", 1 },
-	{ "label", OPT_LABEL, "NAME=VALUE", 0, "A label of every series (repeatable, 16 at most); host and service replace the file's host and the program's name", 1 },
+	{ "label", OPT_LABEL, "NAME=VALUE", 0, "A label of every series (repeatable, 16 at most, the recording's included); host and service replace the file's host and the program's name", 1 },
 	{ "name", OPT_NAME, "APP", 0, "Pyroscope's application name (default: the service label, else the recorded command)", 1 },
 	{ "token-file", OPT_TOKEN_FILE, "FILE", 0, "Send the bearer token in FILE (which only you or root may write)", 1 },
 	{ "ca-file", OPT_CA_FILE, "FILE", 0, "Trust the certificates in FILE for https", 1 },

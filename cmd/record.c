@@ -24,6 +24,7 @@
 #include "record/workload.h"
 #include "symbols/symbolizer.h"
 #include "tracepoint/codec.h"
+#include "util/labels.h"
 #include "util/num.h"
 
 #define DEFAULT_FREQ	999
@@ -58,6 +59,7 @@ struct record_opts {
 	char cupti_lib[PATH_MAX];	/* -e gpu -- CMD */
 	/* the tracepoints of the last -e: what --filter applies to */
 	int tp_from, tp_to;
+	char labels[AP_LABELS_MAX];	/* --label's, for the header */
 };
 
 enum {
@@ -76,6 +78,7 @@ enum {
 	OPT_BUILDID_MAX_TOTAL,
 	OPT_BUILDID_MIN_FREE,
 	OPT_FILTER,
+	OPT_LABEL,
 };
 
 #define AP_CGROUP2_DEFAULT	"/sys/fs/cgroup"
@@ -105,6 +108,7 @@ static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Output:", 3 },
 	{ "output", 'o', "FILE", 0, "Write to FILE (default: aperture.data; an existing one is kept as FILE.old); - for standard output", 3 },
 	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS", 3 },
+	{ "label", OPT_LABEL, "NAME=VALUE", 0, "A label of the recording (repeatable, 16 at most), in the file's header: report's pprof puts it on every sample, push on every series", 3 },
 	{ "quiet", 'q', NULL, 0, "No sensor notes, no summary line, no word on the command's status", 3 },
 	{ "verbose", 'v', NULL, 0, "Also print libbpf's messages (as APERTURE_DEBUG=1) and, at the end, what the targets' mappings cost the recorder and its memory", 3 },
 	{ NULL, 'g', NULL, 0, "Accepted for perf users: stacks are always recorded", 2 },
@@ -391,6 +395,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		ap_cli_collect_key(key, arg, state, &o->t, &o->collect);
 		o->tp_to = o->collect.nr_tracepoints;
 		break;
+	case OPT_LABEL: {
+		char why[256];
+
+		if (ap_label__append(o->labels, sizeof(o->labels), arg, why,
+				     sizeof(why)))
+			ap_cli_usage_error(state, "bad --label: %s", why);
+		break;
+	}
 	case OPT_FILTER:
 		set_filter(state, o, arg);
 		break;
@@ -522,6 +534,7 @@ static void build_header(const struct record_opts *o, struct record *r,
 		.pids = o->t.pids,
 		.nr_pids = o->t.nr_pids,
 		.filters = o->filters,
+		.labels = o->labels,
 		.start_ns = ap_collector__window(r->file.col)->start_ns,
 	};
 

@@ -11,7 +11,9 @@
  * '-' in it ("sample type contains -", pkg/validation) and Parca one that
  * is not a PromQL name (its profile type "name:type:unit:..." must parse),
  * so types are written with '_'; both servers drop numeric labels, so
- * pid and tid are strings, as comm is.
+ * pid and tid are strings, as comm is.  A process whose cgroup the file
+ * holds has it as cgroup, and its container (util/labels.h) as
+ * container_id; record --label's labels are on every sample.
  */
 #include "export/export.h"
 
@@ -26,10 +28,14 @@
 #include "export/profile.h"
 #include "proto/profile.pb-c.h"
 #include "report/session.h"
+#include "util/labels.h"
 #include "util/strtab.h"
 #include "util/utf8.h"
 #include "symbols/symbolizer.h"
 #include "util/vec.h"
+
+/* record --label's kept, as push's --label */
+#define AP_PPROF_MAX_LABELS	16
 
 typedef Perftools__Profiles__Profile pb_profile;
 typedef Perftools__Profiles__ValueType pb_vtype;
@@ -63,6 +69,9 @@ struct pp {
 	size_t nr_ids, cap_ids;
 	int64_t kernel_map;		/* its mapping id; 0: none yet */
 	int oom;			/* a string could not be added */
+	/* record --label's: string ids of each name and value */
+	int64_t lab_key[AP_PPROF_MAX_LABELS], lab_val[AP_PPROF_MAX_LABELS];
+	int nr_labs;
 };
 
 /* index of s in the string table, added when new; out of memory sets
@@ -395,19 +404,32 @@ static int col_base(const struct ap_profile *p, int view)
 	return n;
 }
 
+/* a sample's string label key=val into lab */
+static void str_label(struct pp *x, pb_label *lab, const char *key,
+		      const char *val)
+{
+	perftools__profiles__label__init(lab);
+	lab->key = str_id(x, key);
+	lab->str = str_id(x, val);
+}
+
 static int add_sample(struct pp *x, const struct ap_prof_sample *smp,
 		      int nr_cols)
 {
 	const struct ap_prof_view *pv = &x->p->views[smp->view];
-	int base = col_base(x->p, smp->view), nl = smp->tid ? 3 : 2, i, err;
+	const struct ap_proc_info *proc = ap_session__proc(x->p->s, smp->pid);
+	int base = col_base(x->p, smp->view), nl, i, err;
+	char num[16], cid[80];
+	int has_cid = proc && proc->cgroup &&
+		      ap_label__container_id(proc->cgroup, cid, sizeof(cid));
 	pb_sample *s;
 	pb_label *lab;
-	char num[16];
 	size_t sz;
 
 	err = sample_locs(x, smp);
 	if (err)
 		return err;
+	nl = 2 + !!smp->tid + (proc && proc->cgroup) + has_cid + x->nr_labs;
 	sz = sizeof(*s) + x->nr_ids * sizeof(uint64_t) +
 	     nr_cols * sizeof(int64_t) + nl * (sizeof(pb_label *) +
 					       sizeof(pb_label));
@@ -425,21 +447,42 @@ static int add_sample(struct pp *x, const struct ap_prof_sample *smp,
 	s->n_label = nl;
 	s->label = (pb_label **)(s->value + nr_cols);
 	lab = (pb_label *)(s->label + nl);
-	for (i = 0; i < nl; i++) {
-		perftools__profiles__label__init(&lab[i]);
+	for (i = 0; i < nl; i++)
 		s->label[i] = &lab[i];
-	}
 	snprintf(num, sizeof(num), "%" PRIu32, smp->pid);
-	lab[0].key = str_id(x, "pid");
-	lab[0].str = str_id(x, num);
-	lab[1].key = str_id(x, "comm");
-	lab[1].str = str_id(x, smp->comm);
-	if (nl > 2) {
+	str_label(x, lab++, "pid", num);
+	str_label(x, lab++, "comm", smp->comm);
+	if (smp->tid) {
 		snprintf(num, sizeof(num), "%" PRIu32, smp->tid);
-		lab[2].key = str_id(x, "tid");
-		lab[2].str = str_id(x, num);
+		str_label(x, lab++, "tid", num);
+	}
+	if (proc && proc->cgroup)
+		str_label(x, lab++, "cgroup", proc->cgroup);
+	if (has_cid)
+		str_label(x, lab++, "container_id", cid);
+	for (i = 0; i < x->nr_labs; i++, lab++) {
+		perftools__profiles__label__init(lab);
+		lab->key = x->lab_key[i];
+		lab->str = x->lab_val[i];
 	}
 	return push((void ***)&x->smp, &x->nr_smp, &x->cap_smp, s);
+}
+
+/* record --label's lines, the ones a server takes */
+static void header_labels(struct pp *x)
+{
+	char name[160], value[AP_LABEL_VALUE_MAX + 1];
+	size_t pos = 0;
+	int r;
+
+	while (x->p->labels && x->nr_labs < AP_PPROF_MAX_LABELS &&
+	       (r = ap_label__next(x->p->labels, &pos, name, sizeof(name),
+				   value, sizeof(value))) >= 0) {
+		if (!r)
+			continue;
+		x->lab_key[x->nr_labs] = str_id(x, name);
+		x->lab_val[x->nr_labs++] = str_id(x, value);
+	}
 }
 
 /* gzip buf to out */
@@ -586,6 +629,7 @@ int ap_export_pprof(const struct ap_profile *p, FILE *out)
 	if (!x.strs || !nr_cols)
 		goto out;
 	str_id(&x, "");			/* string_table[0] must be "" */
+	header_labels(&x);
 	types = calloc(nr_cols, sizeof(*types));
 	tptr = calloc(nr_cols, sizeof(*tptr));
 	is_count = calloc(nr_cols, sizeof(*is_count));

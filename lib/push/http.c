@@ -161,7 +161,8 @@ int ap_http__post(const struct ap_push_opts *o, const char *path,
 		  const void *body, size_t len,
 		  const struct ap_http_part *parts, int nr_parts)
 {
-	char err[CURL_ERROR_SIZE], why[CURL_ERROR_SIZE + AP_HTTP_REPLY_MAX + 64];
+	char err[CURL_ERROR_SIZE];
+	char why[CURL_ERROR_SIZE + AP_HTTP_REPLY_MAX + 64];
 	long backoff = AP_HTTP_BACKOFF_MS;
 	int try, ret = AP_PUSH_TEMPFAIL;
 

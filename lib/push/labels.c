@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/labels.h"
 #include "util/utf8.h"
 
 int ap_push__parse_to(const char *url, struct ap_push_opts *o, char **base,
@@ -57,37 +58,10 @@ int ap_push__parse_to(const char *url, struct ap_push_opts *o, char **base,
 	return 0;
 }
 
-/* the intersection of both servers' label names: Prometheus' legacy
- * [a-zA-Z_][a-zA-Z0-9_]* (Pyroscope allows '.' too and turns it into
- * '_'; Parca at 0.25 takes any UTF-8), names with "__" kept for the
- * servers' own */
-static int name_ok(const char *s)
-{
-	size_t i;
-
-	if (!*s || !strncmp(s, "__", 2))
-		return 0;
-	for (i = 0; s[i]; i++) {
-		char c = s[i];
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		      c == '_' || (i && c >= '0' && c <= '9')))
-			return 0;
-	}
-	return i <= 128;
-}
-
-/* labels each sample carries: a series label of the same name would
- * shadow them (Parca renames the sample's to exported_NAME) */
-static const char *const sample_labels[] = {
-	"pid", "tid", "comm", NULL,
-};
-
 int ap_push__parse_label(char *arg, struct ap_push_label *l, char *why,
 			 size_t len)
 {
 	char *eq = strchr(arg, '=');
-	int i;
 
 	if (!eq) {
 		snprintf(why, len, "give NAME=VALUE");
@@ -96,34 +70,7 @@ int ap_push__parse_label(char *arg, struct ap_push_label *l, char *why,
 	*eq = '\0';
 	l->name = arg;
 	l->value = eq + 1;
-	if (!name_ok(l->name)) {
-		snprintf(why, len, "label name '%.64s': letters, digits and '_', not first a digit nor \"__\"",
-			 l->name);
-		return -EINVAL;
-	}
-	for (i = 0; sample_labels[i]; i++) {
-		if (!strcmp(l->name, sample_labels[i])) {
-			snprintf(why, len, "'%s' is a label of every sample",
-				 l->name);
-			return -EINVAL;
-		}
-	}
-	/* Pyroscope's name=APP{k=v,...} has no quoting, and trims spaces */
-	if (!*l->value || strlen(l->value) > AP_PUSH_LABEL_MAX ||
-	    !ap_utf8_valid(l->value) || strpbrk(l->value, "{},=") ||
-	    l->value[0] == ' ' || l->value[strlen(l->value) - 1] == ' ') {
-		snprintf(why, len, "label %s: a value of 1 to %d bytes of UTF-8, without '{', '}', ',', '=' or spaces around it",
-			 l->name, AP_PUSH_LABEL_MAX);
-		return -EINVAL;
-	}
-	for (i = 0; l->value[i]; i++) {
-		if ((unsigned char)l->value[i] < 0x20 || l->value[i] == 0x7f) {
-			snprintf(why, len, "label %s: a control character in its value",
-				 l->name);
-			return -EINVAL;
-		}
-	}
-	return 0;
+	return ap_label__check(l->name, l->value, why, len);
 }
 
 #define AP_PUSH_TOKEN_MAX	8192
@@ -225,21 +172,20 @@ char *ap_push__clean_value(char *dst, size_t len, const char *src)
 	return dst;
 }
 
-int ap_push__series_labels(const struct ap_push_opts *o,
-			   const struct ap_push_req *rq,
+int ap_push__series_labels(const struct ap_push_req *rq,
 			   struct ap_push_label *out)
 {
 	int i, n = 0, host = 0, service = 0;
 
-	for (i = 0; i < o->nr_labels; i++) {
-		host |= !strcmp(o->labels[i].name, "host");
-		service |= !strcmp(o->labels[i].name, "service");
+	for (i = 0; i < rq->nr_labels; i++) {
+		host |= !strcmp(rq->labels[i].name, "host");
+		service |= !strcmp(rq->labels[i].name, "service");
 	}
 	if (!host && rq->host[0])
 		out[n++] = (struct ap_push_label){ "host", rq->host };
 	if (!service)
 		out[n++] = (struct ap_push_label){ "service", rq->app };
-	for (i = 0; i < o->nr_labels; i++)
-		out[n++] = o->labels[i];
+	for (i = 0; i < rq->nr_labels; i++)
+		out[n++] = rq->labels[i];
 	return n;
 }

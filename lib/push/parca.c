@@ -76,7 +76,7 @@ int ap_push__parca(const struct ap_push_opts *o,
 		return AP_PUSH_TEMPFAIL;
 	}
 	sprintf(url, "%s/profiles/writeraw", o->base);
-	nl = ap_push__series_labels(o, rq, ls);
+	nl = ap_push__series_labels(rq, ls);
 	fputs("{\"series\":[{\"labels\":{\"labels\":[{\"name\":\"__name__\",\"value\":\"aperture\"}",
 	      f);
 	for (i = 0; i < nl; i++) {

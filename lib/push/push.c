@@ -27,6 +27,7 @@
 #include "report/viewset.h"
 #include "symbols/dwcache.h"
 #include "symbols/symbolizer.h"
+#include "util/labels.h"
 
 /* view v of the whole profile all as a profile of its own in one[0]:
  * the samples borrowed, which one frees (not what they point to) */
@@ -91,6 +92,39 @@ static void default_name(const struct ap_header *h,
 		snprintf(buf, len, "system");
 }
 
+/* record --label's that --label does not replace, then --label's, at
+ * most AP_PUSH_MAX_LABELS (the file's first left out, said) */
+static void merge_labels(const struct ap_push_opts *o,
+			 const struct ap_header *h, struct ap_push_req *rq)
+{
+	size_t pos = 0;
+	int i, r, n;
+
+	while ((r = ap_label__next(h->labels, &pos, rq->names[rq->nr_labels],
+				   sizeof(rq->names[0]),
+				   rq->values[rq->nr_labels],
+				   sizeof(rq->values[0]))) >= 0) {
+		const char *name = rq->names[rq->nr_labels];
+
+		for (i = 0; r && i < o->nr_labels; i++)
+			if (!strcmp(o->labels[i].name, name))
+				r = 0;
+		if (!r)
+			continue;
+		if (rq->nr_labels + o->nr_labels == AP_PUSH_MAX_LABELS) {
+			fprintf(stderr, "aperture push: %s: warning: more than %d labels: the file's %s and after left out\n",
+				rq->path, AP_PUSH_MAX_LABELS, name);
+			break;
+		}
+		rq->labels[rq->nr_labels] = (struct ap_push_label){
+			name, rq->values[rq->nr_labels]
+		};
+		rq->nr_labels++;
+	}
+	for (n = 0; n < o->nr_labels; n++)
+		rq->labels[rq->nr_labels++] = o->labels[n];
+}
+
 static int read_file(const struct ap_push_opts *o, const char *path,
 		     struct ap_push_req *rq)
 {
@@ -138,15 +172,16 @@ static int read_file(const struct ap_push_opts *o, const char *path,
 	if (err)
 		goto out;
 	ap_push__clean_value(rq->host, sizeof(rq->host), h->host);
+	merge_labels(o, h, rq);
 	if (o->name) {
 		snprintf(rq->app, sizeof(rq->app), "%s", o->name);
 	} else {
 		const char *svc = NULL;
 		int i;
 
-		for (i = 0; i < o->nr_labels; i++)
-			if (!strcmp(o->labels[i].name, "service"))
-				svc = o->labels[i].value;
+		for (i = 0; i < rq->nr_labels; i++)
+			if (!strcmp(rq->labels[i].name, "service"))
+				svc = rq->labels[i].value;
 		if (svc)
 			snprintf(rq->app, sizeof(rq->app), "%s", svc);
 		else

@@ -13,8 +13,8 @@
 
 /* the outcome of a push: sysexits' codes */
 #define AP_PUSH_SENT		0
-#define AP_PUSH_DATAERR		65	/* EX_DATAERR: bad file, or refused */
-#define AP_PUSH_TEMPFAIL	75	/* EX_TEMPFAIL: not now, maybe later */
+#define AP_PUSH_DATAERR		65	/* EX_DATAERR: bad, or refused */
+#define AP_PUSH_TEMPFAIL	75	/* EX_TEMPFAIL: not now, later */
 
 enum ap_push_server {
 	AP_PUSH_PYROSCOPE,
@@ -24,7 +24,7 @@ enum ap_push_server {
 /* series labels the user gives: Pyroscope's name syntax has no quoting
  * and allows 30 label names a series, its own and the samples' included */
 #define AP_PUSH_MAX_LABELS	16
-#define AP_PUSH_LABEL_MAX	2048	/* Pyroscope's value length limit */
+#define AP_PUSH_LABEL_MAX	2048	/* AP_LABEL_VALUE_MAX */
 
 struct ap_push_label {
 	const char *name;
@@ -41,7 +41,7 @@ struct ap_push_opts {
 	const char *token;		/* bearer token, or NULL */
 	const char *ca_file;
 	long timeout_s;			/* each request's */
-	int retries;			/* after the first try, temp failures */
+	int retries;			/* tries after the first */
 	int verbose;
 };
 
@@ -50,8 +50,8 @@ struct ap_push_opts {
  * -EINVAL with why[len] said */
 int ap_push__parse_to(const char *url, struct ap_push_opts *o, char **base,
 		      char *why, size_t len);
-/* NAME=VALUE as a series label both servers take: 0, or -EINVAL with
- * why[len].  arg is split in place */
+/* NAME=VALUE as a series label both servers take (ap_label__check,
+ * util/labels.h): 0, or -EINVAL with why[len].  arg is split in place */
 int ap_push__parse_label(char *arg, struct ap_push_label *l, char *why,
 			 size_t len);
 /* the bearer token in path, which nobody else may write: 0 with a
@@ -70,15 +70,5 @@ int ap_push__file(const struct ap_push_opts *o, const char *path);
  * at most AP_PUSH_LABEL_MAX bytes; each other byte '_'.  Returns dst.
  */
 char *ap_push__clean_value(char *dst, size_t len, const char *src);
-
-/*
- * The container id in a /proc/PID/cgroup line (or a cgroup path), as
- * parca-agent finds one (reporter/metadata/containermetadata.go):
- * docker, kubepods (cgroupfs and systemd drivers), cri-o, containerd and
- * podman shapes (a 64-hex-digit id, its "docker-", "crio-" or
- * "libpod-" prefix and ".scope" suffix taken off).  1 with the id in
- * id[len] (len at least 65), 0 when none.
- */
-int ap_push__container_id(const char *cgroup, char *id, size_t len);
 
 #endif /* APERTURE_PUSH_H */

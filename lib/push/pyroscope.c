@@ -106,7 +106,7 @@ int ap_push__pyroscope(const struct ap_push_opts *o,
 	char *name, *esc = NULL, *url = NULL, app[256];
 	int i, nl, ret = AP_PUSH_SENT;
 
-	nl = ap_push__series_labels(o, rq, ls);
+	nl = ap_push__series_labels(rq, ls);
 	for (i = 0; i < nl; i++)
 		cap += strlen(ls[i].name) + strlen(ls[i].value) + 2;
 	name = malloc(cap);

@@ -19,17 +19,23 @@ struct ap_push_view {
 struct ap_push_req {
 	const char *path;
 	char host[256];			/* the header's, cleaned */
-	char app[256];			/* --name, service, or the command */
+	char app[256];			/* --name, service, command */
 	uint64_t from_s, until_s;	/* the window, UNIX seconds */
+	/* record --label's (those --label leaves) then --label's, at most
+	 * AP_PUSH_MAX_LABELS: Pyroscope's 30 names a series hold its own
+	 * four, host, service and the samples' five */
+	struct ap_push_label labels[AP_PUSH_MAX_LABELS];
+	int nr_labels;
+	char names[AP_PUSH_MAX_LABELS][160];
+	char values[AP_PUSH_MAX_LABELS][AP_PUSH_LABEL_MAX + 1];
 	struct ap_push_view views[AP_PROF_MAX_VIEWS];
 	int nr;
 };
 
 /* the series' labels: host (the header's), service (rq->app), then
- * --label's, which replace either: the count (at most
+ * rq->labels, which replace either: the count (at most
  * AP_PUSH_MAX_LABELS + 2) */
-int ap_push__series_labels(const struct ap_push_opts *o,
-			   const struct ap_push_req *rq,
+int ap_push__series_labels(const struct ap_push_req *rq,
 			   struct ap_push_label *out);
 
 /* each server's requests for rq: AP_PUSH_* */

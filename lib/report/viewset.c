@@ -241,6 +241,7 @@ int ap_viewset__profile(const struct ap_viewset *vs, const char *format_name,
 	memcpy(p->kernel_build_id, h->kernel_build_id,
 	       sizeof(p->kernel_build_id));
 	p->kernel_build_id_len = h->kernel_build_id_len;
+	p->labels = h->labels;
 	for (i = 0; i < vs->nr && !err; i++) {
 		if (!vs->vi[i].ops->profile) {
 			fprintf(stderr,

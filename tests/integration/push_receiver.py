@@ -133,6 +133,15 @@ def sample_label_names(prof):
     return names
 
 
+def sample_label_values(prof):
+    """each sample label's values, sorted"""
+    vals = {}
+    for _, labels, _, _ in prof["samples"]:
+        for k, v in labels.items():
+            vals.setdefault(k, set()).add(v)
+    return {k: sorted(v) for k, v in vals.items()}
+
+
 # Pyroscope ---------------------------------------------------------------
 
 LABEL_RUNE = re.compile(r"^[a-zA-Z0-9_.]+$")
@@ -281,6 +290,7 @@ def pyroscope(handler, q, body):
             "until": q.get("until", [""])[0],
             "totals": totals(prof),
             "sample_labels": sorted(sample_label_names(prof)),
+            "sample_values": sample_label_values(prof),
             "numeric_labels": sum(s[2] for s in prof["samples"])}
 
 
@@ -338,6 +348,7 @@ def parca(handler, q, body):
                 slabels.add("exported_" + n if n in ls else n)
             out.append({"profile_types": types, "totals": totals(prof),
                         "sample_labels": sorted(slabels),
+                        "sample_values": sample_label_values(prof),
                         "numeric_labels": sum(x[2]
                                               for x in prof["samples"])})
     if not out:
