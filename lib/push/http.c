@@ -85,6 +85,17 @@ static int hopeless(CURLcode c)
 	}
 }
 
+/* line appended to *hdrs: 0, or -ENOMEM with *hdrs kept for freeing */
+static int add_header(struct curl_slist **hdrs, const char *line)
+{
+	struct curl_slist *l = curl_slist_append(*hdrs, line);
+
+	if (!l)
+		return -ENOMEM;
+	*hdrs = l;
+	return 0;
+}
+
 static int setup(CURL *c, const struct ap_push_opts *o, const char *url,
 		 struct curl_slist **hdrs, struct reply *rep,
 		 const char *content_type, const void *body, size_t len,
@@ -112,26 +123,29 @@ static int setup(CURL *c, const struct ap_push_opts *o, const char *url,
 		curl_easy_setopt(c, CURLOPT_CAINFO, o->ca_file);
 	/* Expect: 100-continue waits a second for servers that never
 	 * answer it */
-	*hdrs = curl_slist_append(*hdrs, "Expect:");
+	if (add_header(hdrs, "Expect:"))
+		return -ENOMEM;
 	if (content_type) {
 		snprintf(line, sizeof(line), "Content-Type: %s", content_type);
-		*hdrs = curl_slist_append(*hdrs, line);
+		if (add_header(hdrs, line))
+			return -ENOMEM;
 	}
 	if (o->token) {
 		size_t n = strlen(o->token) + 32;
 		char *auth = malloc(n);
+		int err;
 
 		if (!auth)
 			return -ENOMEM;
 		snprintf(auth, n, "Authorization: Bearer %s", o->token);
-		*hdrs = curl_slist_append(*hdrs, auth);
+		err = add_header(hdrs, auth);
 		/* curl copies it; the token does not stay in a heap left
 		 * to whoever reads a core */
 		memset(auth, 0, n);
 		free(auth);
+		if (err)
+			return err;
 	}
-	if (!*hdrs)
-		return -ENOMEM;
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, *hdrs);
 	if (!nr_parts) {
 		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);

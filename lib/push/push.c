@@ -66,7 +66,7 @@ static int view_profile(const struct ap_profile *all, int v,
 static void default_name(const struct ap_header *h,
 			 const struct ap_profile *p, char *buf, size_t len)
 {
-	const char *t = h->target, *s, *e;
+	const char *t = h->target, *s, *e, *c;
 	unsigned long pid;
 	size_t i;
 
@@ -75,9 +75,10 @@ static void default_name(const struct ap_header *h,
 		e = strchr(s, ' ');
 		if (!e)
 			e = s + strlen(s);
-		for (i = 0; s + i < e; i++)
-			if (s[i] == '/' && s + i + 1 < e)
-				s += i + 1, i = -1;
+		/* its basename */
+		for (c = s; c + 1 < e; c++)
+			if (*c == '/')
+				s = c + 1;
 		snprintf(buf, len, "%.*s", (int)(e - s), s);
 	} else if (!strncmp(t, "pid ", 4)) {
 		pid = strtoul(t + 4, NULL, 10);
@@ -97,28 +98,27 @@ static void default_name(const struct ap_header *h,
 static void merge_labels(const struct ap_push_opts *o,
 			 const struct ap_header *h, struct ap_push_req *rq)
 {
+	char name[sizeof(rq->names[0])], value[sizeof(rq->values[0])];
 	size_t pos = 0;
 	int i, r, n;
 
-	while ((r = ap_label__next(h->labels, &pos, rq->names[rq->nr_labels],
-				   sizeof(rq->names[0]),
-				   rq->values[rq->nr_labels],
-				   sizeof(rq->values[0]))) >= 0) {
-		const char *name = rq->names[rq->nr_labels];
-
+	while ((r = ap_label__next(h->labels, &pos, name, sizeof(name), value,
+				   sizeof(value))) >= 0) {
 		for (i = 0; r && i < o->nr_labels; i++)
 			if (!strcmp(o->labels[i].name, name))
 				r = 0;
 		if (!r)
 			continue;
-		if (rq->nr_labels + o->nr_labels == AP_PUSH_MAX_LABELS) {
+		n = rq->nr_labels;
+		if (n + o->nr_labels == AP_PUSH_MAX_LABELS) {
 			fprintf(stderr, "aperture push: %s: warning: more than %d labels: the file's %s and after left out\n",
 				rq->path, AP_PUSH_MAX_LABELS, name);
 			break;
 		}
-		rq->labels[rq->nr_labels] = (struct ap_push_label){
-			name, rq->values[rq->nr_labels]
-		};
+		memcpy(rq->names[n], name, sizeof(name));
+		memcpy(rq->values[n], value, sizeof(value));
+		rq->labels[n] = (struct ap_push_label){ rq->names[n],
+							rq->values[n] };
 		rq->nr_labels++;
 	}
 	for (n = 0; n < o->nr_labels; n++)
