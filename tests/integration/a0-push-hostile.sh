@@ -4,7 +4,8 @@
 # Pyroscope's separators, an escape sequence and a byte that is no UTF-8,
 # and whose labels are half bad.  push sends what both servers take (the
 # host cleaned, the bad labels left out, the good one kept), and report's
-# pprof keeps the good label alone.
+# pprof keeps the good label alone.  A header of 20 labels: 16 sent, the
+# rest said.
 . tests/integration/lib.sh
 . tests/integration/push.inc
 
@@ -29,6 +30,13 @@ hdr = d[8:12] + struct.pack("<I", L) + new
 out = d[:8] + hdr + struct.pack("<I", zlib.crc32(hdr) & 0xffffffff) + \
     d[20 + L:]
 open(sys.argv[2], "wb").write(out)
+# the same with 20 good labels
+new = b"".join(keep) + tlv(12, b"".join(b"l%d=v\n" % i for i in range(20)))
+new += tlv(9, b"x" * (L - len(new) - 4))
+hdr = d[8:12] + struct.pack("<I", L) + new
+open(sys.argv[2] + ".many", "wb").write(
+    d[:8] + hdr + struct.pack("<I", zlib.crc32(hdr) & 0xffffffff) +
+    d[20 + L:])
 PY
 "$APERTURE" report -i "$T/h.data" --header-only >/dev/null 2>"$T/err" ||
 	fail "the rewritten file does not read: $(cat "$T/err")"
@@ -48,6 +56,12 @@ receiver parca "$T/pa"
 	2>"$T/err" || fail "push parca: $? $(cat "$T/err")"
 [ "$(got "$T/pa" 'sorted(g[0]["labels"])')" = "['host', 'ok', 'service']" ] ||
 	fail "parca labels: $(got "$T/pa" 'g[0]["labels"]')"
+"$APERTURE" push --to "parca+http://127.0.0.1:$PORT" "$T/h.data.many" \
+	2>"$T/err" || fail "push 20 labels: $? $(cat "$T/err")"
+[ "$(got "$T/pa" 'sorted(g[1]["labels"], key=lambda k: (len(k), k))')" = \
+	"['l0', 'l1', 'l2', 'l3', 'l4', 'l5', 'l6', 'l7', 'l8', 'l9', 'l10', 'l11', 'l12', 'l13', 'l14', 'l15', 'host', 'service']" ] ||
+	fail "20 labels: $(got "$T/pa" 'g[1]["labels"]')"
+grep -q 'more than 16 labels' "$T/err" || fail "20 labels: not said: $(cat "$T/err")"
 "$APERTURE" report -i "$T/h.data" --format pprof >"$T/h.pb.gz" 2>/dev/null ||
 	fail "report pprof"
 python3 - "$T/h.pb.gz" <<'PY' || fail "pprof labels"
