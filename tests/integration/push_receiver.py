@@ -110,7 +110,7 @@ def decode(data):
         samples.append((vals, labels, nums, locs.get(lids[0], "")
                         if lids else ""))
     return {"types": types, "period": period, "samples": samples,
-            "duration": one(p, "duration")}
+            "duration": one(p, "duration"), "size": len(data)}
 
 
 def totals(prof):
@@ -255,6 +255,12 @@ def pyroscope(handler, q, body):
         raise Refused(400, "failed to parse pprof: %s" % e)
     if not prof["types"]:
         raise Refused(400, "empty profile")
+    # ValidateProfile's default limits (pkg/validation/limits.go)
+    if len(prof["samples"]) > 16000:
+        raise Refused(400, "%d samples, 16000 allowed" % len(prof["samples"]))
+    if prof["size"] > 4 * 1024 * 1024:
+        raise Refused(400, "%d bytes uncompressed, 4 MiB allowed" %
+                      prof["size"])
     for t, _ in prof["types"]:
         if "-" in t:
             raise Refused(400, "sample type contains -")
