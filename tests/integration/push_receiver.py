@@ -113,6 +113,16 @@ def decode(data):
             "duration": one(p, "duration"), "size": len(data)}
 
 
+def parse(data):
+    """decode, a profile that does not parse refused as the servers do"""
+    try:
+        return decode(data)
+    except Refused:
+        raise
+    except Exception as e:
+        raise Refused(400, "failed to parse profile: %s" % e)
+
+
 def totals(prof):
     """per sample type: its total, and its total per leaf function"""
     out = {}
@@ -247,12 +257,7 @@ def pyroscope(handler, q, body):
                     raise Refused(400, "sample_type_config %s: %r" % (k, c))
     else:
         raise Refused(400, "not a pprof body")
-    try:
-        prof = decode(profile)
-    except Refused:
-        raise
-    except Exception as e:
-        raise Refused(400, "failed to parse pprof: %s" % e)
+    prof = parse(profile)
     if not prof["types"]:
         raise Refused(400, "empty profile")
     # ValidateProfile's default limits (pkg/validation/limits.go)
@@ -333,12 +338,7 @@ def parca(handler, q, body):
                 data = base64.b64decode(raw, validate=True)
             except ValueError as e:
                 raise Refused(400, "raw_profile: not base64: %s" % e)
-            try:
-                prof = decode(data)
-            except Refused:
-                raise
-            except Exception as e:
-                raise Refused(400, "failed to parse profile: %s" % e)
+            prof = parse(data)
             types = []
             for t, u in prof["types"]:
                 pt = "%s:%s:%s:%s:%s" % (name, t, u, prof["period"][0],
