@@ -23,6 +23,7 @@ static const struct command {
 	{ "script", cmd_script, "Print every event of a record file, one line each" },
 	{ "diff", cmd_diff, "Compare two record files symbol by symbol" },
 	{ "annotate", cmd_annotate, "A function's samples per instruction and source line" },
+	{ "push", cmd_push, "Send record files' profiles to Pyroscope or Parca" },
 	{ "gpu-env", cmd_gpu_env, "Run a CUDA program ready for GPU device times (CUPTI)" },
 	{ "list", cmd_list, "List the events, and whether each works on this machine" },
 };
@@ -82,7 +83,7 @@ int main(int argc, char **argv)
 	const char *arg;
 
 	if (argc < 2) {
-		ap_err("no command given; see 'aperture --help' (commands: record, report, top, stat, script, diff, annotate, gpu-env, list)");
+		ap_err("no command given; see 'aperture --help' (commands: record, report, top, stat, script, diff, annotate, push, gpu-env, list)");
 		return EXIT_USAGE;
 	}
 	arg = argv[1];

@@ -23,6 +23,7 @@ int cmd_diff(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);
+int cmd_push(int argc, char **argv);
 
 /* argp flags for every command: errors and help handled by ap_cli_key */
 #define AP_ARGP_FLAGS	(ARGP_NO_HELP | ARGP_NO_ERRS)

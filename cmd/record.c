@@ -26,6 +26,7 @@
 #include "record/workload.h"
 #include "symbols/symbolizer.h"
 #include "tracepoint/codec.h"
+#include "util/labels.h"
 #include "util/num.h"
 
 #define DEFAULT_FREQ	999
@@ -71,6 +72,7 @@ struct record_opts {
 	uint32_t switch_max_files;
 	struct ap_push_child push;
 	uint64_t push_spool_size;
+	char labels[AP_LABELS_MAX];	/* --label's, for the header */
 };
 
 enum {
@@ -95,6 +97,7 @@ enum {
 	OPT_PUSH_TOKEN_FILE,
 	OPT_PUSH_CA_FILE,
 	OPT_PUSH_SPOOL_SIZE,
+	OPT_LABEL,
 };
 
 #define AP_CGROUP2_DEFAULT	"/sys/fs/cgroup"
@@ -124,6 +127,7 @@ static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Output:", 3 },
 	{ "output", 'o', "FILE", 0, "Write to FILE (default: aperture.data; an existing one is kept as FILE.old); - for standard output", 3 },
 	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS", 3 },
+	{ "label", OPT_LABEL, "NAME=VALUE", 0, "A label of the recording (repeatable, 16 at most), in the file's header: report's pprof puts it on every sample, push on every series", 3 },
 	{ "quiet", 'q', NULL, 0, "No sensor notes, no summary line, no word on the command's status", 3 },
 	{ "verbose", 'v', NULL, 0, "Also print libbpf's messages (as APERTURE_DEBUG=1) and, at the end, what the targets' mappings cost the recorder and its memory", 3 },
 	{ "switch-output", OPT_SWITCH_OUTPUT, "SPEC", OPTION_ARG_OPTIONAL, "Cut the recording into back-to-back windows, each a whole file OUTPUT.<YYYYmmddHHMMSScc>, as perf: SPEC a time (500ms, 10s, 1m, 1h), a size (100M) or signal (the default: at each SIGUSR2, which every SPEC takes)", 3 },
@@ -490,6 +494,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		ap_cli_collect_key(key, arg, state, &o->t, &o->collect);
 		o->tp_to = o->collect.nr_tracepoints;
 		break;
+	case OPT_LABEL: {
+		char why[256];
+
+		if (ap_label__append(o->labels, sizeof(o->labels), arg, why,
+				     sizeof(why)))
+			ap_cli_usage_error(state, "bad --label: %s", why);
+		break;
+	}
 	case OPT_FILTER:
 		set_filter(state, o, arg);
 		break;
@@ -654,6 +666,7 @@ static void build_header(const struct record_opts *o, struct record *r,
 		.pids = o->t.pids,
 		.nr_pids = o->t.nr_pids,
 		.filters = o->filters,
+		.labels = o->labels,
 		.start_ns = ap_collector__window(r->file.col)->start_ns,
 	};
 

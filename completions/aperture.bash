@@ -32,7 +32,7 @@ _aperture_list()
 _aperture()
 {
 	local cur prev cmd i
-	local commands="record report top stat script diff annotate list help"
+	local commands="record report top stat script diff annotate push list help"
 	local events views eq=""
 
 	COMPREPLY=()
@@ -142,7 +142,14 @@ _aperture()
 		_aperture_list "$cur" "$(cd /proc 2>/dev/null && echo [0-9]*)"
 		return 0
 		;;
-	-i | --input | --output | --cuda-lib | --push-token-file | --push-ca-file)
+	--to)
+		# push's servers: the scheme, then the user's HOST:PORT
+		COMPREPLY=($(compgen -W "pyroscope+http:// pyroscope+https:// parca+http:// parca+https://" -- "$cur"))
+		compopt -o nospace 2>/dev/null
+		return 0
+		;;
+	-i | --input | --output | --cuda-lib | --token-file | --ca-file | \
+	--push-token-file | --push-ca-file)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return 0
 		;;
@@ -169,7 +176,8 @@ _aperture()
 	-F | --freq | -d | --duration | -c | --count | --min-block | --limit | \
 	--tid | --comm | -n | --iterations | -C | --cpu | --time | --dsos | \
 	-S | --symbols | -I | --interval-print | -r | --repeat | -x | \
-	--field-separator | --switch-max-files | --push | --push-spool-size)
+	--field-separator | --switch-max-files | --push | --push-spool-size | \
+	--name | --label | --timeout | --retries)
 		return 0		# a number or a name: nothing to offer
 		;;
 	esac

@@ -21,9 +21,11 @@ if command -v pkg-config >/dev/null 2>&1; then
 	need_pc zlib zlib1g-dev
 	need_pc libprotobuf-c libprotobuf-c-dev
 	need_pc capstone libcapstone-dev
+	# aperture push: HTTP(S) to Pyroscope and Parca
+	need_pc libcurl libcurl4-openssl-dev
 	need_pc check check
 else
-	pkgs="$pkgs libbpf-dev libelf-dev libdw-dev zlib1g-dev libprotobuf-c-dev libcapstone-dev check"
+	pkgs="$pkgs libbpf-dev libelf-dev libdw-dev zlib1g-dev libprotobuf-c-dev libcapstone-dev libcurl4-openssl-dev check"
 fi
 # the demangler (C++, Rust, D): an archive with no pkg-config file
 [ -r /usr/include/libiberty/demangle.h ] || pkgs="$pkgs libiberty-dev"

@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Runs tests/integration/[0-9]*.sh in order.  Exit 77 is a skip, which
+# Runs tests/integration/NN-*.sh in order (NN: two digits or letters,
+# a0- after 99-).  Exit 77 is a skip, which
 # APERTURE_REQUIRE_BPF=1 turns into a failure; 78 (an optional tool that no
 # package provides is missing) is always a skip.  Prints one closing line:
 # "integration: N passed, N failed, N skipped".
@@ -28,7 +29,7 @@ fi
 passed=0
 failed=0
 skipped=0
-for t in tests/integration/[0-9]*.sh; do
+for t in tests/integration/[0-9a-z][0-9a-z]-*.sh; do
 	[ -n "${APERTURE_TEST:-}" ] && case $t in *"$APERTURE_TEST"*) ;; *) continue ;; esac
 	out=$(APERTURE_TEST_BUILD="$build" sh "$t" 2>&1)
 	rc=$?

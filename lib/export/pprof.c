@@ -6,6 +6,14 @@
  * the others), locations with their mapping, address and lines (inlined
  * functions first), labels pid, tid and comm.  Symbolized here, so pprof
  * needs neither the binaries nor their debug info.
+ *
+ * What the profiling servers take: Pyroscope refuses a sample type with
+ * '-' in it ("sample type contains -", pkg/validation) and Parca one that
+ * is not a PromQL name (its profile type "name:type:unit:..." must parse),
+ * so types are written with '_'; both servers drop numeric labels, so
+ * pid and tid are strings, as comm is.  A process whose cgroup the file
+ * holds has it as cgroup, and its container (util/labels.h) as
+ * container_id; record --label's labels are on every sample.
  */
 #include "export/export.h"
 
@@ -20,10 +28,14 @@
 #include "export/profile.h"
 #include "proto/profile.pb-c.h"
 #include "report/session.h"
+#include "util/labels.h"
 #include "util/strtab.h"
 #include "util/utf8.h"
 #include "symbols/symbolizer.h"
 #include "util/vec.h"
+
+/* record --label's kept, as push's --label */
+#define AP_PPROF_MAX_LABELS	16
 
 typedef Perftools__Profiles__Profile pb_profile;
 typedef Perftools__Profiles__ValueType pb_vtype;
@@ -57,6 +69,9 @@ struct pp {
 	size_t nr_ids, cap_ids;
 	int64_t kernel_map;		/* its mapping id; 0: none yet */
 	int oom;			/* a string could not be added */
+	/* record --label's: string ids of each name and value */
+	int64_t lab_key[AP_PPROF_MAX_LABELS], lab_val[AP_PPROF_MAX_LABELS];
+	int nr_labs;
 };
 
 /* index of s in the string table, added when new; out of memory sets
@@ -100,6 +115,18 @@ static int64_t str_id(struct pp *x, const char *s)
 		*slot = x->nr_str++;
 	}
 	return (int64_t)*slot;
+}
+
+/* a sample or period type's name as the servers take it: '-' is '_' */
+static int64_t type_id(struct pp *x, const char *name)
+{
+	char buf[64];
+	size_t i;
+
+	for (i = 0; name[i] && i < sizeof(buf) - 1; i++)
+		buf[i] = name[i] == '-' ? '_' : name[i];
+	buf[i] = '\0';
+	return str_id(x, buf);
 }
 
 /* push a pointer onto one of the tables; its id is the new count */
@@ -377,11 +404,24 @@ static int col_base(const struct ap_profile *p, int view)
 	return n;
 }
 
+/* a sample's string label key=val into lab */
+static void str_label(struct pp *x, pb_label *lab, const char *key,
+		      const char *val)
+{
+	perftools__profiles__label__init(lab);
+	lab->key = str_id(x, key);
+	lab->str = str_id(x, val);
+}
+
 static int add_sample(struct pp *x, const struct ap_prof_sample *smp,
 		      int nr_cols)
 {
 	const struct ap_prof_view *pv = &x->p->views[smp->view];
-	int base = col_base(x->p, smp->view), nl = smp->tid ? 3 : 2, i, err;
+	const struct ap_proc_info *proc = ap_session__proc(x->p->s, smp->pid);
+	int base = col_base(x->p, smp->view), nl, i, err;
+	char num[16], cid[80];
+	int has_cid = proc && proc->cgroup &&
+		      ap_label__container_id(proc->cgroup, cid, sizeof(cid));
 	pb_sample *s;
 	pb_label *lab;
 	size_t sz;
@@ -389,6 +429,7 @@ static int add_sample(struct pp *x, const struct ap_prof_sample *smp,
 	err = sample_locs(x, smp);
 	if (err)
 		return err;
+	nl = 2 + !!smp->tid + (proc && proc->cgroup) + has_cid + x->nr_labs;
 	sz = sizeof(*s) + x->nr_ids * sizeof(uint64_t) +
 	     nr_cols * sizeof(int64_t) + nl * (sizeof(pb_label *) +
 					       sizeof(pb_label));
@@ -406,21 +447,42 @@ static int add_sample(struct pp *x, const struct ap_prof_sample *smp,
 	s->n_label = nl;
 	s->label = (pb_label **)(s->value + nr_cols);
 	lab = (pb_label *)(s->label + nl);
-	for (i = 0; i < nl; i++) {
-		perftools__profiles__label__init(&lab[i]);
+	for (i = 0; i < nl; i++)
 		s->label[i] = &lab[i];
+	snprintf(num, sizeof(num), "%" PRIu32, smp->pid);
+	str_label(x, lab++, "pid", num);
+	str_label(x, lab++, "comm", smp->comm);
+	if (smp->tid) {
+		snprintf(num, sizeof(num), "%" PRIu32, smp->tid);
+		str_label(x, lab++, "tid", num);
 	}
-	lab[0].key = str_id(x, "pid");
-	lab[0].num = smp->pid;
-	lab[0].num_unit = str_id(x, "pid");
-	lab[1].key = str_id(x, "comm");
-	lab[1].str = str_id(x, smp->comm);
-	if (nl > 2) {
-		lab[2].key = str_id(x, "tid");
-		lab[2].num = smp->tid;
-		lab[2].num_unit = str_id(x, "tid");
+	if (proc && proc->cgroup)
+		str_label(x, lab++, "cgroup", proc->cgroup);
+	if (has_cid)
+		str_label(x, lab++, "container_id", cid);
+	for (i = 0; i < x->nr_labs; i++, lab++) {
+		perftools__profiles__label__init(lab);
+		lab->key = x->lab_key[i];
+		lab->str = x->lab_val[i];
 	}
 	return push((void ***)&x->smp, &x->nr_smp, &x->cap_smp, s);
+}
+
+/* record --label's lines, the ones a server takes */
+static void header_labels(struct pp *x)
+{
+	char name[160], value[AP_LABEL_VALUE_MAX + 1];
+	size_t pos = 0;
+	int r;
+
+	while (x->p->labels && x->nr_labs < AP_PPROF_MAX_LABELS &&
+	       (r = ap_label__next(x->p->labels, &pos, name, sizeof(name),
+				   value, sizeof(value))) >= 0) {
+		if (!r)
+			continue;
+		x->lab_key[x->nr_labs] = str_id(x, name);
+		x->lab_val[x->nr_labs++] = str_id(x, value);
+	}
 }
 
 /* gzip buf to out */
@@ -567,6 +629,7 @@ int ap_export_pprof(const struct ap_profile *p, FILE *out)
 	if (!x.strs || !nr_cols)
 		goto out;
 	str_id(&x, "");			/* string_table[0] must be "" */
+	header_labels(&x);
 	types = calloc(nr_cols, sizeof(*types));
 	tptr = calloc(nr_cols, sizeof(*tptr));
 	is_count = calloc(nr_cols, sizeof(*is_count));
@@ -575,7 +638,7 @@ int ap_export_pprof(const struct ap_profile *p, FILE *out)
 	for (c = 0, v = 0; v < p->nr_views; v++) {
 		for (t = 0; t < p->views[v].nr_types; t++, c++) {
 			perftools__profiles__value_type__init(&types[c]);
-			types[c].type = str_id(&x, p->views[v].types[t].type);
+			types[c].type = type_id(&x, p->views[v].types[t].type);
 			types[c].unit = str_id(&x, p->views[v].types[t].unit);
 			tptr[c] = &types[c];
 			is_count[c] = !strcmp(p->views[v].types[t].unit,
@@ -586,7 +649,7 @@ int ap_export_pprof(const struct ap_profile *p, FILE *out)
 	prof.sample_type = tptr;
 	prof.default_sample_type = types[p->views[0].main].type;
 	if (p->views[0].period_type.type) {
-		period_type.type = str_id(&x, p->views[0].period_type.type);
+		period_type.type = type_id(&x, p->views[0].period_type.type);
 		period_type.unit = str_id(&x, p->views[0].period_type.unit);
 		prof.period_type = &period_type;
 		prof.period = p->views[0].period;

@@ -89,6 +89,9 @@ struct ap_profile {
 	/* the recorded kernel's GNU build-id; len 0: not known */
 	uint8_t kernel_build_id[AP_PROF_BUILD_ID_MAX];
 	uint8_t kernel_build_id_len;
+	/* record --label's "NAME=VALUE" lines, a label of every sample in
+	 * pprof; NULL or "": none */
+	const char *labels;
 	struct ap_prof_view views[AP_PROF_MAX_VIEWS];
 	int nr_views;
 	struct ap_prof_sample *samples;

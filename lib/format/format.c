@@ -23,6 +23,7 @@ enum {
 	AP_HKEY_CMDLINE		= 9,	/* string */
 	AP_HKEY_TARGET		= 10,	/* string */
 	AP_HKEY_KERNEL_BUILD_ID	= 11,	/* bytes, 1 to AP_BUILD_ID_MAX */
+	AP_HKEY_LABELS		= 12,	/* string: NAME=VALUE\n */
 };
 
 void ap_header__init(struct ap_header *h)
@@ -75,6 +76,8 @@ int ap_header__encode(const struct ap_header *h, struct ap_buf *b)
 		ap_buf__u16(b, h->kernel_build_id_len);
 		ap_buf__put(b, h->kernel_build_id, h->kernel_build_id_len);
 	}
+	if (h->labels[0])
+		tlv_str(b, AP_HKEY_LABELS, h->labels, sizeof(h->labels));
 	return b->err;
 }
 
@@ -149,6 +152,9 @@ int ap_header__decode(const void *p, size_t len, struct ap_header *h)
 				return -EBADMSG;
 			memcpy(h->kernel_build_id, v, vlen);
 			h->kernel_build_id_len = (uint8_t)vlen;
+			break;
+		case AP_HKEY_LABELS:
+			tlv_strcpy(h->labels, sizeof(h->labels), v, vlen);
 			break;
 		default:	/* written by a newer aperture: skip */
 			break;
@@ -242,6 +248,33 @@ int ap_task__decode(const void *p, size_t len, struct ap_task *e)
 	e->kind = ap_cur__u32(&c);
 	e->exit_code = (int32_t)ap_cur__u32(&c);
 	GET_STR(&c, e->comm);
+	return c.err;
+}
+
+void ap_proc_cgroup__encode(const struct ap_proc_cgroup *e,
+			    struct ap_buf *b)
+{
+	size_t mark;
+
+	ap_frame__begin(b, AP_TAG_CGROUP, &mark);
+	ap_buf__u64(b, e->ts);
+	ap_buf__u32(b, e->pid);
+	ap_buf__u64(b, e->start_ticks);
+	PUT_STR(b, e->path);
+	ap_frame__end(b, mark);
+}
+
+int ap_proc_cgroup__decode(const void *p, size_t len,
+			   struct ap_proc_cgroup *e)
+{
+	struct ap_cur c;
+
+	ap_cur__init(&c, p, len);
+	memset(e, 0, sizeof(*e));
+	e->ts = ap_cur__u64(&c);
+	e->pid = ap_cur__u32(&c);
+	e->start_ticks = ap_cur__u64(&c);
+	GET_STR(&c, e->path);
 	return c.err;
 }
 

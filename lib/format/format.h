@@ -45,7 +45,9 @@
 	X(SCHED_RUNTIME,	9)	/* sched on_ns is the kernel's	\
 					 * run time, flag 0x40 */	\
 	X(TRACEPOINT,		10)	/* tracepoint frames */	\
-	X(PYFRAME,		11)	/* Python frames */
+	X(PYFRAME,		11)	/* Python frames */		\
+	X(CGROUP,		12)	/* cgroup frames, the header's	\
+					 * labels */
 
 /* for the checks of the lists: X(NAME, value, ...) */
 #define AP__COUNT(name, ...)	+ 1
@@ -103,6 +105,7 @@ AP__DENSE_ENUM(AP_FORMAT_MINORS, AP__MINOR_ENUM, AP_FORMAT_MINOR, 1);
 	X(SENSOR,	22,	"sensor")	/* ok, or why not */	\
 	X(SUMMARY,	23,	"summary")	/* end of the record */	\
 	X(LOST_PROC,	24,	"lost-proc")	/* one process's drops */ \
+	X(CGROUP,	25,	"cgroup")	/* a process's cgroup */ \
 	X(PYFRAME,	28,	"pyframe")	/* a Python frame's name */ \
 	X(IMAGE,	29,	"image")	/* no file has it: vDSO */ \
 	X(JIT,		30,	"jit")		/* from /tmp/perf-PID.map */ \
@@ -135,6 +138,7 @@ AP_FORMAT_META_TAGS(AP__META_TAG_CHECK)
 #undef AP__META_TAG_CHECK
 _Static_assert(AP__UNIQUE(AP_FORMAT_TAGS), "two tags have one value");
 
+#define AP_LABELS_MAX		2048
 struct ap_header {
 	uint16_t major;
 	uint16_t minor;
@@ -152,6 +156,19 @@ struct ap_header {
 	 * not known (files before 1.8) */
 	uint8_t kernel_build_id[AP_BUILD_ID_MAX];
 	uint8_t kernel_build_id_len;
+	/* record --label: "NAME=VALUE" lines, each ending in '\n' (files
+	 * before 1.12: none) */
+	char labels[AP_LABELS_MAX];
+};
+
+/* a process's cgroup, /proc/PID/cgroup's path (cgroup v2's, else the
+ * first hierarchy's), cut at AP_CGROUP_MAX - 1 bytes */
+#define AP_CGROUP_MAX		512
+struct ap_proc_cgroup {
+	uint64_t ts;
+	uint32_t pid;
+	uint64_t start_ticks;
+	char path[AP_CGROUP_MAX];
 };
 
 struct ap_cpu_sample {
@@ -399,6 +416,10 @@ void ap_cpu_sample__encode(const struct ap_cpu_sample *e, struct ap_buf *b);
 int ap_cpu_sample__decode(const void *p, size_t len, struct ap_cpu_sample *e);
 void ap_task__encode(const struct ap_task *e, struct ap_buf *b);
 int ap_task__decode(const void *p, size_t len, struct ap_task *e);
+void ap_proc_cgroup__encode(const struct ap_proc_cgroup *e,
+			    struct ap_buf *b);
+int ap_proc_cgroup__decode(const void *p, size_t len,
+			   struct ap_proc_cgroup *e);
 void ap_comm__encode(const struct ap_comm *e, struct ap_buf *b);
 int ap_comm__decode(const void *p, size_t len, struct ap_comm *e);
 /* the bytes of e up to its path's NUL: what a mapping kept packed takes

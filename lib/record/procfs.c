@@ -15,6 +15,35 @@
 #include "util/hmap.h"
 #include "symbols/symbolizer.h"
 
+int ap_proc_cgroup(pid_t pid, char *path, size_t len)
+{
+	char file[64], line[4096 + 64], *p;
+	int found = 0;
+	FILE *f;
+
+	snprintf(file, sizeof(file), "/proc/%d/cgroup", (int)pid);
+	f = fopen(file, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	/* "ID:CONTROLLERS:PATH" a line; a longer line (a path past 4 KiB)
+	 * is read in pieces, none of which starts "N:" usefully */
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		p = strchr(line, ':');
+		p = p ? strchr(p + 1, ':') : NULL;
+		if (!p || p[1] != '/')
+			continue;
+		if (!strncmp(line, "0::", 3) || !found) {
+			snprintf(path, len, "%s", p + 1);
+			found = 1;
+		}
+		if (!strncmp(line, "0::", 3))
+			break;
+	}
+	fclose(f);
+	return found ? 0 : -ENOENT;
+}
+
 int ap_proc_stat(pid_t pid, uint64_t *start_ticks, pid_t *ppid,
 		 char *comm, size_t comm_len)
 {

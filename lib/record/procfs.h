@@ -13,6 +13,9 @@
  * -errno (-ESRCH: no such process) */
 int ap_proc_stat(pid_t pid, uint64_t *start_ticks, pid_t *ppid,
 		 char *comm, size_t comm_len);
+/* the cgroup path of pid from /proc/PID/cgroup: cgroup v2's ("0::PATH"),
+ * else the first hierarchy's, cut to len - 1 bytes; 0 or -errno */
+int ap_proc_cgroup(pid_t pid, char *path, size_t len);
 /* thread comm from /proc/PID/task/TID/comm */
 int ap_proc_thread_comm(pid_t pid, pid_t tid, char *comm, size_t len);
 /* 1 if pid exists and is not a zombie, 0 otherwise */

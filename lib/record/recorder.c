@@ -434,6 +434,22 @@ static void write_task(struct ap_recorder *r, const struct proc *p,
 	ap_task__encode(&t, &r->buf);
 }
 
+/* the process's cgroup, once, as it is learnt: where a server finds its
+ * container (util/labels.h) */
+static void write_cgroup(struct ap_recorder *r, const struct proc *p,
+			 uint64_t ts)
+{
+	struct ap_proc_cgroup c;
+
+	memset(&c, 0, sizeof(c));
+	if (ap_proc_cgroup(p->pid, c.path, sizeof(c.path)))
+		return;
+	c.ts = ts ? ts : now_ns();
+	c.pid = p->pid;
+	c.start_ticks = p->start_ticks;
+	ap_proc_cgroup__encode(&c, &r->buf);
+}
+
 static void write_comm(struct ap_recorder *r, uint32_t pid, uint32_t tid,
 		       const char *comm, uint64_t ts)
 {
@@ -669,6 +685,7 @@ static struct proc *learn_proc_depth(struct ap_recorder *r, uint32_t pid,
 		write_task(r, p, kind, ppid, comm, ts, 0);
 		scan_maps(r, p);
 	}
+	write_cgroup(r, p, fork ? born : ts);
 	pend_flush(r, p, born);
 	return p;
 }
@@ -1259,6 +1276,7 @@ static int on_task(struct ap_recorder *r, const void *data, size_t size)
 			return -ENOMEM;
 		p->ppid = e->ppid;
 		write_task(r, p, AP_TASK_NEW, e->ppid, comm, e->hdr.ts, 0);
+		write_cgroup(r, p, e->hdr.ts);
 		write_comm(r, e->hdr.pid, e->hdr.tid, comm, e->hdr.ts);
 		parent = find_proc(r, e->ppid);
 		if (parent && !parent->exited && parent != p)

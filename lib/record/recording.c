@@ -396,6 +396,8 @@ void ap_record_header__build(struct ap_header *h,
 					sizeof(h->target) - off, "%s%d",
 					i ? "," : " ", o->pids[i]);
 	}
+	snprintf(h->labels, sizeof(h->labels), "%s",
+		 o->labels ? o->labels : "");
 	/* -t, -C, -u, -G */
 	off = strlen(h->target);
 	for (i = 0; o->filters[i] && off + 1 < sizeof(h->target); i++)

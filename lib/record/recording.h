@@ -97,6 +97,7 @@ struct ap_record_header_opts {
 	const pid_t *pids;
 	int nr_pids;
 	const char *filters;		/* ", threads 12, CPUs 0-1" */
+	const char *labels;		/* --label's lines, or NULL */
 	uint64_t start_ns;		/* the window's start; 0: now */
 };
 void ap_record_header__build(struct ap_header *h,

@@ -381,6 +381,7 @@ int ap_session__feed(struct ap_session *s, const struct ap_frame *f)
 	union {
 		struct ap_task task;
 		struct ap_comm comm;
+		struct ap_proc_cgroup cgroup;
 		struct ap_mmap mmap;
 		struct ap_stack stack;
 		struct ap_ksym ksym;
@@ -430,6 +431,17 @@ int ap_session__feed(struct ap_session *s, const struct ap_frame *f)
 
 			if (p)
 				p->comm = ap_session__intern(s, u.comm.comm);
+		}
+		break;
+	case AP_TAG_CGROUP:
+		err = ap_proc_cgroup__decode(f->payload, f->len, &u.cgroup);
+		if (!err) {
+			struct ap_proc_info *p = get_proc(s, u.cgroup.pid);
+
+			/* the process it names, not a later one of its pid */
+			if (p && p->start_ticks == u.cgroup.start_ticks)
+				p->cgroup = ap_session__intern(s,
+							       u.cgroup.path);
 		}
 		break;
 	case AP_TAG_MMAP:

@@ -28,6 +28,8 @@ struct ap_proc_info {
 	int exited;
 	int32_t exit_code;
 	const char *comm;		/* interned */
+	const char *cgroup;		/* interned; NULL: not known (files
+					 * before 1.12) */
 	struct ap_addrspace *as;	/* as of the frames fed so far */
 };
 

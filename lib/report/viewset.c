@@ -223,41 +223,55 @@ void ap_viewset__event(struct ap_viewset *vs, const struct ap_frame *f)
 			vs->vi[i].ops->event(vs->vi[i].v, f);
 }
 
+int ap_viewset__profile(const struct ap_viewset *vs, const char *format_name,
+			int user_only, const struct ap_header *h,
+			uint64_t duration_ns, struct ap_profile *p)
+{
+	int i, err = 0;
+
+	ap_profile__init(p, vs->s);
+	p->user_only = user_only;
+	p->start_ns = h->start_mono_ns;
+	p->wall_start_ns = h->start_mono_ns + h->mono_to_real_ns;
+	/* as the views' durations: what an output's weight holds */
+	p->duration_ns = duration_ns < (uint64_t)AP_WEIGHT_MAX ?
+			 duration_ns : (uint64_t)AP_WEIGHT_MAX;
+	_Static_assert(AP_PROF_BUILD_ID_MAX == AP_BUILD_ID_MAX,
+		       "the profile holds the file's build-ids");
+	memcpy(p->kernel_build_id, h->kernel_build_id,
+	       sizeof(p->kernel_build_id));
+	p->kernel_build_id_len = h->kernel_build_id_len;
+	p->labels = h->labels;
+	for (i = 0; i < vs->nr && !err; i++) {
+		if (!vs->vi[i].ops->profile) {
+			fprintf(stderr,
+				"aperture: the %s view has no %s output yet; give --events with other views\n",
+				vs->vi[i].ops->name, format_name);
+			err = -EINVAL;
+		} else {
+			err = vs->vi[i].ops->profile(vs->vi[i].v, p);
+		}
+	}
+	if (err)
+		ap_profile__free(p);
+	return err;
+}
+
 int ap_viewset__export(const struct ap_viewset *vs,
 		       const struct ap_export_opts *eo,
 		       const struct ap_header *h, uint64_t duration_ns)
 {
 	struct ap_profile p;
-	int i, err = 0;
+	int err;
 
-	ap_profile__init(&p, vs->s);
-	p.user_only = eo->user_only;
-	p.start_ns = h->start_mono_ns;
-	p.wall_start_ns = h->start_mono_ns + h->mono_to_real_ns;
-	/* as the views' durations: what an output's weight holds */
-	p.duration_ns = duration_ns < (uint64_t)AP_WEIGHT_MAX ?
-			duration_ns : (uint64_t)AP_WEIGHT_MAX;
-	_Static_assert(AP_PROF_BUILD_ID_MAX == AP_BUILD_ID_MAX,
-		       "the profile holds the file's build-ids");
-	memcpy(p.kernel_build_id, h->kernel_build_id,
-	       sizeof(p.kernel_build_id));
-	p.kernel_build_id_len = h->kernel_build_id_len;
-	for (i = 0; i < vs->nr && !err; i++) {
-		if (!vs->vi[i].ops->profile) {
-			fprintf(stderr,
-				"aperture: the %s view has no %s output yet; give --events with other views\n",
-				vs->vi[i].ops->name, eo->format_name);
-			err = -EINVAL;
-		} else {
-			err = vs->vi[i].ops->profile(vs->vi[i].v, &p);
-		}
-	}
-	if (!err) {
-		err = ap_export__write(&p, eo, stdout);
-		if (err < 0)
-			fprintf(stderr, "aperture: writing the %s output: %s\n",
-				eo->format_name, strerror(-err));
-	}
+	err = ap_viewset__profile(vs, eo->format_name, eo->user_only, h,
+				  duration_ns, &p);
+	if (err)
+		return err;
+	err = ap_export__write(&p, eo, stdout);
+	if (err < 0)
+		fprintf(stderr, "aperture: writing the %s output: %s\n",
+			eo->format_name, strerror(-err));
 	ap_profile__free(&p);
 	return err;
 }

@@ -73,6 +73,12 @@ int ap_viewset__needs_inline(const struct ap_viewset *vs);
 uint32_t ap_viewset__tags(const struct ap_viewset *vs);
 /* a frame to each view that wants its tag */
 void ap_viewset__event(struct ap_viewset *vs, const struct ap_frame *f);
+/* the views' stacks as one profile into p (format_name: in the message
+ * for a view that has none), to ap_profile__free: 0, else -errno */
+struct ap_profile;
+int ap_viewset__profile(const struct ap_viewset *vs, const char *format_name,
+			int user_only, const struct ap_header *h,
+			uint64_t duration_ns, struct ap_profile *p);
 /* the views' stacks as one profile in eo's format to stdout (h and
  * duration_ns for its times): 0, else said */
 int ap_viewset__export(const struct ap_viewset *vs,

@@ -77,13 +77,13 @@ grep -q 'left out syscall' "$T/f.err" || fail "folded: no word of syscall"
 "$APERTURE" report -i "$T/wall.data" --events cpu,sched --format pprof \
 	>"$T/cpu.pb.gz" 2>"$T/rep.err" || fail "pprof cpu,sched: $(cat "$T/rep.err")"
 pp -raw >"$T/raw"
-grep -q '^samples/count\[dflt\] cpu/nanoseconds off-cpu/nanoseconds switches/count$' \
+grep -q '^samples/count\[dflt\] cpu/nanoseconds off_cpu/nanoseconds switches/count$' \
 	"$T/raw" || fail "cpu,sched types: $(grep -A1 '^Samples:' "$T/raw")"
 grep -q '^[0-9]*: 0xffff800000000000/0xffffffffffffffff/0x0 \[kernel.kallsyms\] ' \
 	"$T/raw" || fail "no kernel mapping"
 # the truth: the time offcpu_sleep measured itself asleep in sleepy_wait
-pp -top -cum -unit=ms -sample_index=off-cpu -focus='^\[off-cpu\]$' >"$T/top"
-grep -q 'Type: off-cpu' "$T/top" || fail "no off-cpu index"
+pp -top -cum -unit=ms -sample_index=off_cpu -focus='^\[off-cpu\]$' >"$T/top"
+grep -q 'Type: off_cpu' "$T/top" || fail "no off-cpu index"
 slept=$(sed -n 's/.*slept_ns=\([0-9]*\).*/\1/p' "$T/wl.out")
 ms=$(awk '$6 == "sleepy_wait" { sub("ms", "", $4); print $4 }' "$T/top")
 echo "sleepy_wait blocked: pprof $ms ms, workload ${slept:-?} ns"
@@ -99,12 +99,12 @@ N=400
 "$APERTURE" report -i "$T/sc.data" --format pprof >"$T/cpu.pb.gz" ||
 	fail "pprof syscall"
 pp -raw >"$T/raw"
-grep -q '^syscall/nanoseconds\[dflt\] syscall-calls/count$' "$T/raw" ||
+grep -q '^syscall/nanoseconds\[dflt\] syscall_calls/count$' "$T/raw" ||
 	fail "syscall types: $(grep -A1 '^Samples:' "$T/raw")"
-pp -top -sample_index=syscall-calls >"$T/top"
+pp -top -sample_index=syscall_calls >"$T/top"
 w=$(awk '$6 == "sys_write" { print $1 }' "$T/top")
 [ "$w" = $((2 * N)) ] || fail "sys_write calls $w, want $((2 * N))"
-pp -top -cum -sample_index=syscall-calls -focus='^sys_write$' >"$T/top"
+pp -top -cum -sample_index=syscall_calls -focus='^sys_write$' >"$T/top"
 grep -q ' sc_write$' "$T/top" || fail "no sc_write caller of sys_write"
 # every call the table counts, those that never return (exit) and those
 # summed in the kernel (plain -e syscall) included
@@ -113,7 +113,7 @@ total_calls() {	# a recording's calls: the table's, then pprof's
 		sed -n 's/^# Syscalls: \([0-9]*\) calls.*/\1/p'
 	"$APERTURE" report -i "$1" --events syscall --format pprof \
 		>"$T/calls.pb.gz" 2>/dev/null
-	go tool pprof -top -sample_index=syscall-calls "$T/calls.pb.gz" \
+	go tool pprof -top -sample_index=syscall_calls "$T/calls.pb.gz" \
 		2>/dev/null | sed -n 's/.*Total samples = \([0-9]*\).*/\1/p'
 }
 "$APERTURE" record -e syscall -o "$T/sum.data" -- "$WL/syscall_exact" $N 0 2 \
@@ -132,13 +132,13 @@ done
 "$APERTURE" report -i "$T/io.data" --events syscall,io --format pprof \
 	>"$T/cpu.pb.gz" || fail "pprof syscall,io"
 pp -raw >"$T/raw"
-grep -q '^syscall/nanoseconds\[dflt\] syscall-calls/count io/bytes io-calls/count$' \
+grep -q '^syscall/nanoseconds\[dflt\] syscall_calls/count io/bytes io_calls/count$' \
 	"$T/raw" || fail "syscall,io types: $(grep -A1 '^Samples:' "$T/raw")"
-pp -top -sample_index=io-calls >"$T/top"
-grep -q '^Type: io-calls$' "$T/top" || fail "no io-calls index"
-pp -top -sample_index=syscall-calls >"$T/top"
-grep -q '^Type: syscall-calls$' "$T/top" && grep -q ' sys_pwrite64$' "$T/top" ||
-	fail "no syscall-calls index: $(head -12 "$T/top")"
+pp -top -sample_index=io_calls >"$T/top"
+grep -q '^Type: io_calls$' "$T/top" || fail "no io_calls index"
+pp -top -sample_index=syscall_calls >"$T/top"
+grep -q '^Type: syscall_calls$' "$T/top" && grep -q ' sys_pwrite64$' "$T/top" ||
+	fail "no syscall_calls index: $(head -12 "$T/top")"
 
 # binary output is not written to a terminal; an unknown format names them
 "$APERTURE" report -i "$T/cpu.data" --format nope 2>"$T/err" && fail "--format nope"

@@ -1,11 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0
 """The rules a pprof profile must meet for Parca's server to take it,
-as its validator (validate_pprof_profile) checks them, over the profile's
+as its validator (ValidatePprofProfile, pkg/normalizer/validate.go)
+checks them, and Pyroscope's (ValidateProfile, pkg/validation/validate.go:
+no sample type with '-'; numeric labels dropped), over the profile's
 wire format read by hand (no protobuf package needed), and what proto3
 asks of strings (UTF-8).  Usage: python3 pprof_rules.py FILE.pb.gz
 Prints one line per broken rule and exits 1; exits 0 when all hold."""
 import gzip
+import re
 import sys
+
+# an unquoted PromQL metric name: Parca's profile type
+# "name:type:unit:period_type:period_unit" must parse as one
+# (parser.ParseMetricSelector, pkg/profilestore/profilecolumnstore.go)
+PROMQL_NAME = re.compile(r"^[a-zA-Z_:][a-zA-Z0-9_:]*$")
 
 
 def varint(b, i):
@@ -65,7 +73,14 @@ def one(m, k):
 
 
 def check(path):
-    data = gzip.open(path).read()
+    errs = check_bytes(gzip.open(path).read())
+    for e in sorted(set(errs))[:20]:
+        print("pprof rule:", e)
+    return not errs
+
+
+def check_bytes(data):
+    """the rules broken by the profile in data (not gzipped)"""
     p = msg(data, {1: "sample_type", 2: "sample", 3: "mapping",
                    4: "location", 5: "function", 6: "string"})
     strs = p.get("string", [])
@@ -108,6 +123,17 @@ def check(path):
                 errs.append("location %d has invalid function_id %d" %
                             (i + 1, fid))
     ntypes = len(p.get("sample_type", []))
+    for b in p.get("sample_type", []):
+        t = msg(b, {1: "type", 2: "unit"})
+        name = strs[one(t, "type")].decode("utf-8", "replace") \
+            if one(t, "type") < ns else ""
+        if "-" in name:
+            errs.append("sample type contains -: %s (Pyroscope)" % name)
+        unit = strs[one(t, "unit")].decode("utf-8", "replace") \
+            if one(t, "unit") < ns else ""
+        if not PROMQL_NAME.match("x:%s:%s" % (name, unit)):
+            errs.append("sample type %s/%s is no PromQL name (Parca)" %
+                        (name, unit))
     if not ntypes and p.get("sample"):
         errs.append("missing sample type information")
     for i, b in enumerate(p.get("sample", [])):
@@ -120,15 +146,16 @@ def check(path):
             if lid == 0 or lid > len(locs):
                 errs.append("sample %d has location_id %d" % (i, lid))
         for lb in s.get("label", []):
-            lm = msg(lb, {1: "key", 2: "str"})
+            lm = msg(lb, {1: "key", 2: "str", 3: "num"})
+            if one(lm, "num") and not one(lm, "str"):
+                errs.append("sample %d has a numeric label, which both "
+                            "servers drop" % i)
             if one(lm, "key") == 0 or one(lm, "key") > ns:
                 errs.append("sample %d has label key %d" %
                             (i, one(lm, "key")))
             if one(lm, "str") > ns:
                 errs.append("sample %d has label str out of bounds" % i)
-    for e in sorted(set(errs))[:20]:
-        print("pprof rule:", e)
-    return not errs
+    return errs
 
 
 if __name__ == "__main__":

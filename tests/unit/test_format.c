@@ -562,7 +562,8 @@ static const struct {
 	{ AP_TAG_LOST, "lost" }, { AP_TAG_SENSOR, "sensor" },
 	{ AP_TAG_SUMMARY, "summary" },
 	{ AP_TAG_GPU_DEV, "gpu-device" }, { AP_TAG_LOST_PROC, "lost-proc" },
-	{ AP_TAG_TRACEPOINT, "tracepoint" }, { 9, NULL }, { 15, NULL }, { 25, NULL }, { 999, NULL },
+	{ AP_TAG_TRACEPOINT, "tracepoint" }, { AP_TAG_CGROUP, "cgroup" },
+	{ 9, NULL }, { 15, NULL }, { 26, NULL }, { 999, NULL },
 	{ UINT32_MAX, NULL },
 };
 
