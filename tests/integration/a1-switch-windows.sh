@@ -9,6 +9,11 @@
 need_bpf
 need_cmd python3
 check=tests/integration/a1-switch-windows.py
+# a program on a CPU all along: -a drops idle samples, and a fresh CI
+# machine ran nothing else for 3.5 s (0 samples)
+"$WL/offcpu_sleep" 30 >/dev/null &
+bg=$!
+trap 'kill $bg 2>/dev/null; rm -rf "$T"' EXIT INT TERM
 
 # 3.5 s by the events' clock, cut every second: four windows, always
 "$APERTURE" record -a --switch-output=1s -d 3.5 -o "$T/w.data" \
