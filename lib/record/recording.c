@@ -73,14 +73,18 @@ int ap_recording__event(void *ctx, const void *data, size_t size)
 {
 	struct ap_recording *r = ctx;
 	const struct ap_ev_hdr *h = data;
-	uint32_t len = (uint32_t)size;
+	uint64_t len = size;
+	static const uint8_t pad[8];
 
 	if (size >= sizeof(*h) && h->ts > r->max_ts)
 		r->max_ts = h->ts;
 	if (size >= sizeof(*h) && r->cut_ns && h->ts >= r->cut_ns) {
-		/* the next window's: replayed once this one is finished */
+		/* the next window's: replayed once this one is finished,
+		 * each at an 8-byte boundary as the ring keeps them (the
+		 * handlers read their fields in place) */
 		ap_buf__put(&r->queue, &len, sizeof(len));
 		ap_buf__put(&r->queue, data, size);
+		ap_buf__put(&r->queue, pad, (8 - size % 8) % 8);
 		return r->queue.err;
 	}
 	/* counted: a record from before this window's start (not in the
@@ -103,15 +107,15 @@ static int replay(struct ap_recording *r)
 	int e = 0;
 
 	ap_buf__init(&r->queue);
-	while (!e && off + sizeof(uint32_t) <= q.len) {
-		uint32_t len;
+	while (!e && off + sizeof(uint64_t) <= q.len) {
+		uint64_t len;
 
 		memcpy(&len, q.data + off, sizeof(len));
 		off += sizeof(len);
-		if (off + len > q.len)
+		if (len > q.len - off)
 			break;
 		e = ap_recording__event(r, q.data + off, len);
-		off += len;
+		off += len + (8 - len % 8) % 8;
 	}
 	ap_buf__free(&q);
 	return e;
