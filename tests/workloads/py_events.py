@@ -176,6 +176,11 @@ def gpu(rounds):
             launch_rt(rt, stub)
 
 
+# record builds the unwind tables of a program it has just exec'd (and
+# of libpython) in its first tenths of a second, longer in the sanitized
+# build: the events come after that, as in a program that runs a while
+# (the first of 20 pthread waits once had its native frames cut short)
+time.sleep(0.5)
 {"futex": futex, "pthread": pthread, "mem": mem,
  "gpu": gpu}[sys.argv[1]](int(sys.argv[2]))
 # record reads a code object's names from the live process when its
