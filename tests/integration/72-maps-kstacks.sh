@@ -13,8 +13,11 @@ need_bpf
 "$APERTURE" record -e lock,syscall --syscall-stacks -o "$T/l.data" -- \
 	"$WL/lock_contend" >/dev/null 2>"$T/rec2.err" ||
 	fail "record: $(cat "$T/rec2.err")"
-# folded output holds one view at a time: each of them
-for fv in s:sched s:cpu l:lock l:syscall; do
+# folded output holds one view at a time: each of them.  Not the cpu
+# view: a CPU sample that lands in one of aperture's programs keeps its
+# frames there, named (issue 24 item 6, test 93-cpu-own-bpf); one came in
+# ap_task_exit on the command's exit in a CI run
+for fv in s:sched l:lock l:syscall; do
 	f=${fv%%:*}
 	"$APERTURE" report -i "$T/$f.data" --events "${fv#*:}" --format folded \
 		>>"$T/$f.folded" || fail "report $fv"

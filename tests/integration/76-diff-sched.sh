@@ -11,8 +11,18 @@ need_bpf
 
 "$APERTURE" record -e sched -o "$T/a.data" -- "$WL/offcpu_sleep" 1 \
 	>/dev/null 2>"$T/rec.err" || fail "record: $(cat "$T/rec.err")"
-"$APERTURE" record -e sched,cpu -o "$T/b.data" -- "$WL/cpu_split" 1 \
-	2>"$T/rec.err" || fail "record: $(cat "$T/rec.err")"
+# cpu_split is off the CPU only when something else wants it: a busy
+# loop on its CPU, so that it waits runnable in each burn_* by its share
+# (alone on a quiet machine it was preempted a few times, none in
+# burn_60, in a CI run)
+need_cmd taskset
+taskset -c 0 sh -c 'while :; do :; done' &
+hog=$!
+trap 'kill $hog 2>/dev/null; rm -rf "$T"' EXIT INT TERM
+"$APERTURE" record -e sched,cpu -o "$T/b.data" -- \
+	taskset -c 0 "$WL/cpu_split" 1 2>"$T/rec.err" ||
+	fail "record: $(cat "$T/rec.err")"
+kill $hog
 "$APERTURE" diff --events sched "$T/a.data" "$T/b.data" >"$T/diff" ||
 	fail "diff --events sched"
 head -12 "$T/diff"
